@@ -1,0 +1,14 @@
+/**
+ * The shape of one CLI command. Each command lives in its own file under `commands/` and is
+ * listed in `commands/index.ts`; `main.ts` only dispatches.
+ */
+export interface CliCommand {
+  /** Words that select the command, e.g. `['topic', 'create']`. */
+  readonly path: readonly string[];
+  /** One line for the command list. */
+  readonly summary: string;
+  /** Full `--help` text. */
+  readonly help: string;
+  /** Runs the command with the arguments after its path; resolves to the exit code. */
+  run(argv: string[]): Promise<number>;
+}

@@ -1,0 +1,66 @@
+/**
+ * Frame layout (protocol.md §1.2):
+ *   int32 length (= 4 + headerLength + bodyLength, excluding itself)
+ *   int32 serializeType << 24 | headerLength
+ *   header bytes, body bytes
+ */
+import { ProtocolError } from '../errors.js';
+import { SerializeType, type RemotingCommand } from './command.js';
+import { decodeBinaryHeader, encodeBinaryHeader } from './header-binary.js';
+import { decodeJsonHeader, encodeJsonHeader } from './header-json.js';
+
+/** Java's default `com.rocketmq.remoting.frameMaxLength`: whole frame incl. the length field. */
+export const DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
+export const FRAME_PREFIX_SIZE = 8;
+const MAX_HEADER_LENGTH = 0xffffff;
+
+export interface EncodedFrame {
+  /** Length prefix, type word and header, in one buffer. */
+  head: Buffer;
+  /** The body, untouched: written as a second buffer so it is never copied. */
+  body: Uint8Array | undefined;
+  /** Total bytes on the wire. */
+  size: number;
+}
+
+export function encodeHeader(cmd: RemotingCommand): Buffer {
+  return cmd.serializeType === SerializeType.ROCKETMQ ? encodeBinaryHeader(cmd) : encodeJsonHeader(cmd);
+}
+
+export function encodeFrame(cmd: RemotingCommand): EncodedFrame {
+  const header = encodeHeader(cmd);
+  if (header.length > MAX_HEADER_LENGTH) throw new ProtocolError(`header of ${header.length} bytes too large`);
+  const bodyLength = cmd.body?.byteLength ?? 0;
+  const head = Buffer.allocUnsafe(FRAME_PREFIX_SIZE + header.length);
+  head.writeInt32BE(4 + header.length + bodyLength, 0);
+  head.writeUInt32BE(((cmd.serializeType & 0xff) << 24) | header.length, 4);
+  header.copy(head, FRAME_PREFIX_SIZE);
+  return { head, body: bodyLength > 0 ? cmd.body : undefined, size: head.length + bodyLength };
+}
+
+/** One contiguous buffer with the whole frame; for tests and tools, not the hot path. */
+export function encodeFrameToBuffer(cmd: RemotingCommand): Buffer {
+  const { head, body } = encodeFrame(cmd);
+  return body ? Buffer.concat([head, body]) : head;
+}
+
+/**
+ * Decodes one frame without its 4-byte length prefix (what Java's frame decoder hands on).
+ * The returned body is a view into `frame`, not a copy.
+ */
+export function decodeFrame(frame: Buffer): RemotingCommand {
+  if (frame.length < 4) throw new ProtocolError(`frame of ${frame.length} bytes has no header word`);
+  const word = frame.readUInt32BE(0);
+  const serializeType = (word >>> 24) & 0xff;
+  const headerLength = word & 0xffffff;
+  if (headerLength > frame.length - 4) {
+    throw new ProtocolError(`header length ${headerLength} past the frame end (${frame.length - 4} bytes)`);
+  }
+  const headerBytes = frame.subarray(4, 4 + headerLength);
+  let header: Omit<RemotingCommand, 'body'>;
+  if (serializeType === SerializeType.JSON) header = decodeJsonHeader(headerBytes);
+  else if (serializeType === SerializeType.ROCKETMQ) header = decodeBinaryHeader(headerBytes);
+  else throw new ProtocolError(`unknown serialize type ${serializeType}`);
+  const body = frame.length > 4 + headerLength ? frame.subarray(4 + headerLength) : undefined;
+  return { ...header, body };
+}
