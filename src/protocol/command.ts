@@ -2,7 +2,8 @@
  * The RemotingCommand: one request or response of the RocketMQ remoting protocol
  * (protocol.md §1.3–§1.5). Pure data; framing lives in `frame.ts`.
  */
-import { DEFAULT_REMOTING_VERSION } from './codes.js';
+import { InvalidArgumentError } from '../errors.js';
+import { DEFAULT_REMOTING_VERSION, LanguageCode } from './codes.js';
 
 export const SerializeType = {
   JSON: 0,
@@ -50,6 +51,27 @@ export const DEFAULT_COMMAND_DEFAULTS: Readonly<CommandDefaults> = Object.freeze
   version: DEFAULT_REMOTING_VERSION,
   serializeType: SerializeType.JSON,
 });
+
+/**
+ * Merges `options` over the defaults and validates them: a known LanguageCode name, a version
+ * that fits the binary header's int16, a serialize type of 0 or 1. Throws InvalidArgumentError.
+ */
+export function resolveCommandDefaults(options: Partial<CommandDefaults> = {}): Readonly<CommandDefaults> {
+  const merged = { ...DEFAULT_COMMAND_DEFAULTS, ...options };
+  if (!Object.prototype.hasOwnProperty.call(LanguageCode, merged.language)) {
+    throw new InvalidArgumentError('language', `unknown LanguageCode ${JSON.stringify(merged.language)}`);
+  }
+  if (!Number.isInteger(merged.version) || merged.version < 0 || merged.version > 32767) {
+    throw new InvalidArgumentError('version', `must be an integer in [0, 32767], got ${merged.version}`);
+  }
+  if (merged.serializeType !== SerializeType.JSON && merged.serializeType !== SerializeType.ROCKETMQ) {
+    throw new InvalidArgumentError(
+      'serializeType',
+      `must be 0 (JSON) or 1 (ROCKETMQ), got ${String(merged.serializeType)}`,
+    );
+  }
+  return Object.freeze(merged);
+}
 
 export function isResponse(cmd: RemotingCommand): boolean {
   return (cmd.flag & FLAG_RESPONSE) !== 0;

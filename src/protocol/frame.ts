@@ -6,8 +6,8 @@
  */
 import { ProtocolError } from '../errors.js';
 import { SerializeType, type RemotingCommand } from './command.js';
-import { decodeBinaryHeader, encodeBinaryHeader } from './header-binary.js';
-import { decodeJsonHeader, encodeJsonHeader } from './header-json.js';
+import { decodeBinaryHeader, encodeBinaryHeader, encodeBinaryHeaderWithReserve } from './header-binary.js';
+import { decodeJsonHeader, encodeJsonHeader, encodeJsonHeaderWithReserve } from './header-json.js';
 
 /** Java's default `com.rocketmq.remoting.frameMaxLength`: whole frame incl. the length field. */
 export const DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
@@ -28,13 +28,17 @@ export function encodeHeader(cmd: RemotingCommand): Buffer {
 }
 
 export function encodeFrame(cmd: RemotingCommand): EncodedFrame {
-  const header = encodeHeader(cmd);
-  if (header.length > MAX_HEADER_LENGTH) throw new ProtocolError(`header of ${header.length} bytes too large`);
+  // The header is written after an 8-byte gap that then receives the prefix: one allocation,
+  // no copy.
+  const head =
+    cmd.serializeType === SerializeType.ROCKETMQ
+      ? encodeBinaryHeaderWithReserve(cmd, FRAME_PREFIX_SIZE)
+      : encodeJsonHeaderWithReserve(cmd, FRAME_PREFIX_SIZE);
+  const headerLength = head.length - FRAME_PREFIX_SIZE;
+  if (headerLength > MAX_HEADER_LENGTH) throw new ProtocolError(`header of ${headerLength} bytes too large`);
   const bodyLength = cmd.body?.byteLength ?? 0;
-  const head = Buffer.allocUnsafe(FRAME_PREFIX_SIZE + header.length);
-  head.writeInt32BE(4 + header.length + bodyLength, 0);
-  head.writeUInt32BE(((cmd.serializeType & 0xff) << 24) | header.length, 4);
-  header.copy(head, FRAME_PREFIX_SIZE);
+  head.writeInt32BE(4 + headerLength + bodyLength, 0);
+  head.writeUInt32BE(((cmd.serializeType & 0xff) << 24) | headerLength, 4);
   return { head, body: bodyLength > 0 ? cmd.body : undefined, size: head.length + bodyLength };
 }
 
@@ -61,6 +65,7 @@ export function decodeFrame(frame: Buffer): RemotingCommand {
   if (serializeType === SerializeType.JSON) header = decodeJsonHeader(headerBytes);
   else if (serializeType === SerializeType.ROCKETMQ) header = decodeBinaryHeader(headerBytes);
   else throw new ProtocolError(`unknown serialize type ${serializeType}`);
-  const body = frame.length > 4 + headerLength ? frame.subarray(4 + headerLength) : undefined;
-  return { ...header, body };
+  const cmd = header as RemotingCommand;
+  cmd.body = frame.length > 4 + headerLength ? frame.subarray(4 + headerLength) : undefined;
+  return cmd;
 }

@@ -6,38 +6,69 @@ import { LanguageCode, languageName } from './codes.js';
 import { SerializeType, type RemotingCommand } from './command.js';
 
 const FIXED_PART = 2 + 1 + 2 + 4 + 4 + 4 + 4;
+const SHORT_STRING = 48;
 
-export function encodeBinaryHeader(cmd: RemotingCommand): Buffer {
-  const remark = cmd.remark ? Buffer.from(cmd.remark, 'utf8') : undefined;
-  const entries: Array<[Buffer, Buffer]> = [];
+// Header keys and values are short and almost always ASCII: a char loop beats the native
+// UTF-8 calls there. Anything else goes through Buffer.
+function utf8Length(s: string): number {
+  if (s.length > SHORT_STRING) return Buffer.byteLength(s, 'utf8');
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s, 'utf8');
+  return s.length;
+}
+
+function writeUtf8(out: Buffer, s: string, at: number, byteLength: number): void {
+  if (byteLength !== s.length || byteLength > SHORT_STRING) {
+    out.write(s, at, byteLength, 'utf8');
+    return;
+  }
+  for (let i = 0; i < byteLength; i++) out[at + i] = s.charCodeAt(i);
+}
+
+/**
+ * Encodes the header into a new buffer with `reserve` free bytes in front (room for the frame
+ * prefix). Strings are measured, then written in place: no per-field buffers.
+ */
+export function encodeBinaryHeaderWithReserve(cmd: RemotingCommand, reserve: number): Buffer {
+  const remarkLength = cmd.remark ? Buffer.byteLength(cmd.remark, 'utf8') : 0;
+  const ext = cmd.extFields;
   let extLength = 0;
-  if (cmd.extFields) {
-    for (const [k, v] of Object.entries(cmd.extFields)) {
-      if (k === undefined || v === undefined || v === null) continue;
-      const kb = Buffer.from(k, 'utf8');
-      const vb = Buffer.from(v, 'utf8');
-      entries.push([kb, vb]);
-      extLength += 2 + kb.length + 4 + vb.length;
+  if (ext) {
+    for (const k in ext) {
+      const v = ext[k];
+      if (v === undefined || v === null) continue;
+      extLength += 6 + utf8Length(k) + utf8Length(v);
     }
   }
-  const out = Buffer.allocUnsafe(FIXED_PART + (remark?.length ?? 0) + extLength);
-  let p = 0;
+  const out = Buffer.allocUnsafe(reserve + FIXED_PART + remarkLength + extLength);
+  let p = reserve;
   p = out.writeInt16BE((cmd.code << 16) >> 16, p);
   const lang = (LanguageCode as Record<string, number>)[cmd.language] ?? LanguageCode.OTHER;
   p = out.writeUInt8(lang, p);
   p = out.writeInt16BE((cmd.version << 16) >> 16, p);
   p = out.writeInt32BE(cmd.opaque | 0, p);
   p = out.writeInt32BE(cmd.flag | 0, p);
-  p = out.writeInt32BE(remark?.length ?? 0, p);
-  if (remark) p += remark.copy(out, p);
+  p = out.writeInt32BE(remarkLength, p);
+  if (remarkLength > 0) p += out.write(cmd.remark!, p, 'utf8');
   p = out.writeInt32BE(extLength, p);
-  for (const [kb, vb] of entries) {
-    p = out.writeInt16BE(kb.length, p);
-    p += kb.copy(out, p);
-    p = out.writeInt32BE(vb.length, p);
-    p += vb.copy(out, p);
+  if (ext) {
+    for (const k in ext) {
+      const v = ext[k];
+      if (v === undefined || v === null) continue;
+      const kl = utf8Length(k);
+      out.writeInt16BE(kl, p);
+      writeUtf8(out, k, p + 2, kl);
+      p += 2 + kl;
+      const vl = utf8Length(v);
+      out.writeInt32BE(vl, p);
+      writeUtf8(out, v, p + 4, vl);
+      p += 4 + vl;
+    }
   }
   return out;
+}
+
+export function encodeBinaryHeader(cmd: RemotingCommand): Buffer {
+  return encodeBinaryHeaderWithReserve(cmd, 0);
 }
 
 export function decodeBinaryHeader(bytes: Buffer): Omit<RemotingCommand, 'body'> {

@@ -1,0 +1,73 @@
+/** Every request declaration by code: for tools that decode arbitrary frames (debug dumps, CLI). */
+import { UpdateAndCreateTopic } from './admin.js';
+import {
+  ConsumeMessageDirectly,
+  ConsumerSendMsgBack,
+  GetConsumerListByGroup,
+  GetConsumerRunningInfo,
+  NotifyConsumerIdsChanged,
+} from './consumer.js';
+import type { HeaderSpec, RequestDeclaration } from './fields.js';
+import { HeartBeat, UnregisterClient } from './heartbeat.js';
+import {
+  GetMaxOffset,
+  GetMinOffset,
+  QueryConsumerOffset,
+  SearchOffsetByTimestamp,
+  UpdateConsumerOffset,
+} from './offset.js';
+import { PullMessage } from './pull.js';
+import { QueryMessage, ViewMessageById } from './query.js';
+import {
+  DeleteKVConfig,
+  GetBrokerClusterInfo,
+  GetKVConfig,
+  PutKVConfig,
+  QueryDataVersion,
+  RegisterBroker,
+  UnregisterBroker,
+} from './register.js';
+import { GetAllTopicListFromNameserver, GetRouteInfoByTopic } from './route.js';
+import { SendBatchMessage, SendMessage, SendMessageV2, SendReplyMessageV2 } from './send.js';
+import { CheckTransactionState, EndTransaction } from './transaction.js';
+
+const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
+  SendMessage,
+  SendMessageV2,
+  SendBatchMessage,
+  SendReplyMessageV2,
+  PullMessage,
+  QueryMessage,
+  ViewMessageById,
+  QueryConsumerOffset,
+  UpdateConsumerOffset,
+  GetMaxOffset,
+  GetMinOffset,
+  SearchOffsetByTimestamp,
+  UpdateAndCreateTopic,
+  HeartBeat,
+  UnregisterClient,
+  ConsumerSendMsgBack,
+  GetConsumerListByGroup,
+  NotifyConsumerIdsChanged,
+  GetConsumerRunningInfo,
+  ConsumeMessageDirectly,
+  EndTransaction,
+  CheckTransactionState,
+  RegisterBroker,
+  UnregisterBroker,
+  QueryDataVersion,
+  GetRouteInfoByTopic,
+  GetBrokerClusterInfo,
+  GetAllTopicListFromNameserver,
+  PutKVConfig,
+  GetKVConfig,
+  DeleteKVConfig,
+] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
+
+const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));
+
+/** The declaration of a request code, or undefined for codes without one. */
+export function requestDeclaration(code: number): RequestDeclaration<HeaderSpec> | undefined {
+  return BY_CODE.get(code);
+}

@@ -1,0 +1,34 @@
+/** END_TRANSACTION (37) and CHECK_TRANSACTION_STATE (39), protocol.md §11. */
+import { RequestCode } from '../codes.js';
+import { F, declareRequest, type HeaderOf } from './fields.js';
+
+export const EndTransaction = declareRequest(RequestCode.END_TRANSACTION, 'END_TRANSACTION', {
+  producerGroup: F.string.required(),
+  tranStateTableOffset: F.long.required(),
+  commitLogOffset: F.long.required(),
+  /** MessageSysFlag: 8 commit, 0xC rollback, 0 unknown. */
+  commitOrRollback: F.int.required(),
+  fromTransactionCheck: F.bool.withDefault(false),
+  msgId: F.string.required(),
+  transactionId: F.string.optional(),
+  bname: F.string.optional(),
+});
+export type EndTransactionRequestHeader = HeaderOf<typeof EndTransaction.spec>;
+export const encodeEndTransactionRequestHeader = EndTransaction.encode;
+export const decodeEndTransactionRequestHeader = EndTransaction.decode;
+
+export const CheckTransactionState = declareRequest(
+  RequestCode.CHECK_TRANSACTION_STATE,
+  'CHECK_TRANSACTION_STATE',
+  {
+    tranStateTableOffset: F.long.required(),
+    commitLogOffset: F.long.required(),
+    msgId: F.string.optional(),
+    transactionId: F.string.optional(),
+    offsetMsgId: F.string.optional(),
+    bname: F.string.optional(),
+  },
+);
+export type CheckTransactionStateRequestHeader = HeaderOf<typeof CheckTransactionState.spec>;
+export const encodeCheckTransactionStateRequestHeader = CheckTransactionState.encode;
+export const decodeCheckTransactionStateRequestHeader = CheckTransactionState.decode;

@@ -1,0 +1,536 @@
+/**
+ * One TCP connection speaking the remoting protocol, used by clients and servers alike
+ * (protocol.md §1.5: both sides may send requests on it). Requests are matched to responses by
+ * `opaque`; requests the other side initiates go to the request handler.
+ *
+ * Memory is bounded everywhere: at most `maxInFlight` requests written and `maxQueued` waiting,
+ * inbound handling capped at `maxInFlight` (reading pauses), and reading also pauses while the
+ * socket needs draining and our own write buffer is large.
+ */
+import { EventEmitter } from 'node:events';
+import * as net from 'node:net';
+import {
+  BackpressureError,
+  ConnectError,
+  ConnectionClosedError,
+  IllegalStateError,
+  InvalidArgumentError,
+  ProtocolError,
+  TimeoutError,
+} from '../errors.js';
+import {
+  requestChannel,
+  tracingHasSubscribers,
+  type RequestTraceContext,
+} from '../observability/channels.js';
+import { hexDump, wireDebug, type Logger } from '../observability/logger.js';
+import { ResponseCode } from '../protocol/codes.js';
+import {
+  createResponse,
+  FLAG_ONEWAY,
+  FLAG_RESPONSE,
+  SerializeType,
+  type RemotingCommand,
+} from '../protocol/command.js';
+import { decodeFrame } from '../protocol/frame.js';
+import { FrameParser } from './frame-parser.js';
+import { FrameWriter } from './frame-writer.js';
+import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
+import {
+  parseAddress,
+  validateConnectionOptions,
+  type ConnectionOptions,
+  type RequestHandler,
+} from './options.js';
+
+export type { ConnectionOptions, RequestHandler } from './options.js';
+export { DEFAULT_CONNECTION_OPTIONS } from './options.js';
+
+let opaqueCounter = 0;
+/** Per-process request id, Java's `AtomicInteger.getAndIncrement()`: starts at 0, wraps to negative. */
+export function nextOpaque(): number {
+  const value = opaqueCounter;
+  opaqueCounter = (opaqueCounter + 1) | 0;
+  return value;
+}
+
+/** Longest delay `setTimeout` accepts; larger ones would fire after 1 ms. */
+const MAX_TIMER_DELAY = 0x7fffffff;
+
+interface Pending {
+  readonly cmd: RemotingCommand;
+  readonly startedAt: number;
+  readonly deadline: number;
+  readonly resolve: (response: RemotingCommand) => void;
+  readonly reject: (err: unknown) => void;
+  trace: RequestTraceContext | undefined;
+}
+
+function settleTrace(ctx: RequestTraceContext | undefined, error: unknown, response?: RemotingCommand): void {
+  if (ctx === undefined) return;
+  if (error !== undefined) {
+    ctx.error = error;
+    requestChannel.error.publish(ctx);
+  } else if (response !== undefined) {
+    ctx.response = response;
+  }
+  requestChannel.asyncStart.publish(ctx);
+  requestChannel.asyncEnd.publish(ctx);
+}
+
+function sweepTick(conn: Connection): void {
+  conn['sweep']();
+}
+
+export class Connection extends EventEmitter {
+  readonly remoteAddress: string;
+  readonly localAddress: string;
+  private readonly socket: net.Socket;
+  private readonly logger: Logger;
+  private readonly hooks: ReadonlyArray<RpcHook>;
+  private readonly maxInFlight: number;
+  private readonly maxQueued: number;
+  private readonly parser: FrameParser;
+  private handler: RequestHandler | undefined;
+  private readonly inFlight = new Map<number, Pending>();
+  /** Requests waiting for an in-flight slot, in arrival order. */
+  private readonly queued = new Map<number, Pending>();
+  private readonly writer: FrameWriter;
+  private inboundActive = 0;
+  private readPausedInbound = false;
+  private readPausedOutbox = false;
+  private isClosed = false;
+  private readonly socketClosed: Promise<void>;
+  /**
+   * One timer per connection, armed for the earliest deadline, instead of one per request:
+   * requests mostly share a timeout, so new deadlines are later and rarely re-arm it.
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerDeadline = Infinity;
+
+  /**
+   * Opens a connection to `address` ("host:port"). Rejects with ConnectError when the connect
+   * fails, takes longer than `connectTimeoutMs`, or `signal` aborts it.
+   */
+  static connect(
+    address: string,
+    options: Partial<ConnectionOptions> = {},
+    signal?: AbortSignal,
+  ): Promise<Connection> {
+    let opts: ConnectionOptions;
+    let target: { host: string; port: number };
+    try {
+      opts = validateConnectionOptions(options);
+      target = parseAddress(address);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ host: target.host, port: target.port });
+      const onAbort = (): void => fail(new ConnectError(address, 'aborted'));
+      const fail = (err: ConnectError): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        socket.removeListener('connect', onConnect);
+        socket.destroy();
+        reject(err);
+      };
+      const onError = (err: Error): void => fail(new ConnectError(address, err.message, { cause: err }));
+      const onConnect = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        socket.removeListener('error', onError);
+        resolve(new Connection(socket, { ...opts, remoteAddress: opts.remoteAddress ?? address }));
+      };
+      const timer = setTimeout(
+        () => fail(new ConnectError(address, `timed out after ${opts.connectTimeoutMs} ms`)),
+        opts.connectTimeoutMs,
+      );
+      timer.unref();
+      socket.once('error', onError);
+      socket.once('connect', onConnect);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Wraps an already connected socket (the server side of `RemotingServer`). */
+  constructor(socket: net.Socket, options: Partial<ConnectionOptions> = {}) {
+    super();
+    const opts = validateConnectionOptions(options);
+    this.socket = socket;
+    this.logger = opts.logger;
+    this.hooks = opts.hooks;
+    this.maxInFlight = opts.maxInFlight;
+    this.maxQueued = opts.maxQueued;
+    this.handler = opts.requestHandler;
+    this.parser = new FrameParser(opts.maxFrameSize);
+    this.remoteAddress = opts.remoteAddress ?? `${socket.remoteAddress}:${socket.remotePort}`;
+    this.localAddress = `${socket.localAddress}:${socket.localPort}`;
+    socket.setNoDelay(true);
+    this.socketClosed = socket.closed
+      ? Promise.resolve()
+      : new Promise((resolve) => socket.once('close', () => resolve()));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.writer = new FrameWriter(socket, this.remoteAddress, (pressure) => {
+      this.readPausedOutbox = pressure;
+      this.updateReading();
+    });
+    socket.on('error', (err) => this.close(err));
+    socket.on('close', () => this.close());
+    if (socket.destroyed) this.close();
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Requests written or queued that have not settled yet. */
+  get pendingCount(): number {
+    return this.inFlight.size + this.queued.size;
+  }
+
+  /** Resolves once the socket is fully closed (after `close()` or the peer hanging up). */
+  whenClosed(): Promise<void> {
+    return this.socketClosed;
+  }
+
+  setRequestHandler(handler: RequestHandler): void {
+    this.handler = handler;
+  }
+
+  /**
+   * Sends `cmd` (its `opaque` is assigned here) and resolves with the response. The timeout
+   * covers time spent waiting in the queue. Rejects with TimeoutError, ConnectionClosedError,
+   * ProtocolError (the peer sent a malformed frame) or BackpressureError.
+   */
+  request(cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
+    if (this.isClosed) return Promise.reject(new ConnectionClosedError(this.remoteAddress));
+    if (!(timeoutMs > 0)) {
+      return Promise.reject(new InvalidArgumentError('timeoutMs', `must be > 0, got ${timeoutMs}`));
+    }
+    const mustQueue = this.inFlight.size >= this.maxInFlight || this.queued.size > 0;
+    if (mustQueue && this.queued.size >= this.maxQueued) {
+      return Promise.reject(
+        new BackpressureError(
+          `${this.remoteAddress}: ${this.inFlight.size} requests in flight and ${this.queued.size} queued (maxQueued)`,
+        ),
+      );
+    }
+    cmd.opaque = nextOpaque();
+    cmd.flag &= ~(FLAG_ONEWAY | FLAG_RESPONSE);
+    try {
+      if (this.hooks.length > 0) runBeforeHooks(this.hooks, this.remoteAddress, cmd);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<RemotingCommand>((resolve, reject) => {
+      const now = Date.now();
+      const p: Pending = {
+        cmd,
+        startedAt: now,
+        deadline: now + timeoutMs,
+        resolve,
+        reject,
+        trace: undefined,
+      };
+      if (tracingHasSubscribers(requestChannel)) {
+        p.trace = { address: this.remoteAddress, code: cmd.code, opaque: cmd.opaque, oneway: false };
+        requestChannel.start.publish(p.trace);
+      }
+      if (p.deadline < this.timerDeadline) this.armTimer(p.deadline);
+      if (mustQueue) this.queued.set(cmd.opaque, p);
+      else this.dispatch(p);
+      if (p.trace !== undefined) requestChannel.end.publish(p.trace);
+    });
+  }
+
+  /** Sends `cmd` as a oneway request (FLAG_ONEWAY set here); resolves once the socket took it. */
+  oneway(cmd: RemotingCommand): Promise<void> {
+    if (this.isClosed) return Promise.reject(new ConnectionClosedError(this.remoteAddress));
+    if (this.writer.blocked && this.writer.queuedFrames >= this.maxQueued) {
+      return Promise.reject(
+        new BackpressureError(
+          `${this.remoteAddress}: ${this.writer.queuedFrames} frames waiting for the socket to drain`,
+        ),
+      );
+    }
+    cmd.opaque = nextOpaque();
+    cmd.flag = (cmd.flag | FLAG_ONEWAY) & ~FLAG_RESPONSE;
+    return new Promise<void>((resolve, reject) => {
+      let trace: RequestTraceContext | undefined;
+      if (tracingHasSubscribers(requestChannel)) {
+        trace = { address: this.remoteAddress, code: cmd.code, opaque: cmd.opaque, oneway: true };
+        requestChannel.start.publish(trace);
+      }
+      try {
+        if (this.hooks.length > 0) runBeforeHooks(this.hooks, this.remoteAddress, cmd);
+        this.writer.enqueue(cmd, (err) => {
+          if (err) {
+            const wrapped =
+              err instanceof ConnectionClosedError || err instanceof ProtocolError
+                ? err
+                : this.closeReason(err);
+            settleTrace(trace, wrapped);
+            reject(wrapped);
+          } else {
+            settleTrace(trace, undefined);
+            resolve();
+          }
+        });
+      } catch (err) {
+        settleTrace(trace, err);
+        reject(err);
+      }
+      if (trace !== undefined) requestChannel.end.publish(trace);
+    });
+  }
+
+  /** Writes a response; `cmd` must already carry the request's opaque. Dropped when closed. */
+  sendResponse(cmd: RemotingCommand): void {
+    if (this.isClosed) {
+      this.logger.debug('dropping response on a closed connection', {
+        address: this.remoteAddress,
+        opaque: cmd.opaque,
+      });
+      return;
+    }
+    cmd.flag |= FLAG_RESPONSE;
+    try {
+      this.writer.enqueue(cmd, undefined);
+    } catch (err) {
+      this.logger.error('cannot encode response', {
+        address: this.remoteAddress,
+        code: cmd.code,
+        error: err,
+      });
+    }
+  }
+
+  /**
+   * Closes the socket and rejects every pending request at once with one error: `err` itself
+   * when it is a ProtocolError, otherwise a ConnectionClosedError (cause: `err`). Emits 'close'
+   * with `err` once.
+   */
+  close(err?: Error): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    const reason = this.closeReason(err);
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const table of [this.inFlight, this.queued]) {
+      for (const p of table.values()) {
+        settleTrace(p.trace, reason);
+        p.reject(reason);
+      }
+      table.clear();
+    }
+    this.writer.discard(reason);
+    this.socket.destroy();
+    if (err !== undefined) {
+      this.logger.warn('connection closed', { address: this.remoteAddress, error: err });
+    } else {
+      this.logger.debug('connection closed', { address: this.remoteAddress });
+    }
+    this.emit('close', err);
+  }
+
+  private closeReason(err: Error | null | undefined): Error {
+    if (err instanceof ProtocolError) return err;
+    if (err == null) return new ConnectionClosedError(this.remoteAddress);
+    return new ConnectionClosedError(this.remoteAddress, `connection closed: ${err.message}`, { cause: err });
+  }
+
+  private dispatch(p: Pending): void {
+    const opaque = p.cmd.opaque;
+    if (this.inFlight.has(opaque)) {
+      const err = new IllegalStateError(`opaque ${opaque} already in flight on ${this.remoteAddress}`);
+      settleTrace(p.trace, err);
+      p.reject(err);
+      return;
+    }
+    this.inFlight.set(opaque, p);
+    try {
+      this.writer.enqueue(p.cmd, undefined);
+    } catch (err) {
+      this.inFlight.delete(opaque);
+      settleTrace(p.trace, err);
+      p.reject(err);
+    }
+  }
+
+  private admitQueued(): void {
+    while (this.queued.size > 0 && this.inFlight.size < this.maxInFlight && !this.isClosed) {
+      const first = this.queued.entries().next().value as [number, Pending];
+      this.queued.delete(first[0]);
+      this.dispatch(first[1]);
+    }
+  }
+
+  private armTimer(deadline: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerDeadline = deadline;
+    this.timer = setTimeout(sweepTick, Math.min(MAX_TIMER_DELAY, Math.max(1, deadline - Date.now())), this);
+    this.timer.unref();
+  }
+
+  /** Timer callback: rejects every request past its deadline and re-arms for the next one. */
+  private sweep(): void {
+    this.timer = undefined;
+    this.timerDeadline = Infinity;
+    if (this.isClosed) return;
+    const now = Date.now();
+    let next = Infinity;
+    let freedSlot = false;
+    for (const table of [this.inFlight, this.queued]) {
+      // Deleting the current entry while iterating a Map is safe.
+      for (const [opaque, p] of table) {
+        if (p.deadline > now) {
+          if (p.deadline < next) next = p.deadline;
+          continue;
+        }
+        table.delete(opaque);
+        if (table === this.inFlight) freedSlot = true;
+        const err = new TimeoutError(this.remoteAddress, p.cmd.code, now - p.startedAt);
+        settleTrace(p.trace, err);
+        p.reject(err);
+      }
+    }
+    if (freedSlot) this.admitQueued();
+    if (next < this.timerDeadline) this.armTimer(next);
+  }
+
+  private updateReading(): void {
+    if (this.isClosed) return;
+    if (this.readPausedInbound || this.readPausedOutbox) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  // ---- reading -------------------------------------------------------------------------
+
+  private readonly onFrame = (frame: Buffer): void => {
+    if (this.isClosed) return;
+    let cmd: RemotingCommand;
+    try {
+      cmd = decodeFrame(frame);
+    } catch (err) {
+      throw err instanceof ProtocolError
+        ? err
+        : new ProtocolError(`cannot decode frame: ${(err as Error).message}`, { cause: err });
+    }
+    if (wireDebug.enabled) wireDebug('recv %s %s', this.remoteAddress, hexDump([frame]));
+    if ((cmd.flag & FLAG_RESPONSE) !== 0) this.onResponse(cmd);
+    else this.onRequest(cmd);
+  };
+
+  private onData(chunk: Buffer): void {
+    try {
+      this.parser.push(chunk, this.onFrame);
+    } catch (err) {
+      const error =
+        err instanceof ProtocolError
+          ? err
+          : new ProtocolError(`frame handling failed: ${String(err)}`, { cause: err });
+      this.close(error);
+    }
+  }
+
+  private onResponse(response: RemotingCommand): void {
+    const p = this.inFlight.get(response.opaque);
+    if (p === undefined) {
+      this.logger.warn('dropping a response that matches no pending request (late or unknown)', {
+        address: this.remoteAddress,
+        opaque: response.opaque,
+        code: response.code,
+      });
+      return;
+    }
+    this.inFlight.delete(response.opaque);
+    try {
+      if (this.hooks.length > 0) runAfterHooks(this.hooks, this.remoteAddress, p.cmd, response);
+      settleTrace(p.trace, undefined, response);
+      p.resolve(response);
+    } catch (err) {
+      settleTrace(p.trace, err);
+      p.reject(err);
+    }
+    if (this.queued.size > 0) this.admitQueued();
+  }
+
+  private onRequest(request: RemotingCommand): void {
+    const oneway = (request.flag & FLAG_ONEWAY) !== 0;
+    const handler = this.handler;
+    if (handler === undefined) {
+      if (!oneway) {
+        this.sendResponse(
+          createResponse(
+            request,
+            ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+            ` request type ${request.code} not supported`,
+          ),
+        );
+      }
+      return;
+    }
+    let result: ReturnType<RequestHandler>;
+    try {
+      result = handler(request, this);
+    } catch (err) {
+      this.answerError(request, oneway, err);
+      return;
+    }
+    if (result !== undefined && typeof (result as Promise<unknown>).then === 'function') {
+      if (++this.inboundActive >= this.maxInFlight && !this.readPausedInbound) {
+        this.readPausedInbound = true;
+        this.updateReading();
+      }
+      (result as Promise<RemotingCommand | undefined>).then(
+        (response) => {
+          this.inboundDone();
+          this.answer(request, oneway, response);
+        },
+        (err: unknown) => {
+          this.inboundDone();
+          this.answerError(request, oneway, err);
+        },
+      );
+    } else {
+      this.answer(request, oneway, result as RemotingCommand | undefined);
+    }
+  }
+
+  private inboundDone(): void {
+    this.inboundActive--;
+    if (this.readPausedInbound && this.inboundActive < this.maxInFlight) {
+      this.readPausedInbound = false;
+      this.updateReading();
+    }
+  }
+
+  private answer(request: RemotingCommand, oneway: boolean, response: RemotingCommand | undefined): void {
+    if (response === undefined) return;
+    if (oneway) {
+      this.logger.debug('not answering a oneway request', {
+        address: this.remoteAddress,
+        code: request.code,
+      });
+      return;
+    }
+    response.opaque = request.opaque;
+    this.sendResponse(response);
+  }
+
+  /** Java answers a failing processor with SYSTEM_ERROR in its default (JSON) serialization. */
+  private answerError(request: RemotingCommand, oneway: boolean, err: unknown): void {
+    this.logger.warn('request handler failed', {
+      address: this.remoteAddress,
+      code: request.code,
+      error: err,
+    });
+    if (oneway) return;
+    const remark = err instanceof Error ? err.message : String(err);
+    const response = createResponse(request, ResponseCode.SYSTEM_ERROR, remark);
+    response.serializeType = SerializeType.JSON;
+    this.sendResponse(response);
+  }
+}

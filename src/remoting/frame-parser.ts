@@ -1,0 +1,92 @@
+/**
+ * Streaming splitter for length-prefixed frames (protocol.md §1.2). It copies only when a
+ * frame spans two chunks: a frame wholly inside one chunk is handed out as a subarray view.
+ * The length is validated before anything is allocated, so a hostile 2 GiB length costs nothing.
+ */
+import { ProtocolError } from '../errors.js';
+import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
+
+const LENGTH_FIELD_SIZE = 4;
+/** The serialize-type/header-length word every frame carries after the length. */
+const MIN_FRAME_LENGTH = 4;
+
+/** Receives one frame without its 4-byte length prefix (what `decodeFrame` takes). */
+export type FrameSink = (frame: Buffer) => void;
+
+export class FrameParser {
+  /** Maximum frame size including the 4-byte length field (Java's `frameMaxLength`). */
+  readonly maxFrameSize: number;
+  private readonly lengthBytes = Buffer.alloc(LENGTH_FIELD_SIZE);
+  private lengthHave = 0;
+  /** Destination of a frame that spans chunks; allocated once its length is known and valid. */
+  private partial: Buffer | undefined;
+  private partialHave = 0;
+
+  constructor(maxFrameSize: number = DEFAULT_MAX_FRAME_SIZE) {
+    this.maxFrameSize = maxFrameSize;
+  }
+
+  /** Bytes held for an incomplete frame (0 when the stream ends on a frame boundary). */
+  get bufferedBytes(): number {
+    return this.lengthHave + this.partialHave;
+  }
+
+  /**
+   * Feeds one chunk; calls `sink` for every complete frame in order. Throws ProtocolError on
+   * an impossible length; the parser is then unusable (the caller closes the connection).
+   */
+  push(chunk: Buffer, sink: FrameSink): void {
+    let offset = 0;
+    const end = chunk.length;
+    while (offset < end) {
+      if (this.partial !== undefined) {
+        const need = this.partial.length - this.partialHave;
+        const take = Math.min(need, end - offset);
+        chunk.copy(this.partial, this.partialHave, offset, offset + take);
+        this.partialHave += take;
+        offset += take;
+        if (take === need) {
+          const frame = this.partial;
+          this.partial = undefined;
+          this.partialHave = 0;
+          sink(frame);
+        }
+        continue;
+      }
+      let length: number;
+      if (this.lengthHave === 0 && end - offset >= LENGTH_FIELD_SIZE) {
+        length = chunk.readInt32BE(offset);
+        offset += LENGTH_FIELD_SIZE;
+      } else {
+        const take = Math.min(LENGTH_FIELD_SIZE - this.lengthHave, end - offset);
+        chunk.copy(this.lengthBytes, this.lengthHave, offset, offset + take);
+        this.lengthHave += take;
+        offset += take;
+        if (this.lengthHave < LENGTH_FIELD_SIZE) return;
+        this.lengthHave = 0;
+        length = this.lengthBytes.readInt32BE(0);
+      }
+      this.checkLength(length);
+      if (end - offset >= length) {
+        sink(chunk.subarray(offset, offset + length));
+        offset += length;
+      } else {
+        this.partial = Buffer.allocUnsafe(length);
+        this.partialHave = 0;
+      }
+    }
+  }
+
+  private checkLength(length: number): void {
+    if (length < MIN_FRAME_LENGTH) {
+      throw new ProtocolError(
+        `frame length ${length} is ${length < 0 ? 'negative' : 'shorter than the header word'}`,
+      );
+    }
+    if (length + LENGTH_FIELD_SIZE > this.maxFrameSize) {
+      throw new ProtocolError(
+        `frame of ${length + LENGTH_FIELD_SIZE} bytes exceeds the maximum frame size ${this.maxFrameSize}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Options shared by client and server connections: one interface, one frozen defaults object,
+ * one validator (house style §9).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { silentLogger, type Logger } from '../observability/logger.js';
+import type { RemotingCommand } from '../protocol/command.js';
+import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
+import type { RpcHook } from './hooks.js';
+import type { Connection } from './connection.js';
+
+/**
+ * Handles a request the other side initiated. Return the response (its opaque and response
+ * flag are filled in), or `undefined` to answer later with `connection.sendResponse` or not at
+ * all. A thrown error or rejected promise is answered with SYSTEM_ERROR.
+ */
+export type RequestHandler = (
+  request: RemotingCommand,
+  connection: Connection,
+) => Promise<RemotingCommand | undefined> | RemotingCommand | undefined;
+
+export interface ConnectionOptions {
+  /** How long `Connection.connect` waits for the TCP handshake. @default 3000 */
+  connectTimeoutMs: number;
+  /**
+   * Largest frame accepted, including the 4-byte length field (Java `com.rocketmq.remoting.frameMaxLength`).
+   * @default 16777216
+   */
+  maxFrameSize: number;
+  /**
+   * Requests written and awaiting a response on one connection; further requests wait in the
+   * queue. Also caps inbound requests being handled at once (reading pauses beyond it).
+   * Java's client allows 65535 async requests per client; 4096 per connection keeps memory
+   * bounded while saturating a broker.
+   * @default 4096
+   */
+  maxInFlight: number;
+  /** Requests waiting for an in-flight slot; beyond it `request()` rejects with BackpressureError. @default 10000 */
+  maxQueued: number;
+  /** @default silentLogger */
+  logger: Logger;
+  /** Called before each request is written and after each response arrives. @default [] */
+  hooks: RpcHook[];
+  /** Handles requests the other side sends (e.g. CHECK_TRANSACTION_STATE). @default undefined: answer REQUEST_CODE_NOT_SUPPORTED */
+  requestHandler?: RequestHandler | undefined;
+  /**
+   * The address this connection is known by (pool key, error messages). @default the socket's
+   * `remoteAddress:remotePort`
+   */
+  remoteAddress?: string | undefined;
+}
+
+export const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.freeze({
+  connectTimeoutMs: 3000,
+  maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
+  maxInFlight: 4096,
+  maxQueued: 10000,
+  logger: silentLogger,
+  hooks: [],
+  requestHandler: undefined,
+  remoteAddress: undefined,
+});
+
+function positiveInt(field: string, value: unknown, min = 1): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new InvalidArgumentError(field, `must be an integer >= ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Fills defaults and rejects bad values with InvalidArgumentError. */
+export function validateConnectionOptions(options: Partial<ConnectionOptions> = {}): ConnectionOptions {
+  const o: ConnectionOptions = { ...DEFAULT_CONNECTION_OPTIONS, ...stripUndefined(options) };
+  positiveInt('connectTimeoutMs', o.connectTimeoutMs);
+  positiveInt('maxFrameSize', o.maxFrameSize, 16);
+  if (o.maxFrameSize > 0x7fffffff) throw new InvalidArgumentError('maxFrameSize', 'must fit in an int32');
+  positiveInt('maxInFlight', o.maxInFlight);
+  positiveInt('maxQueued', o.maxQueued, 0);
+  if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
+  if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
+  if (o.requestHandler !== undefined && typeof o.requestHandler !== 'function') {
+    throw new InvalidArgumentError('requestHandler', 'must be a function');
+  }
+  return o;
+}
+
+export function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/** Splits `host:port` (IPv6 as `[::1]:port`). Throws InvalidArgumentError. */
+export function parseAddress(address: string): { host: string; port: number } {
+  const i = typeof address === 'string' ? address.lastIndexOf(':') : -1;
+  const portText = i > 0 ? address.slice(i + 1) : '';
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (i <= 0 || !(port >= 1 && port <= 65535)) {
+    throw new InvalidArgumentError('address', `expected "host:port", got ${JSON.stringify(address)}`);
+  }
+  let host = address.slice(0, i);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { host, port };
+}

@@ -1,0 +1,129 @@
+/**
+ * Connections keyed by address. Concurrent `get()` calls share one connect promise; a closed
+ * connection leaves the pool, so the next `get()` reconnects.
+ */
+import { IllegalStateError, TimeoutError } from '../errors.js';
+import type { RemotingCommand } from '../protocol/command.js';
+import { Connection } from './connection.js';
+import { validateConnectionOptions, type ConnectionOptions } from './options.js';
+
+interface Entry {
+  readonly promise: Promise<Connection>;
+  readonly abort: AbortController;
+  connection: Connection | undefined;
+}
+
+export class ConnectionPool {
+  private readonly options: ConnectionOptions;
+  private readonly entries = new Map<string, Entry>();
+  private readonly all = new Set<Connection>();
+  private isClosed = false;
+
+  constructor(options: Partial<ConnectionOptions> = {}) {
+    this.options = validateConnectionOptions(options);
+  }
+
+  /** Number of addresses with an open or opening connection. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(address: string): Promise<Connection> {
+    if (this.isClosed) return Promise.reject(new IllegalStateError('connection pool is closed'));
+    const existing = this.entries.get(address);
+    if (existing !== undefined) return existing.promise;
+    const abort = new AbortController();
+    const promise = Connection.connect(address, { ...this.options, remoteAddress: address }, abort.signal);
+    const entry: Entry = { promise, abort, connection: undefined };
+    this.entries.set(address, entry);
+    promise.then(
+      (conn) => {
+        if (this.isClosed || this.entries.get(address) !== entry) {
+          conn.close();
+          return;
+        }
+        entry.connection = conn;
+        this.all.add(conn);
+        conn.once('close', () => {
+          this.all.delete(conn);
+          if (this.entries.get(address) === entry) this.entries.delete(address);
+        });
+      },
+      () => {
+        if (this.entries.get(address) === entry) this.entries.delete(address);
+      },
+    );
+    return promise;
+  }
+
+  /** Sends a request; the connect time counts against `timeoutMs`. */
+  async request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
+    const started = Date.now();
+    const conn = await this.getWithin(address, cmd.code, timeoutMs, started);
+    const remaining = timeoutMs - (Date.now() - started);
+    if (remaining <= 0) throw new TimeoutError(address, cmd.code, Date.now() - started);
+    return conn.request(cmd, remaining);
+  }
+
+  /** Sends a oneway request; resolves when written. Connect and write must finish within `timeoutMs`. */
+  async oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void> {
+    const started = Date.now();
+    const conn = await this.getWithin(address, cmd.code, timeoutMs, started);
+    await withTimeout(conn.oneway(cmd), address, cmd.code, timeoutMs - (Date.now() - started), started);
+  }
+
+  /** Closes the connection to `address` (if any); the next `get()` opens a new one. */
+  closeConnection(address: string): void {
+    const entry = this.entries.get(address);
+    if (entry === undefined) return;
+    this.entries.delete(address);
+    if (entry.connection !== undefined) entry.connection.close();
+    else entry.abort.abort();
+  }
+
+  /** Closes every connection and resolves once their sockets are gone. */
+  async close(): Promise<void> {
+    this.isClosed = true;
+    for (const e of this.entries.values()) if (e.connection === undefined) e.abort.abort();
+    const pending = [...this.entries.values()].map((e) => e.promise.catch(() => undefined));
+    this.entries.clear();
+    const opened = await Promise.all(pending);
+    const conns = new Set<Connection>(this.all);
+    for (const c of opened) if (c !== undefined) conns.add(c);
+    for (const c of conns) c.close();
+    await Promise.all([...conns].map((c) => c.whenClosed()));
+  }
+
+  private getWithin(address: string, code: number, timeoutMs: number, started: number): Promise<Connection> {
+    const entry = this.entries.get(address);
+    if (entry?.connection !== undefined && !entry.connection.closed) return Promise.resolve(entry.connection);
+    return withTimeout(this.get(address), address, code, timeoutMs, started);
+  }
+}
+
+function withTimeout<T>(
+  promise: Promise<T>,
+  address: string,
+  code: number,
+  timeoutMs: number,
+  started: number,
+): Promise<T> {
+  if (timeoutMs <= 0) {
+    promise.catch(() => undefined);
+    return Promise.reject(new TimeoutError(address, code, Date.now() - started));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TimeoutError(address, code, Date.now() - started)), timeoutMs);
+    timer.unref();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

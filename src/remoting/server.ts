@@ -1,0 +1,173 @@
+/**
+ * A remoting server (NameServer and Broker side): accepts connections and dispatches requests
+ * by code, answering like Java's `NettyRemotingAbstract` (protocol.md §1.5).
+ */
+import { EventEmitter } from 'node:events';
+import * as net from 'node:net';
+import { IllegalStateError, InvalidArgumentError } from '../errors.js';
+import { silentLogger, type Logger } from '../observability/logger.js';
+import { ResponseCode } from '../protocol/codes.js';
+import { createResponse, FLAG_ONEWAY, SerializeType, type RemotingCommand } from '../protocol/command.js';
+import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
+import { Connection } from './connection.js';
+import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
+import { stripUndefined, validateConnectionOptions, type RequestHandler } from './options.js';
+
+export interface RemotingServerOptions {
+  /** Interface to bind. Keep loopback unless you mean to expose the server. @default '127.0.0.1' */
+  host: string;
+  /** TCP port; 0 picks a free one (see `listen()`'s result). @default 0 */
+  port: number;
+  /** Largest accepted frame including the length field. @default 16777216 */
+  maxFrameSize: number;
+  /** Inbound requests handled at once per connection before reading pauses. @default 4096 */
+  maxInFlight: number;
+  /** Server-initiated requests waiting per connection. @default 10000 */
+  maxQueued: number;
+  /** @default silentLogger */
+  logger: Logger;
+  /** Called before dispatch (`beforeRequest`) and before each response is written (`afterResponse`). @default [] */
+  hooks: RpcHook[];
+}
+
+export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = Object.freeze({
+  host: '127.0.0.1',
+  port: 0,
+  maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
+  maxInFlight: 4096,
+  maxQueued: 10000,
+  logger: silentLogger,
+  hooks: [],
+});
+
+export function validateRemotingServerOptions(
+  options: Partial<RemotingServerOptions> = {},
+): RemotingServerOptions {
+  const o: RemotingServerOptions = { ...DEFAULT_REMOTING_SERVER_OPTIONS, ...stripUndefined(options) };
+  if (typeof o.host !== 'string' || o.host === '')
+    throw new InvalidArgumentError('host', 'must be a non-empty string');
+  if (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535) {
+    throw new InvalidArgumentError('port', `must be an integer in 0..65535, got ${String(o.port)}`);
+  }
+  validateConnectionOptions({
+    maxFrameSize: o.maxFrameSize,
+    maxInFlight: o.maxInFlight,
+    maxQueued: o.maxQueued,
+  });
+  if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
+  if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
+  return o;
+}
+
+export class RemotingServer extends EventEmitter {
+  private readonly options: RemotingServerOptions;
+  private readonly processors = new Map<number, RequestHandler>();
+  private defaultProcessor: RequestHandler | undefined;
+  private readonly server: net.Server;
+  private readonly live = new Set<Connection>();
+  private boundAddress: string | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: Partial<RemotingServerOptions> = {}) {
+    super();
+    this.options = validateRemotingServerOptions(options);
+    this.server = net.createServer((socket) => this.accept(socket));
+    this.server.on('error', (err) => this.options.logger.error('server socket error', { error: err }));
+  }
+
+  /** "host:port" once listening. */
+  get address(): string {
+    if (this.boundAddress === undefined) throw new IllegalStateError('RemotingServer is not listening');
+    return this.boundAddress;
+  }
+
+  get connections(): ReadonlySet<Connection> {
+    return this.live;
+  }
+
+  registerProcessor(code: number, handler: RequestHandler): void {
+    this.processors.set(code, handler);
+  }
+
+  /** Handles every code without a registered processor (instead of REQUEST_CODE_NOT_SUPPORTED). */
+  setDefaultProcessor(handler: RequestHandler): void {
+    this.defaultProcessor = handler;
+  }
+
+  listen(): Promise<{ host: string; port: number }> {
+    if (this.closing !== undefined) return Promise.reject(new IllegalStateError('RemotingServer is closed'));
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.removeListener('error', onError);
+        const info = this.server.address() as net.AddressInfo;
+        this.boundAddress = `${info.address}:${info.port}`;
+        resolve({ host: info.address, port: info.port });
+      });
+    });
+  }
+
+  /** Stops listening and closes every connection; resolves when all sockets are gone. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const listenerClosed = new Promise<void>((resolve) => {
+        if (!this.server.listening) resolve();
+        else this.server.close(() => resolve());
+      });
+      const conns = [...this.live];
+      for (const c of conns) c.close();
+      await Promise.all([listenerClosed, ...conns.map((c) => c.whenClosed())]);
+    })();
+    return this.closing;
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.closing !== undefined) {
+      socket.destroy();
+      return;
+    }
+    const o = this.options;
+    const conn = new Connection(socket, {
+      maxFrameSize: o.maxFrameSize,
+      maxInFlight: o.maxInFlight,
+      maxQueued: o.maxQueued,
+      logger: o.logger,
+      requestHandler: this.dispatch,
+    });
+    if (conn.closed) return;
+    this.live.add(conn);
+    conn.once('close', () => {
+      this.live.delete(conn);
+      this.emit('disconnect', conn);
+    });
+    this.emit('connection', conn);
+  }
+
+  private readonly dispatch: RequestHandler = (request, conn) => {
+    const hooks = this.options.hooks;
+    if (hooks.length > 0) runBeforeHooks(hooks, conn.remoteAddress, request);
+    const handler = this.processors.get(request.code) ?? this.defaultProcessor;
+    if (handler === undefined) {
+      // Java 4.9 answers an unknown code even when the request is oneway, in its default (JSON) type.
+      const response = createResponse(
+        request,
+        ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+        ` request type ${request.code} not supported`,
+      );
+      response.serializeType = SerializeType.JSON;
+      conn.sendResponse(response);
+      return undefined;
+    }
+    const result = handler(request, conn);
+    if (hooks.length === 0 || (request.flag & FLAG_ONEWAY) !== 0) return result;
+    const after = (response: RemotingCommand | undefined): RemotingCommand | undefined => {
+      if (response !== undefined) runAfterHooks(hooks, conn.remoteAddress, request, response);
+      return response;
+    };
+    if (result !== undefined && typeof (result as Promise<unknown>).then === 'function') {
+      return (result as Promise<RemotingCommand | undefined>).then(after);
+    }
+    return after(result as RemotingCommand | undefined);
+  };
+}

@@ -1,0 +1,536 @@
+/**
+ * The broker's message store: a commit log of fixed-size segment files holding stored-format
+ * records (protocol.md §6.2), a consume queue per (topic, queueId), a key index and the consumer
+ * offsets. Layout under `dataDir`, as in Java:
+ *
+ *   commitlog/00000000000000000000        segments named by their first physical offset
+ *   consumequeue/<topic>/<queueId>/<20 digits>   20-byte entries, rebuilt from the log on start
+ *   config/consumerOffset.json
+ *
+ * All writes go through one append path: puts queued in the same tick are encoded, given their
+ * physical and queue offsets, and written with one positional write per segment; the consume
+ * queue entries of the batch are written next, one write per queue. With `flush: 'sync'` the
+ * batch is fdatasync'ed before any of its puts resolve (group commit). A failed write rolls the
+ * files back to where the batch started, so later puts continue on a clean log.
+ */
+import { EventEmitter } from 'node:events';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IllegalStateError } from '../../errors.js';
+import { BLANK_MAGIC_CODE, encodeStoredMessage } from '../../protocol/message/stored-message.js';
+import { ConsumeQueue, CQ_ENTRY_SIZE, writeCqEntry } from './consume-queue.js';
+import { KeyIndex } from './key-index.js';
+import { ConsumerOffsetStore } from './offset-store.js';
+import { resolveStoreOptions, type StoreOptions } from './options.js';
+import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
+import { END_FILE_MIN_BLANK_LENGTH } from './recovery.js';
+import { rebuildIndexes } from './rebuild.js';
+import { SegmentedFile } from './segmented-file.js';
+import { failed, prepareMessage, type Prepared } from './prepare.js';
+import type { GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
+
+export { DEFAULT_GET_MAX_BYTES };
+
+/** Target bytes per append batch; a batch always takes at least one put. */
+const BATCH_TARGET_BYTES = 4 * 1024 * 1024;
+
+interface PendingPut {
+  messages: Prepared[];
+  totalSize: number;
+  resolve: (results: PutResult[]) => void;
+}
+
+interface QueuePlan {
+  queue: ConsumeQueue;
+  first: number;
+  entries: Buffer[];
+}
+
+const IO_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
+
+/** Events of {@link MessageStore}. */
+export interface MessageStoreEvents {
+  /** A put became durable per the flush policy; `maxOffset` is the queue's new max offset. */
+  messageArrived: [topic: string, queueId: number, maxOffset: number];
+}
+
+export class MessageStore extends EventEmitter<MessageStoreEvents> {
+  readonly options: Readonly<StoreOptions>;
+  readonly consumerOffsets: ConsumerOffsetStore;
+  private readonly log: SegmentedFile;
+  private readonly queues = new Map<string, Map<number, ConsumeQueue>>();
+  private readonly keyIndex: KeyIndex;
+  private readonly reader: StoreReader;
+  /** Next physical offset to assign. */
+  private writePos = 0;
+  /** End of the records that are written, indexed and visible to readers. */
+  private confirmedPos = 0;
+  /** A failed write could not be rolled back; cut the log at `writePos` before the next write. */
+  private tailDirty = false;
+  private pending: PendingPut[] = [];
+  private pendingBytes = 0;
+  private drainScheduled = false;
+  private draining: Promise<void> | undefined;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private offsetTimer: NodeJS.Timeout | undefined;
+  private flushing = false;
+
+  private constructor(options: StoreOptions, log: SegmentedFile) {
+    super();
+    this.options = Object.freeze({ ...options });
+    this.log = log;
+    this.keyIndex = new KeyIndex(options.keyIndexCapacity);
+    this.reader = new StoreReader(log, this.keyIndex, {
+      queueOf: (topic, queueId) => this.queueOf(topic, queueId),
+      confirmedPos: () => this.confirmedPos,
+    });
+    this.consumerOffsets = new ConsumerOffsetStore(
+      join(options.dataDir, 'config', 'consumerOffset.json'),
+      options.logger,
+    );
+  }
+
+  /**
+   * Opens (creating) the store under `dataDir` and recovers: the commit log is scanned and
+   * validated from the start, a torn or corrupt tail is cut off, and the consume queues and the
+   * key index are rebuilt from the log.
+   */
+  static async open(input: Partial<StoreOptions> & { dataDir: string }): Promise<MessageStore> {
+    const options = resolveStoreOptions(input);
+    await mkdir(options.dataDir, { recursive: true });
+    const log = await SegmentedFile.open(
+      join(options.dataDir, 'commitlog'),
+      options.segmentSize,
+      options.testHooks,
+    );
+    log.syncDirOnCreate = options.flush === 'sync';
+    const store = new MessageStore(options, log);
+    try {
+      await store.consumerOffsets.load();
+      await store.recover();
+    } catch (err) {
+      await store.closeFiles();
+      throw err;
+    }
+    store.startTimers();
+    return store;
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  private async recover(): Promise<void> {
+    const started = Date.now();
+    await rm(join(this.options.dataDir, 'consumequeue'), { recursive: true, force: true });
+    const result = await rebuildIndexes(this.log, this.keyIndex, {
+      queueOf: (topic, queueId) => this.queueOf(topic, queueId),
+      createQueue: (topic, queueId) => this.createQueue(topic, queueId),
+    });
+    if (this.log.endOffset > result.endOffset) {
+      this.options.logger.warn('commit log: cutting off a torn or corrupt tail', {
+        at: result.endOffset,
+        droppedBytes: this.log.endOffset - result.endOffset,
+        reason: result.stopReason,
+      });
+      await this.log.truncate(result.endOffset);
+    }
+    this.writePos = result.endOffset;
+    this.confirmedPos = result.endOffset;
+    this.options.logger.info('message store recovered', {
+      dataDir: this.options.dataDir,
+      records: result.records,
+      endOffset: result.endOffset,
+      ms: Date.now() - started,
+    });
+  }
+
+  private startTimers(): void {
+    if (this.options.flush === 'async') {
+      this.flushTimer = setInterval(() => void this.backgroundFlush(), this.options.flushIntervalMs);
+      this.flushTimer.unref();
+    }
+    this.offsetTimer = setInterval(() => {
+      this.consumerOffsets.persist().catch((err: unknown) => {
+        this.options.logger.error('persisting consumer offsets failed', { err });
+      });
+    }, this.options.offsetPersistIntervalMs);
+    this.offsetTimer.unref();
+  }
+
+  private async backgroundFlush(): Promise<void> {
+    if (this.flushing || !this.log.hasDirty) return;
+    this.flushing = true;
+    try {
+      await this.log.sync();
+    } catch (err) {
+      this.options.logger.error('commit log flush failed', { err });
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  // ---------------------------------------------------------------- queues
+
+  private queueOf(topic: string, queueId: number): ConsumeQueue | undefined {
+    return this.queues.get(topic)?.get(queueId);
+  }
+
+  private async createQueue(topic: string, queueId: number): Promise<ConsumeQueue> {
+    const dir = join(this.options.dataDir, 'consumequeue', topic, String(queueId));
+    const queue = await ConsumeQueue.create(
+      dir,
+      topic,
+      queueId,
+      this.options.consumeQueueEntriesPerFile,
+      this.options.testHooks,
+    );
+    let byId = this.queues.get(topic);
+    if (byId === undefined) {
+      byId = new Map();
+      this.queues.set(topic, byId);
+    }
+    byId.set(queueId, queue);
+    return queue;
+  }
+
+  getMinOffset(topic: string, queueId: number): number {
+    return this.queueOf(topic, queueId)?.minOffset ?? 0;
+  }
+
+  getMaxOffset(topic: string, queueId: number): number {
+    return this.queueOf(topic, queueId)?.maxOffset ?? 0;
+  }
+
+  /** Topics with at least one stored message. */
+  topics(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  /** Queue ids of `topic` that hold messages. */
+  queueIds(topic: string): number[] {
+    return [...(this.queues.get(topic)?.keys() ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Physical offset of the first stored byte. */
+  get minPhysicalOffset(): number {
+    return this.log.minOffset;
+  }
+
+  /** Physical offset just past the last visible record. */
+  get maxPhysicalOffset(): number {
+    return this.confirmedPos;
+  }
+
+  // ---------------------------------------------------------------- put
+
+  putMessage(msg: MessageToStore): Promise<PutResult> {
+    return this.enqueue([msg]).then((r) => r[0]!);
+  }
+
+  /** Stores `msgs` contiguously with consecutive queue offsets; all succeed or all fail. */
+  putMessages(msgs: MessageToStore[]): Promise<PutResult[]> {
+    if (msgs.length === 0) return Promise.resolve([]);
+    return this.enqueue(msgs);
+  }
+
+  private enqueue(msgs: MessageToStore[]): Promise<PutResult[]> {
+    const all = (r: PutResult): PutResult[] => msgs.map(() => ({ ...r }));
+    if (this.closed) {
+      return Promise.resolve(
+        all(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError('message store is closed'))),
+      );
+    }
+    const prepared: Prepared[] = [];
+    let totalSize = 0;
+    for (const msg of msgs) {
+      const p = prepareMessage(msg, this.options);
+      if ('status' in p) return Promise.resolve(all(p));
+      prepared.push(p);
+      totalSize += p.size;
+    }
+    if (totalSize + END_FILE_MIN_BLANK_LENGTH > this.options.segmentSize) {
+      return Promise.resolve(
+        all(failed('MESSAGE_ILLEGAL', new RangeError('batch larger than a commit-log segment'))),
+      );
+    }
+    if (this.pendingBytes + totalSize > this.options.maxPendingBytes) {
+      return Promise.resolve(
+        all(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError('store write queue is full'))),
+      );
+    }
+    return new Promise((resolve) => {
+      this.pending.push({ messages: prepared, totalSize, resolve });
+      this.pendingBytes += totalSize;
+      this.scheduleDrain();
+    });
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled || this.draining !== undefined) return;
+    this.drainScheduled = true;
+    // setImmediate, not a microtask: every request parsed in this I/O phase joins the batch.
+    setImmediate(() => {
+      this.drainScheduled = false;
+      this.draining ??= this.drain().finally(() => {
+        this.draining = undefined;
+        if (this.pending.length > 0) this.scheduleDrain();
+      });
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      let bytes = 0;
+      let n = 0;
+      while (
+        n < this.pending.length &&
+        (n === 0 || bytes + this.pending[n]!.totalSize <= BATCH_TARGET_BYTES)
+      ) {
+        bytes += this.pending[n]!.totalSize;
+        n++;
+      }
+      const batch = this.pending.splice(0, n);
+      this.pendingBytes -= bytes;
+      try {
+        await this.appendBatch(batch);
+      } catch (err) {
+        // appendBatch settles every put itself; this is a last line of defence.
+        this.options.logger.error('append batch failed unexpectedly', { err });
+        for (const put of batch) put.resolve(put.messages.map(() => failed('UNKNOWN_ERROR', err as Error)));
+      }
+    }
+  }
+
+  private async appendBatch(batch: PendingPut[]): Promise<void> {
+    const settleAll = (status: PutStatus, err: Error): void => {
+      for (const put of batch) put.resolve(put.messages.map(() => failed(status, err)));
+    };
+    if (this.tailDirty) {
+      try {
+        await this.log.truncate(this.writePos);
+        this.tailDirty = false;
+      } catch (err) {
+        settleAll('SERVICE_NOT_AVAILABLE', err as Error);
+        return;
+      }
+    }
+    const segmentSize = this.options.segmentSize;
+    const startPos = this.writePos;
+    const now = Date.now();
+    const writes: Array<{ offset: number; parts: Buffer[]; bytes: number; blank: boolean }> = [];
+    let cur = { offset: startPos, parts: [] as Buffer[], bytes: 0, blank: false };
+    let pos = startPos;
+    const plans = new Map<ConsumeQueue, QueuePlan>();
+    const results: PutResult[][] = [];
+    try {
+      for (const put of batch) {
+        const inSeg = pos % segmentSize;
+        if (inSeg + put.totalSize + END_FILE_MIN_BLANK_LENGTH > segmentSize) {
+          const blank = Buffer.allocUnsafe(8);
+          blank.writeInt32BE(segmentSize - inSeg, 0);
+          blank.writeInt32BE(BLANK_MAGIC_CODE, 4);
+          cur.parts.push(blank);
+          cur.bytes += 8;
+          cur.blank = true;
+          writes.push(cur);
+          pos += segmentSize - inSeg;
+          cur = { offset: pos, parts: [], bytes: 0, blank: false };
+        }
+        const out: PutResult[] = [];
+        for (const p of put.messages) {
+          const queue =
+            this.queueOf(p.stored.topic, p.stored.queueId) ??
+            (await this.createQueue(p.stored.topic, p.stored.queueId));
+          let plan = plans.get(queue);
+          if (plan === undefined) {
+            plan = { queue, first: queue.maxOffset, entries: [] };
+            plans.set(queue, plan);
+          }
+          const queueOffset = plan.first + plan.entries.length;
+          p.stored.queueOffset = queueOffset;
+          p.stored.physicalOffset = pos;
+          p.stored.storeTimestamp = now;
+          const record = encodeStoredMessage(p.stored);
+          const entry = Buffer.allocUnsafe(CQ_ENTRY_SIZE);
+          writeCqEntry(entry, 0, pos, record.length, p.tagsCode);
+          plan.entries.push(entry);
+          cur.parts.push(record);
+          cur.bytes += record.length;
+          out.push({
+            status: 'PUT_OK',
+            physicalOffset: pos,
+            queueOffset,
+            wroteBytes: record.length,
+            storeTimestamp: now,
+          });
+          pos += record.length;
+        }
+        results.push(out);
+      }
+      writes.push(cur);
+
+      for (const w of writes) {
+        if (w.bytes > 0)
+          await this.log.write(
+            w.offset,
+            w.parts.length === 1 ? w.parts[0]! : Buffer.concat(w.parts, w.bytes),
+          );
+        if (w.blank) await this.log.fillSegment(w.offset);
+      }
+      // The fsync of the log and the consume-queue writes overlap; both must succeed.
+      const settled = await Promise.allSettled([
+        this.options.flush === 'sync' ? this.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
+        ...[...plans.values()].map((plan) =>
+          plan.queue.write(
+            plan.first,
+            plan.entries.length === 1 ? plan.entries[0]! : Buffer.concat(plan.entries),
+          ),
+        ),
+      ]);
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
+      const status = (settled[0] as PromiseFulfilledResult<PutStatus>).value;
+      if (status !== 'PUT_OK') for (const out of results) for (const r of out) r.status = status;
+    } catch (err) {
+      await this.rollback(startPos, plans);
+      const code = (err as NodeJS.ErrnoException).code;
+      const status: PutStatus =
+        code !== undefined && IO_FULL_CODES.has(code) ? 'SERVICE_NOT_AVAILABLE' : 'UNKNOWN_ERROR';
+      this.options.logger.error('commit log append failed; batch rolled back', {
+        err,
+        messages: results.length,
+      });
+      settleAll(status, err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+
+    this.writePos = pos;
+    this.confirmedPos = pos;
+    for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.entries.length;
+    for (const put of batch)
+      for (const p of put.messages)
+        for (const key of p.keys) this.keyIndex.add(p.stored.topic, key, p.stored.physicalOffset);
+    batch.forEach((put, i) => put.resolve(results[i]!));
+    for (const plan of plans.values()) {
+      try {
+        this.emit('messageArrived', plan.queue.topic, plan.queue.queueId, plan.queue.maxOffset);
+      } catch (err) {
+        this.options.logger.error('messageArrived listener threw', { err });
+      }
+    }
+  }
+
+  private async syncWithTimeout(): Promise<PutStatus> {
+    const sync = this.log.sync();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.syncFlushTimeoutMs);
+    });
+    try {
+      const r = await Promise.race([sync.then(() => 'ok' as const), timeout]);
+      if (r === 'timeout') {
+        sync.catch((err: unknown) => this.options.logger.error('late commit log fsync failed', { err }));
+        return 'FLUSH_DISK_TIMEOUT';
+      }
+      return 'PUT_OK';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async rollback(startPos: number, plans: Map<ConsumeQueue, QueuePlan>): Promise<void> {
+    this.writePos = startPos;
+    try {
+      await this.log.truncate(startPos);
+    } catch (err) {
+      this.tailDirty = true;
+      this.options.logger.error('commit log rollback failed; will retry before the next write', { err });
+    }
+    for (const plan of plans.values()) {
+      // Entries past maxOffset are never read and get overwritten, so a failure here is harmless.
+      await plan.queue.truncate(plan.first).catch(() => undefined);
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /**
+   * Up to `maxNums` records of a queue from `offset`, within `maxBytes` (at least one record is
+   * returned when any is available). Statuses and `nextBeginOffset` follow Java's
+   * `DefaultMessageStore.getMessage` on a master. I/O errors reject.
+   */
+  getMessages(
+    topic: string,
+    queueId: number,
+    offset: number,
+    maxNums: number,
+    maxBytes: number = DEFAULT_GET_MAX_BYTES,
+  ): Promise<GetMessagesResult> {
+    return this.reader.getMessages(topic, queueId, offset, maxNums, maxBytes);
+  }
+
+  /** The record at a commit-log offset (VIEW_MESSAGE_BY_ID), or undefined when there is none. */
+  readMessageAt(physicalOffset: number): Promise<Buffer | undefined> {
+    return this.reader.readMessageAt(physicalOffset);
+  }
+
+  /**
+   * First queue offset whose store timestamp is >= `timestamp` (binary search over the queue);
+   * `maxOffset` when every message is older, `minOffset` when all are newer, 0 for an empty queue.
+   */
+  getOffsetByTimestamp(topic: string, queueId: number, timestamp: number): Promise<number> {
+    return this.reader.getOffsetByTimestamp(topic, queueId, timestamp);
+  }
+
+  /**
+   * Stored records of `topic` whose KEYS (space separated) or UNIQ_KEY equal `key` and whose
+   * store timestamp is in [begin, end], newest first, at most `maxNum`.
+   */
+  queryMessagesByKey(
+    topic: string,
+    key: string,
+    maxNum: number,
+    begin: number,
+    end: number,
+  ): Promise<Buffer[]> {
+    return this.reader.queryMessagesByKey(topic, key, maxNum, begin, end);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Waits for queued puts and fdatasyncs the commit log. */
+  async flush(): Promise<void> {
+    while (this.draining !== undefined || this.drainScheduled || this.pending.length > 0) {
+      await (this.draining ?? new Promise((r) => setImmediate(r)));
+    }
+    await this.log.sync();
+  }
+
+  /** Rejects new puts, finishes queued ones, flushes, persists consumer offsets and closes files. */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.flushTimer);
+    clearInterval(this.offsetTimer);
+    try {
+      await this.flush();
+    } catch (err) {
+      this.options.logger.error('final commit log flush failed', { err });
+    }
+    try {
+      await this.consumerOffsets.persist();
+    } catch (err) {
+      this.options.logger.error('persisting consumer offsets failed', { err });
+    }
+    await this.closeFiles();
+  }
+
+  private async closeFiles(): Promise<void> {
+    for (const byId of this.queues.values()) for (const q of byId.values()) await q.close();
+    await this.log.close();
+  }
+}

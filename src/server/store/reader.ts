@@ -1,0 +1,216 @@
+/**
+ * Read side of the message store: pulls by queue offset, reads by physical offset, search by
+ * time and by key. Reads only what is visible (below the confirmed end of the log), with
+ * positional fs reads; neighbouring records of one pull come back from a single read.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { readInt64 } from '../../protocol/message/int64.js';
+import { MessageSysFlag } from '../../protocol/message/sysflag.js';
+import {
+  MESSAGE_MAGIC_CODE,
+  MESSAGE_MAGIC_CODE_V2,
+  decodeStoredMessage,
+} from '../../protocol/message/stored-message.js';
+import { CQ_ENTRY_SIZE, readCqEntry, type ConsumeQueue, type CqEntry } from './consume-queue.js';
+import { keysOf, type KeyIndex } from './key-index.js';
+import { MIN_RECORD_SIZE } from './recovery.js';
+import type { SegmentedFile } from './segmented-file.js';
+import type { GetMessagesResult } from './types.js';
+
+/** Java `maxTransferBytesOnMessageInMemory`: default byte budget of one getMessages call. */
+export const DEFAULT_GET_MAX_BYTES = 256 * 1024;
+/** Upper bound on consume-queue entries read by one getMessages call. */
+const MAX_ENTRIES_PER_GET = 2048;
+/** Two records of one queue closer than this in the log are read with one read. */
+const READ_MERGE_GAP = 16 * 1024;
+const READ_MERGE_SPAN = 1024 * 1024;
+
+/** What the reader needs from the store. */
+export interface ReadSource {
+  queueOf(topic: string, queueId: number): ConsumeQueue | undefined;
+  /** End of the visible log. */
+  confirmedPos(): number;
+}
+
+export class StoreReader {
+  constructor(
+    private readonly log: SegmentedFile,
+    private readonly keyIndex: KeyIndex,
+    private readonly source: ReadSource,
+  ) {}
+
+  /**
+   * Up to `maxNums` records of a queue from `offset`, within `maxBytes` (at least one record is
+   * returned when any is available). Statuses and `nextBeginOffset` follow Java's
+   * `DefaultMessageStore.getMessage` on a master.
+   */
+  async getMessages(
+    topic: string,
+    queueId: number,
+    offset: number,
+    maxNums: number,
+    maxBytes: number = DEFAULT_GET_MAX_BYTES,
+  ): Promise<GetMessagesResult> {
+    if (!Number.isSafeInteger(offset)) throw new InvalidArgumentError('offset', `not an integer: ${offset}`);
+    const queue = this.source.queueOf(topic, queueId);
+    const minOffset = queue?.minOffset ?? 0;
+    const maxOffset = queue?.maxOffset ?? 0;
+    const result = (status: GetMessagesResult['status'], nextBeginOffset: number): GetMessagesResult => ({
+      status,
+      messages: [],
+      tagsCodes: [],
+      nextBeginOffset,
+      minOffset,
+      maxOffset,
+    });
+    if (queue === undefined || maxOffset === 0) return result('NO_MESSAGE_IN_QUEUE', 0);
+    if (offset < minOffset) return result('OFFSET_TOO_SMALL', minOffset);
+    if (offset === maxOffset) return result('OFFSET_OVERFLOW_ONE', offset);
+    if (offset > maxOffset) return result('OFFSET_OVERFLOW_BADLY', minOffset === 0 ? minOffset : maxOffset);
+
+    // Like Java, a request for 0 (or nonsense) still returns one message.
+    const want = Number.isFinite(maxNums)
+      ? Math.max(1, Math.min(Math.floor(maxNums), MAX_ENTRIES_PER_GET))
+      : 1;
+    const raw = await queue.readEntries(offset, want);
+    const entries: CqEntry[] = [];
+    let bytes = 0;
+    for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) {
+      const e = readCqEntry(raw, at);
+      if (entries.length > 0 && bytes + e.size > maxBytes) break;
+      entries.push(e);
+      bytes += e.size;
+    }
+    if (entries.length === 0) return result('OFFSET_FOUND_NULL', offset);
+    const records = await this.readRecords(entries);
+    const out = result('FOUND', offset + entries.length);
+    records.forEach((rec, i) => {
+      if (rec !== undefined) {
+        out.messages.push(rec);
+        out.tagsCodes.push(entries[i]!.tagsCode);
+      }
+    });
+    if (out.messages.length === 0) out.status = 'OFFSET_FOUND_NULL';
+    return out;
+  }
+
+  /** Reads records in runs: neighbours in the log come back from one read. */
+  private async readRecords(
+    entries: Array<{ physicalOffset: number; size: number }>,
+  ): Promise<Array<Buffer | undefined>> {
+    const out: Array<Buffer | undefined> = new Array<Buffer | undefined>(entries.length);
+    const runs: Array<{ from: number; to: number; start: number; end: number }> = [];
+    entries.forEach((e, i) => {
+      const last = runs[runs.length - 1];
+      const segStart = e.physicalOffset - (e.physicalOffset % this.log.segmentSize);
+      if (
+        last !== undefined &&
+        e.physicalOffset >= last.end &&
+        e.physicalOffset - last.end <= READ_MERGE_GAP &&
+        e.physicalOffset + e.size - last.start <= READ_MERGE_SPAN &&
+        last.start >= segStart
+      ) {
+        last.to = i + 1;
+        last.end = e.physicalOffset + e.size;
+      } else {
+        runs.push({ from: i, to: i + 1, start: e.physicalOffset, end: e.physicalOffset + e.size });
+      }
+    });
+    await Promise.all(
+      runs.map(async (run) => {
+        if (run.end > this.source.confirmedPos() || run.start < this.log.minOffset) return;
+        const buf = await this.log.read(run.start, run.end - run.start);
+        for (let i = run.from; i < run.to; i++) {
+          const e = entries[i]!;
+          const at = e.physicalOffset - run.start;
+          if (at + e.size > buf.length || e.size < MIN_RECORD_SIZE) continue;
+          const rec = buf.subarray(at, at + e.size);
+          const magic = rec.readInt32BE(4);
+          if (
+            rec.readInt32BE(0) !== e.size ||
+            (magic !== MESSAGE_MAGIC_CODE && magic !== MESSAGE_MAGIC_CODE_V2)
+          )
+            continue;
+          out[i] = rec;
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** The record at a commit-log offset (VIEW_MESSAGE_BY_ID), or undefined when there is none. */
+  async readMessageAt(physicalOffset: number): Promise<Buffer | undefined> {
+    if (!Number.isSafeInteger(physicalOffset) || physicalOffset < this.log.minOffset) return undefined;
+    const segEnd = physicalOffset - (physicalOffset % this.log.segmentSize) + this.log.segmentSize;
+    const limit = Math.min(this.source.confirmedPos(), segEnd);
+    if (physicalOffset + MIN_RECORD_SIZE > limit) return undefined;
+    let buf = await this.log.read(physicalOffset, Math.min(4096, limit - physicalOffset));
+    if (buf.length < 8) return undefined;
+    const size = buf.readInt32BE(0);
+    const magic = buf.readInt32BE(4);
+    if (magic !== MESSAGE_MAGIC_CODE && magic !== MESSAGE_MAGIC_CODE_V2) return undefined;
+    if (size < MIN_RECORD_SIZE || physicalOffset + size > limit) return undefined;
+    if (size > buf.length) buf = await this.log.read(physicalOffset, size);
+    if (buf.length < size) return undefined;
+    const rec = buf.subarray(0, size);
+    try {
+      decodeStoredMessage(rec, 0);
+    } catch {
+      return undefined;
+    }
+    return rec;
+  }
+
+  /**
+   * First queue offset whose store timestamp is >= `timestamp` (binary search over the queue);
+   * `maxOffset` when every message is older, `minOffset` when all are newer, 0 for an empty queue.
+   */
+  async getOffsetByTimestamp(topic: string, queueId: number, timestamp: number): Promise<number> {
+    const queue = this.source.queueOf(topic, queueId);
+    if (queue === undefined || queue.maxOffset === 0) return 0;
+    let lo = queue.minOffset;
+    let hi = queue.maxOffset;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const t = await this.storeTimestampAt(queue, mid);
+      if (t !== undefined && t < timestamp) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private async storeTimestampAt(queue: ConsumeQueue, offset: number): Promise<number | undefined> {
+    const e = await queue.entryAt(offset);
+    if (e === undefined || e.physicalOffset + e.size > this.source.confirmedPos()) return undefined;
+    const head = await this.log.read(e.physicalOffset, Math.min(e.size, 96));
+    if (head.length < 76) return undefined;
+    const sysFlag = head.readInt32BE(36);
+    const at = 48 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0 ? 20 : 8);
+    return readInt64(head, at);
+  }
+
+  /**
+   * Stored records of `topic` whose KEYS (space separated) or UNIQ_KEY equal `key` and whose
+   * store timestamp is in [begin, end], newest first, at most `maxNum`.
+   */
+  async queryMessagesByKey(
+    topic: string,
+    key: string,
+    maxNum: number,
+    begin: number,
+    end: number,
+  ): Promise<Buffer[]> {
+    const out: Buffer[] = [];
+    if (maxNum <= 0) return out;
+    const candidates = this.keyIndex.lookup(topic, key, Math.max(256, maxNum * 8));
+    for (const offset of candidates) {
+      if (out.length >= maxNum) break;
+      const rec = await this.readMessageAt(offset);
+      if (rec === undefined) continue;
+      const { message } = decodeStoredMessage(rec, 0);
+      if (message.topic !== topic || message.storeTimestamp < begin || message.storeTimestamp > end) continue;
+      if (keysOf(message.properties).includes(key)) out.push(rec);
+    }
+    return out;
+  }
+}

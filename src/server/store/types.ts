@@ -1,0 +1,64 @@
+/** Value types of the message store API (contract "store" in the team sheet). */
+import type { SocketAddress } from '../../protocol/message/stored-message.js';
+
+/** Java `PutMessageStatus` subset; the broker maps these to response codes (protocol.md §3.5). */
+export type PutStatus =
+  | 'PUT_OK'
+  | 'FLUSH_DISK_TIMEOUT'
+  | 'MESSAGE_ILLEGAL'
+  | 'PROPERTIES_SIZE_EXCEEDED'
+  | 'SERVICE_NOT_AVAILABLE'
+  | 'UNKNOWN_ERROR';
+
+/** A message as the broker hands it to the store; offsets and store time are assigned on append. */
+export interface MessageToStore {
+  topic: string;
+  queueId: number;
+  flag: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  bornHost: SocketAddress;
+  storeHost: SocketAddress;
+  reconsumeTimes: number;
+  preparedTransactionOffset: number;
+  body: Uint8Array;
+  /** §4.1 properties string. */
+  properties: string;
+}
+
+export interface PutResult {
+  status: PutStatus;
+  /** Commit-log offset of the record; -1 unless stored. */
+  physicalOffset: number;
+  /** Offset in the consume queue; -1 unless stored. */
+  queueOffset: number;
+  /** Size of the stored record; 0 unless stored. */
+  wroteBytes: number;
+  /** Store timestamp written into the record; 0 unless stored. */
+  storeTimestamp: number;
+  /** Why the put failed, for `SERVICE_NOT_AVAILABLE` / `UNKNOWN_ERROR` / illegal messages. */
+  error?: Error;
+}
+
+/** Java `GetMessageStatus` subset. */
+export type GetMessageStatus =
+  | 'FOUND'
+  | 'NO_MESSAGE_IN_QUEUE'
+  | 'OFFSET_TOO_SMALL'
+  | 'OFFSET_OVERFLOW_ONE'
+  | 'OFFSET_OVERFLOW_BADLY'
+  | 'OFFSET_FOUND_NULL';
+
+export interface GetMessagesResult {
+  status: GetMessageStatus;
+  /** Stored-format records (protocol.md §6.2); concatenated they form a PULL response body. */
+  messages: Buffer[];
+  /**
+   * Consume-queue `tagsCode` of each returned message (Java `String.hashCode()` of TAGS, 0 when
+   * absent), parallel to `messages`; lets the broker filter by tag without decoding.
+   */
+  tagsCodes: number[];
+  nextBeginOffset: number;
+  minOffset: number;
+  maxOffset: number;
+}

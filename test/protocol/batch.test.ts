@@ -1,0 +1,85 @@
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ProtocolError } from '../../src/errors.js';
+import { decodeBatch, encodeBatch, type BatchEntry } from '../../src/protocol/message/batch.js';
+import { encodeProperties } from '../../src/protocol/message/properties.js';
+
+// §14.4: msg1 body "a" (KEYS=k1, WAIT=true, TAGS=TagA in Java HashMap order), msg2 body "bc" (WAIT=true).
+const V14_4 =
+  '00000032 00000000 00000000 00000000 00000001 61 001b 4b455953016b310257414954017472756502544147530154616741 00000021 00000000 00000000 00000000 00000002 6263 0009 5741495401 74727565';
+const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+
+const entries: BatchEntry[] = [
+  {
+    body: Buffer.from('a'),
+    flag: 0,
+    properties: encodeProperties({ KEYS: 'k1', WAIT: 'true', TAGS: 'TagA' }),
+  },
+  { body: Buffer.from('bc'), flag: 0, properties: encodeProperties({ WAIT: 'true' }) },
+];
+
+describe('batch body (§6.1)', () => {
+  it('encodes §14.4 byte for byte', () => {
+    assert.equal(encodeBatch(entries).toString('hex'), hex(V14_4).toString('hex'));
+  });
+
+  it('decodes §14.4', () => {
+    const decoded = decodeBatch(hex(V14_4));
+    assert.equal(decoded.length, 2);
+    assert.equal(Buffer.from(decoded[0]!.body).toString(), 'a');
+    assert.equal(decoded[0]!.properties, 'KEYS\u0001k1\u0002WAIT\u0001true\u0002TAGS\u0001TagA');
+    assert.equal(Buffer.from(decoded[1]!.body).toString(), 'bc');
+    assert.equal(decoded[1]!.properties, 'WAIT\u0001true');
+  });
+
+  it('round trips flags, empty properties, binary and multi-byte content', () => {
+    const list: BatchEntry[] = [
+      { body: Buffer.from([0, 255, 1]), flag: -7, properties: '' },
+      { body: Buffer.alloc(5000, 3), flag: 2147483647, properties: 'K\u0001中文' },
+    ];
+    const decoded = decodeBatch(encodeBatch(list));
+    assert.deepEqual(
+      decoded.map((e) => ({ ...e, body: Buffer.from(e.body) })),
+      list.map((e) => ({ ...e, body: Buffer.from(e.body) })),
+    );
+  });
+
+  it('an empty batch is an empty body', () => {
+    assert.equal(encodeBatch([]).length, 0);
+    assert.deepEqual(decodeBatch(Buffer.alloc(0)), []);
+  });
+
+  it('refuses properties over 32767 bytes', () => {
+    assert.throws(
+      () => encodeBatch([{ body: Buffer.from('x'), flag: 0, properties: 'K\u0001' + 'v'.repeat(32767) }]),
+      ProtocolError,
+    );
+  });
+
+  it('rejects malformed bodies with ProtocolError at every truncation point', () => {
+    const good = hex(V14_4);
+    for (let cut = 1; cut < good.length; cut++) {
+      if (cut === 0x32) continue; // a clean record boundary: a valid one-message batch
+      assert.throws(() => decodeBatch(good.subarray(0, cut)), ProtocolError, `cut ${cut}`);
+    }
+  });
+
+  it('rejects inconsistent lengths', () => {
+    const mutate = (at: number, value: number, size: 2 | 4) => {
+      const b = Buffer.from(hex(V14_4));
+      if (size === 4) b.writeInt32BE(value, at);
+      else b.writeInt16BE(value, at);
+      return b;
+    };
+    assert.throws(() => decodeBatch(mutate(0, -1, 4)), ProtocolError, 'negative TOTALSIZE');
+    assert.throws(() => decodeBatch(mutate(0, 0x7fffffff, 4)), ProtocolError, 'huge TOTALSIZE');
+    assert.throws(() => decodeBatch(mutate(16, -1, 4)), ProtocolError, 'negative body length');
+    assert.throws(() => decodeBatch(mutate(16, 1000, 4)), ProtocolError, 'body past the record');
+    assert.throws(() => decodeBatch(mutate(21, -1, 2)), ProtocolError, 'negative properties length');
+    assert.throws(
+      () => decodeBatch(mutate(21, 5, 2)),
+      ProtocolError,
+      'properties length disagrees with TOTALSIZE',
+    );
+  });
+});
