@@ -1,0 +1,222 @@
+/**
+ * Broker throughput benchmark: the embedded cluster (NameServer + 2 brokers) runs in a child
+ * process (`rocketmq-ts cluster`), so the RSS measured is the broker's; ali-ons producers in this
+ * process send 128-byte messages with 1, 16 and 64 sends in flight.
+ *
+ *   npm run build:all && node build/bench/broker.js --duration 5 --levels 1,16,64 [--flush sync]
+ *
+ * Prints msgs/s, p50/p99 latency and the cluster process RSS per level. Figures, not assertions.
+ * `--client raw` sends SEND_MESSAGE_V2 with this package's own Connection instead (round-robin over
+ * both brokers), which shows what the broker absorbs when the client is not the bottleneck.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { LatencyHistogram } from '../src/cli/stats.js';
+import { RequestCode } from '../src/protocol/codes.js';
+import { createRequest } from '../src/protocol/command.js';
+import { encodeProperties } from '../src/protocol/message/properties.js';
+import { Connection } from '../src/remoting/connection.js';
+
+const require = createRequire(import.meta.url);
+const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    levels: { type: 'string', default: '1,16,64' },
+    size: { type: 'string', default: '128' },
+    flush: { type: 'string', default: 'async' },
+    client: { type: 'string', default: 'ali-ons' },
+  },
+});
+
+interface OnsProducer {
+  ready(): Promise<void>;
+  send(msg: unknown): Promise<{ sendStatus: string }>;
+  close(): Promise<void>;
+}
+const ons = require('ali-ons') as {
+  Producer: (new (o: object) => OnsProducer) & { defaultProducer?: OnsProducer | null };
+  Message: new (topic: string, tags: string, body: Buffer) => unknown;
+};
+const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+interface ClusterInfo {
+  pid: number;
+  namesrv: string;
+  brokers: string[];
+}
+
+async function startCluster(): Promise<ClusterInfo & { stop: () => Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json', '--flush', values.flush ?? 'async'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl));
+    });
+    child.on('exit', (code) => reject(new Error(`cluster exited with ${code}`)));
+  });
+  const info = JSON.parse(line) as { namesrv: string; brokers: Array<{ addr: string }> };
+  return {
+    pid: child.pid ?? -1,
+    namesrv: info.namesrv,
+    brokers: info.brokers.map((b) => b.addr),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function main(): Promise<void> {
+  const durationMs = Number(values.duration) * 1000;
+  const warmupMs = Number(values.warmup) * 1000;
+  const levels = (values.levels ?? '1,16,64').split(',').map(Number);
+  const body = Buffer.alloc(Number(values.size), 'x');
+  const cluster = await startCluster();
+  try {
+    await run(cluster, body, levels, durationMs, warmupMs);
+  } finally {
+    const inner = ons.Producer.defaultProducer;
+    ons.Producer.defaultProducer = null;
+    await inner?.close();
+    await cluster.stop();
+  }
+}
+
+type Send = () => Promise<boolean>;
+
+/** A sender with this package's Connection: SEND_MESSAGE_V2 round-robin over the brokers. */
+async function rawSender(
+  cluster: ClusterInfo,
+  topic: string,
+  body: Buffer,
+): Promise<{ send: Send; close: () => void }> {
+  const conns = await Promise.all(cluster.brokers.map((addr) => Connection.connect(addr)));
+  let next = 0;
+  const props = encodeProperties({ WAIT: 'true', TAGS: 'bench' });
+  const send: Send = async () => {
+    const i = next++;
+    const conn = conns[i % conns.length]!;
+    const header = {
+      a: 'BenchProducer',
+      b: topic,
+      c: 'TBW102',
+      d: 4,
+      e: i % 8,
+      f: 0,
+      g: Date.now(),
+      h: 0,
+      i: props,
+      j: 0,
+      k: false,
+      m: false,
+    };
+    const r = await conn.request(createRequest(RequestCode.SEND_MESSAGE_V2, header, body), 3000);
+    return r.code === 0;
+  };
+  return { send, close: () => conns.forEach((c) => c.close()) };
+}
+
+async function run(
+  cluster: ClusterInfo,
+  body: Buffer,
+  levels: number[],
+  durationMs: number,
+  warmupMs: number,
+): Promise<void> {
+  const topic = `BenchTopic_${process.pid}`;
+  // ali-ons does not fall back to TBW102 on TOPIC_NOT_EXIST, so the topic is created up front.
+  const created = spawnSync(
+    process.execPath,
+    [MAIN, 'topic', 'create', '--namesrv', cluster.namesrv, '--topic', topic, '--queues', '8'],
+    { encoding: 'utf8' },
+  );
+  if (created.status !== 0) throw new Error(`topic create failed: ${created.stderr}`);
+  const producer = new ons.Producer({
+    nameSrv: cluster.namesrv,
+    httpclient: { request: () => Promise.reject(new Error('no HTTP in benchmarks')) },
+    instanceName: `bench-${process.pid}`,
+    producerGroup: 'BenchProducer',
+    accessKey: 'bench',
+    secretKey: 'bench',
+    logger: quiet,
+  });
+  await producer.ready();
+  const raw = values.client === 'raw' ? await rawSender(cluster, topic, body) : undefined;
+  const send: Send = raw
+    ? raw.send
+    : async () => (await producer.send(new ons.Message(topic, 'bench', body))).sendStatus === 'SEND_OK';
+  console.log(
+    `broker benchmark: ${values.client} producer -> embedded cluster (2 brokers, ${values.flush} flush, child pid ${cluster.pid}), ${body.length} B messages`,
+  );
+  console.log('in-flight   msgs/s     p50 ms   p99 ms   errors   cluster RSS MiB');
+  for (const level of levels) {
+    const hist = new LatencyHistogram();
+    let count = 0;
+    let errors = 0;
+    let measuring = false;
+    let running = true;
+    let peakRss = 0;
+    const loop = async (): Promise<void> => {
+      while (running) {
+        const t0 = performance.now();
+        try {
+          const ok = await send();
+          if (measuring && ok) {
+            hist.record(performance.now() - t0);
+            count++;
+          }
+        } catch {
+          if (measuring) errors++;
+        }
+      }
+    };
+    const loops = Array.from({ length: level }, () => loop());
+    await new Promise((r) => setTimeout(r, warmupMs));
+    measuring = true;
+    const started = performance.now();
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(cluster.pid))), 200);
+    await new Promise((r) => setTimeout(r, durationMs));
+    measuring = false;
+    const elapsed = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    running = false;
+    await Promise.all(loops);
+    console.log(
+      `${String(level).padStart(9)}   ${String(Math.round(count / elapsed)).padStart(7)}   ${hist.percentile(50).toFixed(2).padStart(7)}  ${hist
+        .percentile(99)
+        .toFixed(2)
+        .padStart(7)}   ${String(errors).padStart(6)}   ${(peakRss / 1048576).toFixed(1).padStart(8)}`,
+    );
+  }
+  raw?.close();
+  await producer.close();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

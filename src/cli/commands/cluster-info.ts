@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
+import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { createRequest } from '../../protocol/command.js';
+import { parseFastjsonBytes } from '../../protocol/fastjson.js';
+import { Connection } from '../../remoting/connection.js';
+import type { CliCommand } from '../command.js';
+
+export interface ClusterInfoJson {
+  brokerAddrTable: Record<
+    string,
+    { cluster: string; brokerName: string; brokerAddrs: Record<string, string> }
+  >;
+  clusterAddrTable: Record<string, string[]>;
+}
+
+/** GET_BROKER_CLUSTER_INFO from one NameServer. */
+export async function fetchClusterInfo(namesrv: string, timeoutMs = 3000): Promise<ClusterInfoJson> {
+  const conn = await Connection.connect(namesrv, { connectTimeoutMs: timeoutMs });
+  try {
+    const response = await conn.request(createRequest(RequestCode.GET_BROKER_CLUSTER_INFO), timeoutMs);
+    if (response.code !== ResponseCode.SUCCESS || !response.body) {
+      throw new BrokerResponseError(
+        response.code,
+        responseCodeName(response.code),
+        response.remark ?? '',
+        namesrv,
+      );
+    }
+    return parseFastjsonBytes(response.body) as ClusterInfoJson;
+  } finally {
+    conn.close();
+  }
+}
+
+export const clusterInfoCommand: CliCommand = {
+  path: ['cluster-info'],
+  summary: 'List the clusters and brokers a NameServer knows',
+  help: `Usage: rocketmq-ts cluster-info --namesrv HOST:PORT [--json]
+
+Asks the NameServer for GET_BROKER_CLUSTER_INFO and prints one line per broker:
+cluster, broker name, broker id (0 = master) and address.
+
+Options:
+  --namesrv A   NameServer address (required)
+  --json        print the raw cluster info as JSON`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { namesrv: { type: 'string' }, json: { type: 'boolean' } },
+      strict: true,
+    });
+    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
+    const info = await fetchClusterInfo(values.namesrv);
+    if (values.json) {
+      console.log(JSON.stringify(info));
+      return 0;
+    }
+    const rows: string[][] = [['CLUSTER', 'BROKER', 'ID', 'ADDRESS']];
+    for (const [cluster, names] of Object.entries(info.clusterAddrTable ?? {})) {
+      for (const name of names) {
+        const addrs = info.brokerAddrTable?.[name]?.brokerAddrs ?? {};
+        for (const [id, addr] of Object.entries(addrs)) rows.push([cluster, name, id, addr]);
+      }
+    }
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+    for (const r of rows)
+      console.log(
+        r
+          .map((c, i) => c.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd(),
+      );
+    return 0;
+  },
+};

@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+import { InvalidArgumentError } from '../../errors.js';
+import { silentLogger } from '../../observability/logger.js';
+import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
+import { permToString } from '../../protocol/perm.js';
+import { validateTopic } from '../../protocol/validation.js';
+import { ConnectionPool } from '../../remoting/pool.js';
+import { NamesrvClient } from '../../client/namesrv-client.js';
+import { parseNamesrvAddr } from '../../producer/options.js';
+import type { CliCommand } from '../command.js';
+
+export const routeCommand: CliCommand = {
+  path: ['route'],
+  summary: "Print a topic's route: brokers, addresses, queues and permissions",
+  help: `Usage: rocketmq-ts route --namesrv HOST:PORT --topic T [--json]
+
+Asks the NameServer (GET_ROUTEINFO_BY_TOPIC) and prints each broker with its addresses
+(id 0 = master) and its read/write queue counts and permission.
+
+Options:
+  --namesrv A   NameServer address(es), "h:p;h:p" (required)
+  --topic T     topic (required)
+  --json        print the raw route as JSON`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { namesrv: { type: 'string' }, topic: { type: 'string' }, json: { type: 'boolean' } },
+      strict: true,
+    });
+    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
+    validateTopic(values.topic, '--topic');
+    const pool = new ConnectionPool();
+    try {
+      const client = new NamesrvClient(
+        parseNamesrvAddr(values.namesrv, '--namesrv'),
+        pool,
+        DEFAULT_COMMAND_DEFAULTS,
+        silentLogger,
+      );
+      const route = await client.getRouteInfo(values.topic, 5000);
+      if (route === undefined) {
+        console.error(`topic ${values.topic} has no route on the NameServer`);
+        return 1;
+      }
+      if (values.json) {
+        console.log(JSON.stringify(route));
+        return 0;
+      }
+      console.log(`topic ${values.topic}`);
+      for (const bd of [...route.brokerDatas].sort((a, b) => a.brokerName.localeCompare(b.brokerName))) {
+        const qd = route.queueDatas.find((q) => q.brokerName === bd.brokerName);
+        const addrs = Object.entries(bd.brokerAddrs)
+          .map(([id, a]) => `${id === '0' ? 'master' : `slave${id}`} ${a}`)
+          .join(', ');
+        const queues = qd
+          ? `read ${qd.readQueueNums} write ${qd.writeQueueNums} perm ${permToString(qd.perm)} (${qd.perm})`
+          : 'no queues';
+        console.log(`  ${bd.brokerName} [${bd.cluster}] ${addrs}: ${queues}`);
+      }
+      if (route.orderTopicConf) console.log(`  orderTopicConf ${route.orderTopicConf}`);
+      return 0;
+    } finally {
+      await pool.close();
+    }
+  },
+};

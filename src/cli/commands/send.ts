@@ -1,0 +1,165 @@
+import { parseArgs } from 'node:util';
+import { InvalidArgumentError } from '../../errors.js';
+import { Producer } from '../../producer/producer.js';
+import type { SendResult } from '../../producer/send-result.js';
+import type { LatencyFaultStrategyName } from '../../producer/options.js';
+import type { CliCommand } from '../command.js';
+import { LatencyHistogram, formatMs } from '../stats.js';
+
+function intFlag(name: string, raw: string | undefined, def: number, min: number, max: number): number {
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}, got ${raw}`);
+  return n;
+}
+
+export interface SendSummary {
+  count: number;
+  ok: number;
+  failed: number;
+  statuses: Record<string, number>;
+  perBroker: Record<string, { total: number; queues: Record<string, number> }>;
+  msgsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export const sendCommand: CliCommand = {
+  path: ['send'],
+  summary: 'Send one message (prints its SendResult) or many (prints a summary)',
+  help: `Usage: rocketmq-ts send --namesrv HOST:PORT --topic T [options]
+
+With --count 1 (the default) prints the SendResult. With more, sends --count messages with
+--concurrency sends in flight and prints statuses, sends per broker and queue, msgs/s, p50
+and p99. Exits non-zero if any send failed.
+
+Options:
+  --namesrv A         NameServer address(es), "h:p;h:p" (required)
+  --topic T           topic (required)
+  --count N           messages to send (default 1)
+  --size B            body size in bytes (default 128)
+  --concurrency C     sends in flight (default 1)
+  --tag X             TAGS property
+  --keys K            KEYS (comma separated)
+  --group G           producer group (default rocketmq_ts_cli)
+  --timeout MS        sendMsgTimeout (default 3000)
+  --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
+  --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms}`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        namesrv: { type: 'string' },
+        topic: { type: 'string' },
+        count: { type: 'string' },
+        size: { type: 'string' },
+        concurrency: { type: 'string' },
+        tag: { type: 'string' },
+        keys: { type: 'string' },
+        group: { type: 'string' },
+        timeout: { type: 'string' },
+        strategy: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      strict: true,
+    });
+    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
+    if (!values.topic) throw new InvalidArgumentError('--topic', 'is required');
+    const count = intFlag('--count', values.count, 1, 1, 1e9);
+    const size = intFlag('--size', values.size, 128, 1, 4 * 1024 * 1024);
+    const concurrency = intFlag('--concurrency', values.concurrency, 1, 1, 10000);
+    const timeout = intFlag('--timeout', values.timeout, 3000, 1, 600000);
+    const producer = new Producer({
+      namesrvAddr: values.namesrv,
+      producerGroup: values.group ?? 'rocketmq_ts_cli',
+      sendMsgTimeout: timeout,
+      ...(values.strategy ? { latencyFaultStrategy: values.strategy as LatencyFaultStrategyName } : {}),
+    });
+    const body = Buffer.alloc(size, 'x');
+    const keys = values.keys ? values.keys.split(',').filter((k) => k.length > 0) : undefined;
+    const message = { topic: values.topic, body, tags: values.tag, keys };
+    await producer.start();
+    try {
+      if (count === 1 && !values.json) {
+        const r = await producer.send(message);
+        console.log(JSON.stringify(r, null, 2));
+        return 0;
+      }
+      const summary = await sendMany(producer, message, count, concurrency);
+      if (values.json) console.log(JSON.stringify(summary));
+      else printSummary(summary);
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      await producer.shutdown();
+    }
+  },
+};
+
+/** Sends `count` messages with `concurrency` in flight; collects the summary. */
+export async function sendMany(
+  producer: Producer,
+  message: Parameters<Producer['send']>[0],
+  count: number,
+  concurrency: number,
+  onError?: (err: unknown) => void,
+): Promise<SendSummary> {
+  const hist = new LatencyHistogram();
+  const s: SendSummary = {
+    count,
+    ok: 0,
+    failed: 0,
+    statuses: {},
+    perBroker: {},
+    msgsPerSec: 0,
+    p50Ms: NaN,
+    p99Ms: NaN,
+  };
+  let next = 0;
+  const started = performance.now();
+  const record = (r: SendResult): void => {
+    s.ok++;
+    s.statuses[r.status] = (s.statuses[r.status] ?? 0) + 1;
+    const b = (s.perBroker[r.messageQueue.brokerName] ??= { total: 0, queues: {} });
+    b.total++;
+    b.queues[r.messageQueue.queueId] = (b.queues[r.messageQueue.queueId] ?? 0) + 1;
+  };
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      next++;
+      const t0 = performance.now();
+      try {
+        record(await producer.send(message));
+        hist.record(performance.now() - t0);
+      } catch (err) {
+        s.failed++;
+        s.statuses['FAILED'] = (s.statuses['FAILED'] ?? 0) + 1;
+        onError?.(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  s.msgsPerSec = Math.round(s.ok / Math.max(elapsed, 1e-9));
+  s.p50Ms = Number(formatMs(hist.percentile(50)));
+  s.p99Ms = Number(formatMs(hist.percentile(99)));
+  return s;
+}
+
+function printSummary(s: SendSummary): void {
+  console.log(`sent ${s.count}: ${s.ok} ok, ${s.failed} failed`);
+  console.log(
+    `statuses: ${Object.entries(s.statuses)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
+  for (const [broker, b] of Object.entries(s.perBroker)) {
+    const qs = Object.entries(b.queues)
+      .map(([q, n]) => `q${q}=${n}`)
+      .join(' ');
+    console.log(`  ${broker}: ${b.total} (${qs})`);
+  }
+  console.log(
+    `throughput: ${s.msgsPerSec} msgs/s   p50 ${formatMs(s.p50Ms)} ms   p99 ${formatMs(s.p99Ms)} ms`,
+  );
+}

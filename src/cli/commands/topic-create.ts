@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util';
+import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
+import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { createRequest } from '../../protocol/command.js';
+import { validateTopic } from '../../protocol/validation.js';
+import { Connection } from '../../remoting/connection.js';
+import type { CliCommand } from '../command.js';
+import { fetchClusterInfo } from './cluster-info.js';
+
+export const topicCreateCommand: CliCommand = {
+  path: ['topic', 'create'],
+  summary: 'Create or update a topic on every master broker of a cluster',
+  help: `Usage: rocketmq-ts topic create --namesrv HOST:PORT --topic T [--queues Q] [--cluster C] [--perm 6]
+
+Sends UPDATE_AND_CREATE_TOPIC to every master broker the NameServer lists (optionally only
+those of cluster C); each broker registers the topic with the NameServer at once.
+
+Options:
+  --namesrv A   NameServer address (required)
+  --topic T     topic name (required)
+  --queues Q    read and write queues per broker (default 8)
+  --cluster C   only brokers of this cluster
+  --perm P      permission bits: 6 = read+write (default), 4 = read only, 2 = write only`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        namesrv: { type: 'string' },
+        topic: { type: 'string' },
+        queues: { type: 'string' },
+        cluster: { type: 'string' },
+        perm: { type: 'string' },
+      },
+      strict: true,
+    });
+    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
+    validateTopic(values.topic, '--topic');
+    const queues = values.queues === undefined ? 8 : Number(values.queues);
+    if (!Number.isInteger(queues) || queues < 1 || queues > 1024)
+      throw new InvalidArgumentError('--queues', `must be 1..1024, got ${values.queues}`);
+    const perm = values.perm === undefined ? 6 : Number(values.perm);
+    if (!Number.isInteger(perm) || perm < 0 || perm > 15)
+      throw new InvalidArgumentError('--perm', `must be 0..15, got ${values.perm}`);
+    const info = await fetchClusterInfo(values.namesrv);
+    const targets: Array<{ name: string; addr: string }> = [];
+    for (const [cluster, names] of Object.entries(info.clusterAddrTable ?? {})) {
+      if (values.cluster !== undefined && cluster !== values.cluster) continue;
+      for (const name of names) {
+        const master = info.brokerAddrTable?.[name]?.brokerAddrs?.['0'];
+        if (master) targets.push({ name, addr: master });
+      }
+    }
+    if (targets.length === 0)
+      throw new InvalidArgumentError('--namesrv', 'the NameServer knows no master broker (of that cluster)');
+    const header = {
+      topic: values.topic,
+      defaultTopic: 'TBW102',
+      readQueueNums: queues,
+      writeQueueNums: queues,
+      perm,
+      topicFilterType: 'SINGLE_TAG',
+      topicSysFlag: 0,
+      order: false,
+    };
+    for (const t of targets) {
+      const conn = await Connection.connect(t.addr);
+      try {
+        const response = await conn.request(createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, header), 5000);
+        if (response.code !== ResponseCode.SUCCESS)
+          throw new BrokerResponseError(
+            response.code,
+            responseCodeName(response.code),
+            response.remark ?? '',
+            t.addr,
+          );
+        console.log(`created ${values.topic} (${queues} queues) on ${t.name} ${t.addr}`);
+      } finally {
+        conn.close();
+      }
+    }
+    return 0;
+  },
+};

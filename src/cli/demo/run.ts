@@ -1,0 +1,423 @@
+/**
+ * One fault-tolerance run: cluster (embedded or remote), a paced producer, the fault schedule,
+ * live statistics, then reading everything back to prove nothing acknowledged was lost.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RocketMQError } from '../../errors.js';
+import { Producer } from '../../producer/producer.js';
+import type { LatencyFaultStrategyName } from '../../producer/options.js';
+import { createRequest } from '../../protocol/command.js';
+import { RequestCode, ResponseCode } from '../../protocol/codes.js';
+import { ConnectionPool } from '../../remoting/pool.js';
+import { EmbeddedCluster } from '../../server/cluster.js';
+import { PullReader, queuesFromRoute } from '../../consumer/pull-reader.js';
+import { parseFastjsonBytes } from '../../protocol/fastjson.js';
+import { EmbeddedFaultController, RemoteFaultController, type FaultController } from './faults.js';
+import { PacedSender } from './pacer.js';
+import { RunRecorder, starvation, timeToRecover, type LiveBrokerView } from './recorder.js';
+import type { RecoveryFigure, RunResult, VerificationResult } from './result.js';
+import { buildSchedule, phaseIndexAt, type Phase } from './schedule.js';
+
+export interface DemoRunOptions {
+  strategy: LatencyFaultStrategyName;
+  brokers: number;
+  ratePerSec: number;
+  durationMs: number;
+  /** Use this NameServer instead of starting an embedded cluster. */
+  namesrv?: string | undefined;
+  /** Topic; default a fresh `rocketmq-ts-demo-<time>` (embedded) or `rocketmq-ts-demo` (remote). */
+  topic?: string | undefined;
+  /** Keep the embedded cluster's data directory (its path is reported in the notes). */
+  keepData: boolean;
+  /** Sends in flight at most. */
+  maxInFlight: number;
+  /** Message body size in bytes. */
+  bodySize: number;
+  /** Called about 4 times a second with the live state. */
+  onTick?: (view: LiveView) => void;
+  /** Aborting stops sending, skips the read-back and tears everything down. */
+  signal?: AbortSignal;
+  /** Progress messages (cluster started, verifying, …). */
+  onInfo?: (message: string) => void;
+}
+
+export interface LiveBroker extends LiveBrokerView {
+  readonly isolated: boolean;
+  /** ms until the isolation ends, when the strategy says. */
+  readonly isolatedForMs: number | undefined;
+}
+
+export interface LiveView {
+  readonly strategy: string;
+  readonly elapsedMs: number;
+  readonly durationMs: number;
+  readonly phase: Phase;
+  readonly brokers: readonly LiveBroker[];
+  readonly acked: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly inFlight: number;
+  readonly ratePerSec: number;
+}
+
+interface AckRecord {
+  readonly msgId: string;
+  readonly brokerName: string;
+  readonly queueId: number;
+}
+
+const SEQ_PROPERTY = 'DEMO_SEQ';
+const RUN_PROPERTY = 'DEMO_RUN';
+
+export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
+  const info = options.onInfo ?? (() => {});
+  const notes: string[] = [];
+  const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  let cluster: EmbeddedCluster | undefined;
+  let dataDir: string | undefined;
+  let producer: Producer | undefined;
+  const pool = new ConnectionPool();
+  try {
+    let namesrvAddr: string;
+    let brokerNames: string[];
+    let faults: FaultController | undefined;
+    const topic = options.topic ?? (options.namesrv ? 'rocketmq-ts-demo' : `rocketmq-ts-demo-${runId}`);
+    if (options.namesrv) {
+      namesrvAddr = options.namesrv;
+      const brokerAddrs = await brokersOf(pool, namesrvAddr, topic);
+      brokerNames = [...brokerAddrs.keys()].sort();
+      if (brokerNames.length === 0) throw new Error(`the NameServer at ${namesrvAddr} knows no broker`);
+      const allow = await Promise.all(
+        [...brokerAddrs.values()].map((addr) => RemoteFaultController.probe(pool, addr).catch(() => false)),
+      );
+      if (allow.every(Boolean)) faults = new RemoteFaultController(pool, brokerAddrs);
+      else notes.push('The brokers do not accept fault injection (request code 9901): ran without faults.');
+    } else {
+      if (options.keepData) dataDir = await mkdtemp(join(tmpdir(), 'rocketmq-ts-demo-'));
+      cluster = await EmbeddedCluster.start({
+        brokers: options.brokers,
+        faultInjection: true,
+        ...(dataDir ? { dataDir } : {}),
+      });
+      namesrvAddr = cluster.namesrvAddr;
+      brokerNames = cluster.brokers.map((b) => b.name);
+      await cluster.createTopic(topic, 4);
+      faults = new EmbeddedFaultController(cluster);
+      info(
+        `embedded cluster: NameServer ${namesrvAddr}, brokers ${cluster.brokers.map((b) => `${b.name}@${b.addr}`).join(', ')}`,
+      );
+      if (dataDir) notes.push(`Data kept in ${dataDir}.`);
+    }
+    const target = faults ? brokerNames[Math.min(1, brokerNames.length - 1)] : undefined;
+    const phases = buildSchedule(
+      options.durationMs,
+      target ?? '',
+      faults !== undefined && brokerNames.length > 1,
+    );
+    if (faults && brokerNames.length < 2)
+      notes.push('One broker only: faults skipped (nothing to fail over to).');
+
+    const javaLike = options.strategy !== 'adaptive';
+    producer = new Producer({
+      producerGroup: `rocketmq-ts-demo-${runId}`,
+      namesrvAddr,
+      latencyFaultStrategy: options.strategy,
+      sendLatencyFaultEnable: true,
+      // The Java clients have no per-attempt cap: a hung broker can eat the whole send timeout.
+      ...(javaLike ? { sendAttemptTimeout: 0 } : {}),
+    });
+    await producer.start();
+
+    const recorder = new RunRecorder(brokerNames, phases.length, { bucketMs: bucketFor(options.durationMs) });
+    const acks = new Map<number, AckRecord>();
+    const failedSeqs = new Set<number>();
+    const errorCounts = new Map<string, number>();
+    const body = Buffer.alloc(options.bodySize, 0x61);
+    const t0 = performance.now();
+    const elapsed = (): number => performance.now() - t0;
+    const sender = producer;
+
+    const pacer = new PacedSender(
+      { ratePerSec: options.ratePerSec, maxInFlight: options.maxInFlight, durationMs: options.durationMs },
+      async (seq) => {
+        const start = performance.now();
+        try {
+          const result = await sender.send({
+            topic,
+            body,
+            tags: 'demo',
+            keys: `demo-${runId}-${seq}`,
+            properties: { [SEQ_PROPERTY]: String(seq), [RUN_PROPERTY]: runId },
+          });
+          const done = performance.now();
+          recorder.recordAck(result.messageQueue.brokerName, done - start, done - t0);
+          acks.set(seq, {
+            msgId: result.msgId,
+            brokerName: result.messageQueue.brokerName,
+            queueId: result.messageQueue.queueId,
+          });
+        } catch (err) {
+          const done = performance.now();
+          recorder.recordFailure(done - start, done - t0);
+          failedSeqs.add(seq);
+          const key =
+            err instanceof RocketMQError ? `${err.code}: ${firstLine(err.message)}` : firstLine(String(err));
+          errorCounts.set(key, (errorCounts.get(key) ?? 0) + 1);
+        }
+      },
+    );
+
+    // fault schedule: phase changes are applied one after another, never concurrently
+    let phaseIndex = 0;
+    let faultChain: Promise<void> = Promise.resolve();
+    let activeFault: { broker: string; fault: NonNullable<Phase['fault']> } | undefined;
+    const applyPhase = (index: number): void => {
+      const phase = phases[index]!;
+      recorder.setPhase(index);
+      const controller = faults;
+      if (!controller) return;
+      faultChain = faultChain.then(async () => {
+        try {
+          if (activeFault) {
+            const { broker, fault } = activeFault;
+            activeFault = undefined;
+            await controller.clear(broker, fault);
+          }
+          if (phase.kind === 'fault' && phase.fault && phase.broker) {
+            await controller.inject(phase.broker, phase.fault, phase.endMs - phase.startMs);
+            activeFault = { broker: phase.broker, fault: phase.fault };
+          }
+        } catch (err) {
+          notes.push(`Fault step "${phase.name}" failed: ${firstLine(String(err))}`);
+        }
+      });
+    };
+    applyPhase(0);
+
+    const onAbort = (): void => pacer.stop();
+    options.signal?.addEventListener('abort', onAbort);
+    if (options.signal?.aborted) pacer.stop();
+    const ticker = setInterval(() => {
+      const now = elapsed();
+      const index = phaseIndexAt(phases, Math.min(now, options.durationMs - 1));
+      if (index !== phaseIndex) {
+        phaseIndex = index;
+        applyPhase(index);
+      }
+      recorder.advance(now);
+      options.onTick?.(liveView(options, phases[phaseIndex]!, recorder, sender, pacer, now));
+    }, 250);
+    try {
+      await pacer.run();
+    } finally {
+      clearInterval(ticker);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    const endMs = elapsed();
+    recorder.finish(Math.min(endMs, options.durationMs));
+    // end the last fault (restart a killed broker) so everything can be read back
+    faultChain = faultChain.then(async () => {
+      if (activeFault && faults) await faults.clear(activeFault.broker, activeFault.fault).catch(() => {});
+      activeFault = undefined;
+    });
+    await faultChain;
+    options.onTick?.(
+      liveView(options, phases[phases.length - 1]!, recorder, sender, pacer, options.durationMs),
+    );
+    await producer.shutdown();
+    producer = undefined;
+
+    let verification: VerificationResult | undefined;
+    if (!options.signal?.aborted) {
+      info('reading every message back from the brokers ...');
+      try {
+        verification = await verify(namesrvAddr, topic, runId, acks, failedSeqs);
+      } catch (err) {
+        notes.push(`Reading the messages back failed, so nothing is verified: ${firstLine(String(err))}`);
+      }
+    } else {
+      notes.push('Interrupted: messages were not read back.');
+    }
+
+    const timeline = recorder.timeline();
+    const recovery: RecoveryFigure[] = [];
+    if (target) {
+      for (const phase of phases) {
+        if (phase.kind !== 'fault' || !phase.fault) continue;
+        const observedMs = Math.max(0, options.durationMs - phase.endMs);
+        recovery.push({
+          fault: phase.fault,
+          ms: timeToRecover(timeline, target, phase.endMs, brokerNames.length),
+          observedMs,
+        });
+      }
+    }
+    const starved = target
+      ? starvation(
+          timeline,
+          target,
+          brokerNames,
+          phases.filter((p) => p.kind === 'recovery'),
+        )
+      : { starvedMs: 0, peakOtherShare: 0 };
+    return {
+      strategy: options.strategy,
+      topic,
+      brokers: brokerNames,
+      targetBroker: target,
+      ratePerSec: options.ratePerSec,
+      durationMs: options.durationMs,
+      faultsInjected: faults !== undefined && brokerNames.length > 1,
+      phases,
+      phaseStats: recorder.phaseStats(phases),
+      timeline,
+      bucketMs: recorder.bucketMs,
+      sent: pacer.issued,
+      acknowledged: recorder.totalAcked,
+      failed: recorder.totalFailed,
+      skipped: pacer.skipped,
+      p50: recorder.overall.percentile(50),
+      p99: recorder.overall.percentile(99),
+      recovery,
+      starvedMs: starved.starvedMs,
+      peakOtherShare: starved.peakOtherShare,
+      verification,
+      notes,
+      errors: [...errorCounts.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([message, count]) => ({ message, count })),
+    };
+  } finally {
+    if (producer) await producer.shutdown().catch(() => {});
+    await pool.close().catch(() => {});
+    if (cluster) await cluster.stop().catch(() => {});
+    // a dataDir we created is ours to keep (--keep-data); the cluster removes its own temp dir
+    if (dataDir && !options.keepData) await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Bucket width for the timeline: 250 ms, wider for long runs so charts keep ≤ ~400 points. */
+export function bucketFor(durationMs: number): number {
+  return Math.max(250, Math.ceil(durationMs / 400 / 250) * 250);
+}
+
+function firstLine(s: string): string {
+  const line = s.split('\n', 1)[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+function liveView(
+  options: DemoRunOptions,
+  phase: Phase,
+  recorder: RunRecorder,
+  producer: Producer,
+  pacer: PacedSender,
+  elapsedMs: number,
+): LiveView {
+  const health = new Map(producer.brokerHealth().map((h) => [h.brokerName, h]));
+  const now = Date.now();
+  return {
+    strategy: options.strategy,
+    elapsedMs: Math.min(elapsedMs, options.durationMs),
+    durationMs: options.durationMs,
+    phase,
+    brokers: recorder.live().map((b) => {
+      const h = health.get(b.name);
+      return {
+        ...b,
+        isolated: h?.isolated ?? false,
+        isolatedForMs:
+          h?.isolated && h.isolatedUntil !== undefined ? Math.max(0, h.isolatedUntil - now) : undefined,
+      };
+    }),
+    acked: recorder.totalAcked,
+    failed: recorder.totalFailed,
+    skipped: pacer.skipped,
+    inFlight: pacer.pending,
+    ratePerSec: options.ratePerSec,
+  };
+}
+
+/**
+ * Broker name → master address: the brokers serving `topic`, or every broker of the cluster when
+ * the topic does not exist yet (the producer then creates it through TBW102 on first send).
+ */
+async function brokersOf(
+  pool: ConnectionPool,
+  namesrvAddr: string,
+  topic: string,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const address = namesrvAddr.split(';')[0]!;
+  const route = await pool.request(
+    address,
+    createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic }),
+    3000,
+  );
+  if (route.code === ResponseCode.SUCCESS && route.body) {
+    for (const q of queuesFromRoute(parseFastjsonBytes(route.body))) out.set(q.brokerName, q.address);
+    if (out.size > 0) return out;
+  }
+  const info = await pool.request(address, createRequest(RequestCode.GET_BROKER_CLUSTER_INFO), 3000);
+  if (info.code !== ResponseCode.SUCCESS || !info.body) return out;
+  const table = (
+    parseFastjsonBytes(info.body) as {
+      brokerAddrTable?: Record<string, { brokerAddrs?: Record<string, string> }>;
+    }
+  ).brokerAddrTable;
+  for (const [name, data] of Object.entries(table ?? {})) {
+    const master = data.brokerAddrs?.['0'];
+    if (typeof master === 'string') out.set(name, master);
+  }
+  return out;
+}
+
+/** Reads the topic back and compares it with what the producer was told. */
+export async function verify(
+  namesrvAddr: string,
+  topic: string,
+  runId: string,
+  acks: ReadonlyMap<number, AckRecord>,
+  failedSeqs: ReadonlySet<number>,
+): Promise<VerificationResult> {
+  const reader = new PullReader({ namesrvAddr });
+  const seen = new Map<number, number>();
+  /** seq → whether a copy sits where the SendResult said */
+  const where = new Map<number, boolean>();
+  let consumed = 0;
+  try {
+    for await (const msg of reader.readTopic(topic)) {
+      if (msg.properties[RUN_PROPERTY] !== runId) continue;
+      consumed += 1;
+      const seq = Number(msg.properties[SEQ_PROPERTY]);
+      seen.set(seq, (seen.get(seq) ?? 0) + 1);
+      const ack = acks.get(seq);
+      if (ack) {
+        const here = ack.brokerName === msg.brokerName && ack.queueId === msg.queueId;
+        where.set(seq, (where.get(seq) ?? false) || here);
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+  const lostMsgIds: string[] = [];
+  let lost = 0;
+  for (const [seq, ack] of acks) {
+    if (!seen.has(seq)) {
+      lost += 1;
+      if (lostMsgIds.length < 100) lostMsgIds.push(ack.msgId);
+    }
+  }
+  let misplaced = 0;
+  for (const placed of where.values()) if (!placed) misplaced += 1;
+  let duplicates = 0;
+  let storedButFailed = 0;
+  for (const [seq, n] of seen) {
+    duplicates += n - 1;
+    if (failedSeqs.has(seq)) storedButFailed += 1;
+  }
+  return { consumed, distinct: seen.size, lost, lostMsgIds, duplicates, storedButFailed, misplaced };
+}

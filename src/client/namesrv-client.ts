@@ -1,0 +1,80 @@
+/**
+ * Requests to the NameServers with failover: the client sticks to one NameServer (chosen at
+ * random, as Java does) and moves to the next when it fails to answer; the caller's timeout is
+ * shared across the NameServers tried.
+ */
+import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
+import { parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
+import type { ConnectionPool } from '../remoting/pool.js';
+
+export class NamesrvClient {
+  private current: number;
+
+  constructor(
+    readonly addresses: readonly string[],
+    private readonly pool: ConnectionPool,
+    private readonly defaults: Readonly<CommandDefaults>,
+    private readonly logger: Logger,
+  ) {
+    this.current = Math.floor(Math.random() * addresses.length);
+  }
+
+  /** The NameServer currently in use. */
+  get currentAddress(): string {
+    return this.addresses[this.current % this.addresses.length] as string;
+  }
+
+  /** Sends `build()` to the current NameServer, failing over to the others within `timeoutMs`. */
+  async request(build: () => RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
+    const deadline = Date.now() + timeoutMs;
+    const n = this.addresses.length;
+    let lastError: unknown;
+    for (let k = 0; k < n; k++) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) break;
+      const index = (this.current + k) % n;
+      const address = this.addresses[index] as string;
+      // Leave time for the NameServers not tried yet.
+      const budget = k === n - 1 ? remaining : Math.max(1, Math.floor(remaining / (n - k)));
+      try {
+        const response = await this.pool.request(address, build(), budget);
+        if (index !== this.current) {
+          this.logger.info('switched NameServer', { from: this.currentAddress, to: address });
+          this.current = index;
+        }
+        return response;
+      } catch (err) {
+        lastError = err;
+        if (!(
+          err instanceof ConnectError ||
+          err instanceof TimeoutError ||
+          err instanceof ConnectionClosedError
+        ))
+          throw err;
+        this.logger.warn('NameServer request failed', { address, error: err.message });
+      }
+    }
+    throw lastError ?? new TimeoutError(this.currentAddress, RequestCode.GET_ROUTEINFO_BY_TOPIC, timeoutMs);
+  }
+
+  /** GET_ROUTEINFO_BY_TOPIC; undefined when the NameServer answers TOPIC_NOT_EXIST. */
+  async getRouteInfo(topic: string, timeoutMs: number): Promise<TopicRouteData | undefined> {
+    const response = await this.request(
+      () => createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic }, undefined, this.defaults),
+      timeoutMs,
+    );
+    if (response.code === ResponseCode.TOPIC_NOT_EXIST) return undefined;
+    if (response.code !== ResponseCode.SUCCESS || response.body === undefined) {
+      throw new BrokerResponseError(
+        response.code,
+        responseCodeName(response.code),
+        response.remark,
+        this.currentAddress,
+      );
+    }
+    return parseTopicRouteData(response.body);
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * A minimal pull reader: reads every message of a topic from the beginning of each queue on each
+ * broker, with plain PULL_MESSAGE requests (no long polling, no offset commits, no rebalancing).
+ * The demo uses it to verify that every acknowledged message was stored exactly where the broker
+ * said; it is not a consumer for applications.
+ */
+import { BrokerResponseError, InvalidArgumentError, ProtocolError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { silentLogger } from '../observability/logger.js';
+import { createRequest, type RemotingCommand } from '../protocol/command.js';
+import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { parseFastjsonBytes } from '../protocol/fastjson.js';
+import { decompressBody } from '../protocol/message/compression.js';
+import { decodeProperties, PropertyKey } from '../protocol/message/properties.js';
+import { MessageSysFlag } from '../protocol/message/sysflag.js';
+import { decodeStoredMessages } from '../protocol/message/stored-message.js';
+import { ConnectionPool } from '../remoting/pool.js';
+
+/** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */
+const FLAG_SUBSCRIPTION = 0x4;
+
+export interface PullReaderOptions {
+  /** NameServer address(es), `host:port`, separated by `;`. */
+  namesrvAddr: string;
+  /**
+   * Consumer group named in the pull requests (the broker auto-creates its subscription config).
+   * @default 'rocketmq-ts-pull-reader'
+   */
+  consumerGroup: string;
+  /** Messages per pull request. @default 32 */
+  maxMsgNums: number;
+  /** Timeout of each request. @default 10000 */
+  requestTimeoutMs: number;
+  /** @default silentLogger */
+  logger: Logger;
+}
+
+export const DEFAULT_PULL_READER_OPTIONS: Readonly<Omit<PullReaderOptions, 'namesrvAddr'>> = Object.freeze({
+  consumerGroup: 'rocketmq-ts-pull-reader',
+  maxMsgNums: 32,
+  requestTimeoutMs: 10_000,
+  logger: silentLogger,
+});
+
+export function validatePullReaderOptions(
+  options: Partial<PullReaderOptions> & { namesrvAddr: string },
+): PullReaderOptions {
+  const merged = { ...DEFAULT_PULL_READER_OPTIONS, ...options };
+  if (typeof merged.namesrvAddr !== 'string' || !/^[^:;]+:\d+(;[^:;]+:\d+)*$/.test(merged.namesrvAddr)) {
+    throw new InvalidArgumentError(
+      'namesrvAddr',
+      `expected host:port[;host:port], got ${String(merged.namesrvAddr)}`,
+    );
+  }
+  if (!merged.consumerGroup) throw new InvalidArgumentError('consumerGroup', 'must not be empty');
+  if (!Number.isInteger(merged.maxMsgNums) || merged.maxMsgNums < 1 || merged.maxMsgNums > 1024) {
+    throw new InvalidArgumentError('maxMsgNums', `must be an integer in 1..1024, got ${merged.maxMsgNums}`);
+  }
+  if (!(merged.requestTimeoutMs > 0)) {
+    throw new InvalidArgumentError('requestTimeoutMs', `must be positive, got ${merged.requestTimeoutMs}`);
+  }
+  return merged;
+}
+
+/** One message as read back from a broker. */
+export interface ReadMessage {
+  /** Client message id (UNIQ_KEY property); empty when the producer set none. */
+  readonly msgId: string;
+  readonly topic: string;
+  readonly tags: string | undefined;
+  readonly keys: string | undefined;
+  readonly properties: Readonly<Record<string, string>>;
+  /** Decompressed body. */
+  readonly body: Buffer;
+  readonly queueId: number;
+  readonly brokerName: string;
+  readonly queueOffset: number;
+  readonly bornTimestamp: number;
+  readonly storeTimestamp: number;
+}
+
+/** A readable queue of a topic, from the NameServer route. */
+export interface QueueLocation {
+  readonly brokerName: string;
+  /** Master address (brokerId 0). */
+  readonly address: string;
+  readonly queueId: number;
+}
+
+export class PullReader {
+  readonly options: PullReaderOptions;
+  private readonly pool: ConnectionPool;
+
+  constructor(options: Partial<PullReaderOptions> & { namesrvAddr: string }) {
+    this.options = validatePullReaderOptions(options);
+    this.pool = new ConnectionPool({ logger: this.options.logger });
+  }
+
+  /** Every readable queue of `topic` with its broker's master address, sorted by broker and id. */
+  async queues(topic: string): Promise<QueueLocation[]> {
+    const request = createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic });
+    let lastError: unknown;
+    for (const namesrv of this.options.namesrvAddr.split(';')) {
+      try {
+        const response = await this.pool.request(namesrv, request, this.options.requestTimeoutMs);
+        if (response.code !== ResponseCode.SUCCESS) throw responseError(response, namesrv);
+        return queuesFromRoute(response.body ? parseFastjsonBytes(response.body) : undefined);
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    throw lastError;
+  }
+
+  /** Reads every message of `topic`, queue after queue, from offset 0 to the current end. */
+  async *readTopic(topic: string): AsyncGenerator<ReadMessage> {
+    for (const queue of await this.queues(topic)) yield* this.readQueue(topic, queue);
+  }
+
+  /** Reads one queue from `fromOffset` until the broker has nothing more. */
+  async *readQueue(topic: string, queue: QueueLocation, fromOffset = 0): AsyncGenerator<ReadMessage> {
+    let offset = fromOffset;
+    for (;;) {
+      const request = createRequest(RequestCode.PULL_MESSAGE, {
+        consumerGroup: this.options.consumerGroup,
+        topic,
+        queueId: queue.queueId,
+        queueOffset: offset,
+        maxMsgNums: this.options.maxMsgNums,
+        sysFlag: FLAG_SUBSCRIPTION,
+        commitOffset: 0,
+        suspendTimeoutMillis: 0,
+        subscription: '*',
+        subVersion: 0,
+        expressionType: 'TAG',
+      });
+      const response = await this.pool.request(queue.address, request, this.options.requestTimeoutMs);
+      const next = numberField(response, 'nextBeginOffset');
+      const max = numberField(response, 'maxOffset');
+      if (response.code === ResponseCode.SUCCESS) {
+        const body = response.body ?? new Uint8Array(0);
+        const messages = decodeStoredMessages(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+        for (const stored of messages) {
+          const properties = decodeProperties(stored.properties);
+          const compressed = (stored.sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0;
+          yield {
+            msgId: properties[PropertyKey.UNIQ_KEY] ?? '',
+            topic: stored.topic,
+            tags: properties[PropertyKey.TAGS],
+            keys: properties[PropertyKey.KEYS],
+            properties,
+            body: compressed ? decompressBody(stored.body, stored.sysFlag) : stored.body,
+            queueId: stored.queueId,
+            brokerName: queue.brokerName,
+            queueOffset: stored.queueOffset,
+            bornTimestamp: stored.bornTimestamp,
+            storeTimestamp: stored.storeTimestamp,
+          };
+        }
+        if (next === undefined || next <= offset) {
+          throw new ProtocolError(`pull from ${queue.address} did not advance past offset ${offset}`);
+        }
+        offset = next;
+        if (max !== undefined && offset >= max) return;
+      } else if (response.code === ResponseCode.PULL_NOT_FOUND) {
+        return;
+      } else if (
+        response.code === ResponseCode.PULL_OFFSET_MOVED ||
+        response.code === ResponseCode.PULL_RETRY_IMMEDIATELY
+      ) {
+        if (next === undefined || next <= offset) return;
+        offset = next;
+      } else {
+        throw responseError(response, queue.address);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function responseError(response: RemotingCommand, address: string): BrokerResponseError {
+  return new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
+}
+
+function numberField(response: RemotingCommand, name: string): number | undefined {
+  const raw = response.extFields?.[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Readable queues from a TopicRouteData JSON value (validated field by field). */
+export function queuesFromRoute(route: unknown): QueueLocation[] {
+  if (!isRecord(route)) throw new ProtocolError('topic route body is not an object');
+  const masters = new Map<string, string>();
+  for (const data of arrayField(route, 'brokerDatas')) {
+    if (!isRecord(data) || typeof data.brokerName !== 'string' || !isRecord(data.brokerAddrs)) continue;
+    const master = data.brokerAddrs['0'];
+    if (typeof master === 'string') masters.set(data.brokerName, master);
+  }
+  const out: QueueLocation[] = [];
+  for (const q of arrayField(route, 'queueDatas')) {
+    if (!isRecord(q) || typeof q.brokerName !== 'string' || typeof q.readQueueNums !== 'number') continue;
+    const perm = typeof q.perm === 'number' ? q.perm : 6;
+    const address = masters.get(q.brokerName);
+    if (!address || (perm & 4) === 0) continue; // PERM_READ
+    for (let queueId = 0; queueId < q.readQueueNums; queueId++) {
+      out.push({ brokerName: q.brokerName, address, queueId });
+    }
+  }
+  out.sort((a, b) =>
+    a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1,
+  );
+  return out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function arrayField(obj: Record<string, unknown>, name: string): unknown[] {
+  const v = obj[name];
+  return Array.isArray(v) ? v : [];
+}

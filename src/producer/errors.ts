@@ -1,0 +1,42 @@
+/** Producer errors; all extend RocketMQError (src/errors.ts). */
+import { RocketMQError } from '../errors.js';
+
+/** One try of a send: where it went and how it ended. */
+export interface SendAttempt {
+  brokerName: string;
+  /** Broker address, when known. */
+  address?: string | undefined;
+  queueId: number;
+  /** The failure (or, for a non-SEND_OK status that was retried, a description of it). */
+  error: Error;
+  latencyMs: number;
+}
+
+/** Every attempt of a send failed, or the budget ran out. `attempts` lists each try. */
+export class SendFailedError extends RocketMQError {
+  readonly attempts: readonly SendAttempt[];
+  readonly topic: string;
+  readonly elapsedMs: number;
+  constructor(
+    topic: string,
+    attempts: readonly SendAttempt[],
+    elapsedMs: number,
+    reason: string,
+    options: { cause?: unknown } = {},
+  ) {
+    const detail = attempts
+      .map((a) => `${a.brokerName}/${a.queueId} after ${a.latencyMs} ms: ${a.error.message}`)
+      .join('; ');
+    super(
+      'ERR_SEND_FAILED',
+      `send to ${topic} failed after ${attempts.length} attempt(s) in ${elapsedMs} ms: ${reason}${detail ? ` [${detail}]` : ''}`,
+      {
+        retriable: true,
+        cause: options.cause ?? attempts[attempts.length - 1]?.error,
+      },
+    );
+    this.attempts = attempts;
+    this.topic = topic;
+    this.elapsedMs = elapsedMs;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The contract between the send loop and a latency fault strategy, and the factory that builds
+ * the configured one. A strategy picks a queue for each attempt and learns from each outcome.
+ *
+ * - `java-4.9`: the seeds' `MQFaultStrategy` + `LatencyFaultToleranceImpl`, quirks included.
+ * - `java-5`: 5.1.4+ (filters, 10 s failure isolation, reachability detector).
+ * - `adaptive` (default): short exponential isolation, probe re-admission, latency-weighted share.
+ */
+import type { Logger } from '../../observability/logger.js';
+import type { MessageQueue } from '../../client/route.js';
+import type { TopicPublishInfo } from '../topic-publish-info.js';
+
+/** Why an attempt failed, as far as broker health is concerned. */
+export type FailureKind =
+  /** connect refused, connection closed, backpressure: the broker (or the path to it) is down */
+  | 'transport'
+  /** the attempt hit its timeout */
+  | 'timeout'
+  /** the broker answered a code in retryResponseCodes (busy, not available, ...) */
+  | 'broker'
+  /** the broker answered a code that is about the message, not the broker (no retry) */
+  | 'rejected'
+  /** a client-side problem before any I/O (e.g. no address for the broker) */
+  | 'client';
+
+export interface BrokerHealth {
+  brokerName: string;
+  /** True while the strategy keeps traffic away from the broker. */
+  isolated: boolean;
+  /** Epoch ms when the isolation ends (absent when not isolated). */
+  isolatedUntil?: number;
+  /** Latency estimate in ms (adaptive: EWMA; java-*: last latency). */
+  latencyMs: number;
+  /** Consecutive failures (adaptive) or 0/1 for the java strategies' last outcome. */
+  failures: number;
+  /** java-5 reachability flag; the others report `!isolated`. */
+  reachable: boolean;
+  /** Relative share of traffic the broker gets among available ones, 0..1 (adaptive only). */
+  share?: number;
+}
+
+export interface BrokerIsolatedEvent {
+  brokerName: string;
+  reason: string;
+  untilMs: number;
+}
+export interface BrokerRecoveredEvent {
+  brokerName: string;
+}
+
+/** What a strategy may ask of its surroundings; tests pass a fake. */
+export interface FaultStrategyHost {
+  now(): number;
+  random(): number;
+  /** A cheap request to the broker's master; resolves true when it answered. */
+  probe(brokerName: string, timeoutMs: number): Promise<boolean>;
+  /** Whether any route still names the broker (java-5 drops fault items of unknown brokers). */
+  brokerKnown(brokerName: string): boolean;
+  onIsolated(event: BrokerIsolatedEvent): void;
+  onRecovered(event: BrokerRecoveredEvent): void;
+  logger: Logger;
+}
+
+export interface LatencyFaultStrategy {
+  readonly name: string;
+  /**
+   * Picks the queue for attempt `attempt` (0-based); `lastBrokerName` is the broker of the
+   * previous attempt of this send, if any.
+   */
+  select(tp: TopicPublishInfo, lastBrokerName: string | undefined, attempt: number): MessageQueue;
+  onSuccess(brokerName: string, latencyMs: number): void;
+  onFailure(brokerName: string, latencyMs: number, kind: FailureKind, error?: unknown): void;
+  health(): BrokerHealth[];
+  /** Starts background work (probes, detectors); timers are unref'd. */
+  start(): void;
+  stop(): void;
+}
+
+/** Java `computeNotAvailableDuration`: the duration of the highest threshold the latency reaches. */
+export function computeNotAvailableDuration(
+  latencyMs: number,
+  latencyMax: readonly number[],
+  notAvailableDuration: readonly number[],
+): number {
+  for (let i = latencyMax.length - 1; i >= 0; i--) {
+    if (latencyMs >= (latencyMax[i] as number)) return notAvailableDuration[i] ?? 0;
+  }
+  return 0;
+}
+
+/** Fault tolerance off (`sendLatencyFaultEnable: false`): round robin avoiding the last broker. */
+export class NoFaultStrategy implements LatencyFaultStrategy {
+  readonly name = 'none';
+  select(tp: TopicPublishInfo, lastBrokerName: string | undefined): MessageQueue {
+    return tp.selectAvoiding(lastBrokerName);
+  }
+  onSuccess(): void {}
+  onFailure(): void {}
+  health(): BrokerHealth[] {
+    return [];
+  }
+  start(): void {}
+  stop(): void {}
+}

@@ -1,0 +1,245 @@
+/**
+ * The user's message and its validation + preparation for the wire, done once per send before
+ * any I/O. The caller's object is never mutated: compression, namespaces and UNIQ_KEY live in the
+ * `PreparedMessage`.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { wrapNamespace } from '../client/namespace.js';
+import { encodeBatch } from '../protocol/message/batch.js';
+import { compressBody, ZLIB_COMPRESSED_SYSFLAG } from '../protocol/message/compression.js';
+import type { UniqIdGenerator } from '../protocol/message/message-id.js';
+import {
+  containsSeparator,
+  NAME_VALUE_SEPARATOR,
+  PROPERTY_SEPARATOR,
+  PropertyKey,
+} from '../protocol/message/properties.js';
+import {
+  checkSendTopic,
+  checkUserProperty,
+  RETRY_GROUP_TOPIC_PREFIX,
+  TOPIC_MAX_LENGTH,
+} from '../protocol/validation.js';
+
+export interface Message {
+  topic: string;
+  body: Buffer | Uint8Array | string;
+  tags?: string | undefined;
+  /** One key or several; several go on the wire joined by a space. */
+  keys?: string | readonly string[] | undefined;
+  /** User properties; system names (KEYS, TAGS, UNIQ_KEY, ...) are rejected. */
+  properties?: Readonly<Record<string, string>> | undefined;
+  /** Delay level 1..18 of the broker's `messageDelayLevel`; 0 or absent = none. */
+  delayTimeLevel?: number | undefined;
+  /** WAIT property: the broker answers after the store (and flush, if sync) completes. @default true */
+  waitStoreMsgOK?: boolean | undefined;
+  /** User int, stored with the message. @default 0 */
+  flag?: number | undefined;
+}
+
+/** What the request builder needs; built once per send and shared by every attempt. */
+export interface PreparedMessage {
+  /** Topic on the wire (namespace applied). */
+  readonly topic: string;
+  /** Topic as the caller wrote it (reported in SendResult). */
+  readonly userTopic: string;
+  readonly body: Uint8Array;
+  readonly sysFlag: number;
+  readonly flag: number;
+  /** Encoded properties string (§4.1). */
+  readonly properties: string;
+  /** UNIQ_KEY(s): comma-joined for a batch. */
+  readonly msgId: string;
+  readonly batch: boolean;
+  /** Message count (1, or the batch size). */
+  readonly count: number;
+}
+
+export interface PrepareSettings {
+  maxMessageSize: number;
+  compressMsgBodyOverHowmuch: number;
+  compressLevel: number;
+  namespace: string | undefined;
+}
+
+/** Properties longer than this cannot be stored (int16 length). */
+export const MAX_PROPERTIES_LENGTH = 32767;
+
+function bodyBytes(body: unknown, field: string): Uint8Array {
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return body;
+  throw new InvalidArgumentError(field, 'must be a Buffer, Uint8Array or string');
+}
+
+function checkTopicField(topic: unknown, field: string, namespace: string | undefined): string {
+  const problem = checkSendTopic(topic, field);
+  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
+  const wire = wrapNamespace(namespace, topic as string);
+  if (wire.length > TOPIC_MAX_LENGTH) {
+    throw new InvalidArgumentError(
+      field,
+      `with namespace "${wire}" is longer than ${TOPIC_MAX_LENGTH} characters`,
+    );
+  }
+  return wire;
+}
+
+function appendProperty(out: string, name: string, value: string): string {
+  return (out.length > 0 ? out + PROPERTY_SEPARATOR : out) + name + NAME_VALUE_SEPARATOR + value;
+}
+
+/** Validates every field but topic/body and returns the properties string (without UNIQ_KEY). */
+function encodeMessageProperties(msg: Message, field: string): string {
+  let props = '';
+  if (msg.keys !== undefined) {
+    const list = typeof msg.keys === 'string' ? [msg.keys] : msg.keys;
+    if (!Array.isArray(list))
+      throw new InvalidArgumentError(`${field}keys`, 'must be a string or an array of strings');
+    for (const k of list as unknown[]) {
+      if (typeof k !== 'string' || k.length === 0)
+        throw new InvalidArgumentError(`${field}keys`, 'every key must be a non-empty string');
+      if (containsSeparator(k))
+        throw new InvalidArgumentError(`${field}keys`, 'a key contains U+0001 or U+0002');
+    }
+    if (list.length > 0) props = appendProperty(props, PropertyKey.KEYS, list.join(' '));
+  }
+  if (msg.tags !== undefined) {
+    if (typeof msg.tags !== 'string') throw new InvalidArgumentError(`${field}tags`, 'must be a string');
+    if (containsSeparator(msg.tags))
+      throw new InvalidArgumentError(`${field}tags`, 'contains U+0001 or U+0002');
+    if (msg.tags.length > 0) props = appendProperty(props, PropertyKey.TAGS, msg.tags);
+  }
+  const wait = msg.waitStoreMsgOK ?? true;
+  if (typeof wait !== 'boolean')
+    throw new InvalidArgumentError(`${field}waitStoreMsgOK`, 'must be a boolean');
+  props = appendProperty(props, PropertyKey.WAIT, wait ? 'true' : 'false');
+  if (msg.delayTimeLevel !== undefined && msg.delayTimeLevel !== 0) {
+    const d = msg.delayTimeLevel;
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > 0x7fffffff) {
+      throw new InvalidArgumentError(`${field}delayTimeLevel`, 'must be a non-negative integer');
+    }
+    props = appendProperty(props, PropertyKey.DELAY, String(d));
+  }
+  if (msg.properties !== undefined) {
+    if (msg.properties === null || typeof msg.properties !== 'object') {
+      throw new InvalidArgumentError(`${field}properties`, 'must be an object of string values');
+    }
+    for (const [name, value] of Object.entries(msg.properties)) {
+      if (typeof value !== 'string')
+        throw new InvalidArgumentError(`${field}properties.${name}`, 'value must be a string');
+      const problem = checkUserProperty(name, value);
+      if (problem !== undefined) throw new InvalidArgumentError(`${field}properties.${name}`, problem);
+      props = appendProperty(props, name, value);
+    }
+  }
+  return props;
+}
+
+function checkFlag(flag: unknown, field: string): number {
+  if (flag === undefined) return 0;
+  if (typeof flag !== 'number' || !Number.isInteger(flag) || flag < -0x80000000 || flag > 0x7fffffff) {
+    throw new InvalidArgumentError(field, 'must be an int32');
+  }
+  return flag;
+}
+
+function checkShape(msg: unknown, field: string): asserts msg is Message {
+  if (msg === null || typeof msg !== 'object')
+    throw new InvalidArgumentError(field || 'message', 'must be an object');
+}
+
+/** Validates and prepares one message (Java `Validators.checkMessage` + `sendKernelImpl` preparation). */
+export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGenerator): PreparedMessage {
+  checkShape(msg, 'message');
+  const topic = checkTopicField(msg.topic, 'topic', s.namespace);
+  const raw = bodyBytes(msg.body, 'body');
+  if (raw.byteLength === 0) throw new InvalidArgumentError('body', 'is empty');
+  if (raw.byteLength > s.maxMessageSize) {
+    throw new InvalidArgumentError(
+      'body',
+      `${raw.byteLength} bytes exceeds maxMessageSize ${s.maxMessageSize}`,
+    );
+  }
+  const flag = checkFlag(msg.flag, 'flag');
+  const msgId = ids.next();
+  const properties = appendProperty(encodeMessageProperties(msg, ''), PropertyKey.UNIQ_KEY, msgId);
+  if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {
+    throw new InvalidArgumentError('properties', `encoded properties exceed ${MAX_PROPERTIES_LENGTH} bytes`);
+  }
+  let body = raw;
+  let sysFlag = 0;
+  if (raw.byteLength >= s.compressMsgBodyOverHowmuch) {
+    body = compressBody(raw, s.compressLevel);
+    sysFlag |= ZLIB_COMPRESSED_SYSFLAG;
+  }
+  return { topic, userTopic: msg.topic, body, sysFlag, flag, properties, msgId, batch: false, count: 1 };
+}
+
+/**
+ * Validates and prepares a batch (Java `MessageBatch.generateFromList` + `batch()`): one topic,
+ * one waitStoreMsgOK, no delay, no %RETRY% topic, never compressed, encoded size within
+ * maxMessageSize. Each message gets its own UNIQ_KEY.
+ */
+export function prepareBatch(
+  msgs: readonly Message[],
+  s: PrepareSettings,
+  ids: UniqIdGenerator,
+): PreparedMessage {
+  if (!Array.isArray(msgs) || msgs.length === 0)
+    throw new InvalidArgumentError('messages', 'must be a non-empty array');
+  const first = msgs[0] as Message;
+  checkShape(first, 'messages[0]');
+  const topic = checkTopicField(first.topic, 'messages[0].topic', s.namespace);
+  if (first.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
+    throw new InvalidArgumentError('messages[0].topic', 'retry topics are not supported in a batch');
+  }
+  const wait = first.waitStoreMsgOK ?? true;
+  const entries = [];
+  const idList: string[] = [];
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i] as Message;
+    const f = `messages[${i}].`;
+    checkShape(m, `messages[${i}]`);
+    if (m.topic !== first.topic)
+      throw new InvalidArgumentError(`${f}topic`, 'every message of a batch must have the same topic');
+    if ((m.waitStoreMsgOK ?? true) !== wait) {
+      throw new InvalidArgumentError(
+        `${f}waitStoreMsgOK`,
+        'every message of a batch must have the same waitStoreMsgOK',
+      );
+    }
+    if (m.delayTimeLevel !== undefined && m.delayTimeLevel !== 0) {
+      throw new InvalidArgumentError(`${f}delayTimeLevel`, 'delayed messages are not supported in a batch');
+    }
+    const body = bodyBytes(m.body, `${f}body`);
+    if (body.byteLength === 0) throw new InvalidArgumentError(`${f}body`, 'is empty');
+    const id = ids.next();
+    idList.push(id);
+    const properties = appendProperty(encodeMessageProperties(m, f), PropertyKey.UNIQ_KEY, id);
+    if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {
+      throw new InvalidArgumentError(
+        `${f}properties`,
+        `encoded properties exceed ${MAX_PROPERTIES_LENGTH} bytes`,
+      );
+    }
+    entries.push({ body, flag: checkFlag(m.flag, `${f}flag`), properties });
+  }
+  const body = encodeBatch(entries);
+  if (body.byteLength > s.maxMessageSize) {
+    throw new InvalidArgumentError(
+      'messages',
+      `batch of ${body.byteLength} bytes exceeds maxMessageSize ${s.maxMessageSize}`,
+    );
+  }
+  return {
+    topic,
+    userTopic: first.topic,
+    body,
+    sysFlag: 0,
+    flag: 0,
+    properties: PropertyKey.WAIT + NAME_VALUE_SEPARATOR + (wait ? 'true' : 'false'),
+    msgId: idList.join(','),
+    batch: true,
+    count: msgs.length,
+  };
+}

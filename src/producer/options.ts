@@ -1,0 +1,337 @@
+/**
+ * ProducerOptions: Java `DefaultMQProducer` / `ClientConfig` names and defaults, one frozen
+ * defaults object and one validator. Deviations from Java are marked "Deviation" in the TSDoc
+ * and listed in the README.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { ResponseCode } from '../protocol/codes.js';
+import type { Logger } from '../observability/logger.js';
+import { silentLogger } from '../observability/logger.js';
+
+export type LatencyFaultStrategyName = 'adaptive' | 'java-4.9' | 'java-5';
+
+/** Java `DefaultMQProducer.retryResponseCodes` (5.x list; 4.9 lacks SYSTEM_BUSY and GO_AWAY). */
+export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze([
+  ResponseCode.SYSTEM_ERROR,
+  ResponseCode.SYSTEM_BUSY,
+  ResponseCode.SERVICE_NOT_AVAILABLE,
+  ResponseCode.NO_PERMISSION,
+  ResponseCode.TOPIC_NOT_EXIST,
+  ResponseCode.NO_BUYER_ID,
+  ResponseCode.NOT_IN_CURRENT_UNIT,
+  ResponseCode.GO_AWAY,
+]);
+
+export interface ProducerOptions {
+  /** Producer group (the broker uses it for transaction checks). @default 'DEFAULT_PRODUCER' */
+  producerGroup?: string;
+  /**
+   * NameServer addresses, `"host:port;host:port"` or an array. Several give failover.
+   * @default process.env.NAMESRV_ADDR (as Java), else required
+   */
+  namesrvAddr?: string | readonly string[];
+  /** Part of the client id. `DEFAULT` becomes `<pid>#<hrtime>`, unique per process. @default 'DEFAULT' */
+  instanceName?: string;
+  /** Appended to the client id (`ip@instance@unit`). @default undefined */
+  unitName?: string;
+  /** Wraps topics and the group as `<namespace>%<name>`. @default undefined */
+  namespace?: string;
+  /** Client IP in the client id. @default the first non-internal IPv4, else 127.0.0.1 */
+  clientIP?: string;
+  /** Budget for one whole send call, retries and route lookup included (ms). @default 3000 */
+  sendMsgTimeout?: number;
+  /** Extra attempts after a failed send (`send`, `sendBatch`). @default 2 */
+  retryTimesWhenSendFailed?: number;
+  /**
+   * Java's retry count for callback sends. Every send here is promise based and uses
+   * `retryTimesWhenSendFailed`; kept (and validated) so Java configurations carry over. @default 2
+   */
+  retryTimesWhenSendAsyncFailed?: number;
+  /** A non-SEND_OK status (e.g. FLUSH_DISK_TIMEOUT) retries on another broker. @default false */
+  retryAnotherBrokerWhenNotStoreOK?: boolean;
+  /**
+   * Broker response codes that retry on another broker; every other code rejects at once.
+   * Replaces the default set (spread `DEFAULT_RETRY_RESPONSE_CODES` to extend it).
+   * @default [1, 2, 14, 16, 17, 204, 205, 1500]
+   */
+  retryResponseCodes?: Iterable<number>;
+  /** Bodies of at least this many bytes are zlib-compressed (not batches). @default 4096 */
+  compressMsgBodyOverHowmuch?: number;
+  /** zlib level 0..9. @default 5 */
+  compressLevel?: number;
+  /** Largest body (before compression) or batch accepted (bytes). @default 4194304 */
+  maxMessageSize?: number;
+  /** Queue count of a topic auto-created through `createTopicKey`. @default 4 */
+  defaultTopicQueueNums?: number;
+  /** Template topic for auto-creation. @default 'TBW102' */
+  createTopicKey?: string;
+  /**
+   * Latency fault tolerance. Deviation: Java's default is false; ours is true with the
+   * `adaptive` strategy, whose isolation is short, probe-driven and never starves a broker.
+   * @default true
+   */
+  sendLatencyFaultEnable?: boolean;
+  /** Which fault strategy (see `src/producer/fault/`). @default 'adaptive' */
+  latencyFaultStrategy?: LatencyFaultStrategyName;
+  /** Latency thresholds (ms) of the java-* strategies; overrides the strategy's table. @default strategy table */
+  latencyMax?: readonly number[];
+  /** Isolation (ms) per `latencyMax` entry; overrides the strategy's table. @default strategy table */
+  notAvailableDuration?: readonly number[];
+  /** Route refresh period of every topic in use (ms). @default 30000 */
+  pollNameServerInterval?: number;
+  /** Heartbeat period to every master broker (ms). @default 30000 */
+  heartbeatBrokerInterval?: number;
+  /** Timeout of NameServer and admin requests (ms). @default 3000 */
+  mqClientApiTimeout?: number;
+  /**
+   * Cap (ms) on every attempt but the last, so a hung broker cannot eat the whole budget and
+   * leave no retry; 0 turns it off (Java 5.3.3 `sendMsgMaxTimeoutPerRequest`, off there).
+   * Deviation: on by default.
+   * @default ceil(sendMsgTimeout / (retryTimesWhenSendFailed + 1))
+   */
+  sendAttemptTimeout?: number;
+  /** How often isolated brokers are probed (ms) by `java-5` and `adaptive`. @default 2000 (adaptive: 500) */
+  detectInterval?: number;
+  /** Timeout of one probe (ms). @default 200 */
+  detectTimeout?: number;
+  /** LanguageCode sent in each command. @default 'JAVA' */
+  language?: string;
+  /** Logger. @default silentLogger */
+  logger?: Logger;
+}
+
+/** Options after defaults and validation. */
+export interface ResolvedProducerOptions {
+  producerGroup: string;
+  namesrvAddr: readonly string[];
+  instanceName: string;
+  unitName: string | undefined;
+  namespace: string | undefined;
+  clientIP: string | undefined;
+  sendMsgTimeout: number;
+  retryTimesWhenSendFailed: number;
+  retryTimesWhenSendAsyncFailed: number;
+  retryAnotherBrokerWhenNotStoreOK: boolean;
+  retryResponseCodes: Set<number>;
+  compressMsgBodyOverHowmuch: number;
+  compressLevel: number;
+  maxMessageSize: number;
+  defaultTopicQueueNums: number;
+  createTopicKey: string;
+  sendLatencyFaultEnable: boolean;
+  latencyFaultStrategy: LatencyFaultStrategyName;
+  latencyMax: readonly number[] | undefined;
+  notAvailableDuration: readonly number[] | undefined;
+  pollNameServerInterval: number;
+  heartbeatBrokerInterval: number;
+  mqClientApiTimeout: number;
+  sendAttemptTimeout: number;
+  detectInterval: number | undefined;
+  detectTimeout: number;
+  language: string;
+  logger: Logger;
+}
+
+export const PRODUCER_DEFAULTS = Object.freeze({
+  producerGroup: 'DEFAULT_PRODUCER',
+  instanceName: 'DEFAULT',
+  sendMsgTimeout: 3000,
+  retryTimesWhenSendFailed: 2,
+  retryTimesWhenSendAsyncFailed: 2,
+  retryAnotherBrokerWhenNotStoreOK: false,
+  retryResponseCodes: DEFAULT_RETRY_RESPONSE_CODES,
+  compressMsgBodyOverHowmuch: 4096,
+  compressLevel: 5,
+  maxMessageSize: 4 * 1024 * 1024,
+  defaultTopicQueueNums: 4,
+  createTopicKey: 'TBW102',
+  sendLatencyFaultEnable: true,
+  latencyFaultStrategy: 'adaptive' as LatencyFaultStrategyName,
+  pollNameServerInterval: 30_000,
+  heartbeatBrokerInterval: 30_000,
+  mqClientApiTimeout: 3000,
+  detectTimeout: 200,
+  language: 'JAVA',
+});
+
+const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
+const ADDRESS_PATTERN = /^[^\s;:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
+const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9', 'java-5'];
+
+function int(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(value)}`);
+  }
+  return value;
+}
+
+function bool(field: string, value: unknown): boolean {
+  if (typeof value !== 'boolean')
+    throw new InvalidArgumentError(field, `must be a boolean, got ${typeof value}`);
+  return value;
+}
+
+function name(field: string, value: unknown, maxLength = 255): string {
+  if (typeof value !== 'string' || value.length === 0)
+    throw new InvalidArgumentError(field, 'must be a non-empty string');
+  if (value.length > maxLength) throw new InvalidArgumentError(field, `longer than ${maxLength} characters`);
+  if (!GROUP_PATTERN.test(value)) throw new InvalidArgumentError(field, `must match ${GROUP_PATTERN.source}`);
+  return value;
+}
+
+/** `"a:1;b:2"` or `['a:1', 'b:2']` → trimmed, de-duplicated list; throws naming `field`. */
+export function parseNamesrvAddr(value: unknown, field = 'namesrvAddr'): string[] {
+  let parts: unknown[];
+  if (typeof value === 'string') parts = value.split(';');
+  else if (Array.isArray(value))
+    parts = value.flatMap((v: unknown) => (typeof v === 'string' ? v.split(';') : [v]));
+  else throw new InvalidArgumentError(field, 'must be "host:port;host:port" or an array of "host:port"');
+  const out: string[] = [];
+  for (const raw of parts) {
+    if (typeof raw !== 'string') throw new InvalidArgumentError(field, `not an address: ${String(raw)}`);
+    const addr = raw.trim();
+    if (addr.length === 0) continue;
+    if (!ADDRESS_PATTERN.test(addr))
+      throw new InvalidArgumentError(field, `not a host:port address: ${addr}`);
+    const port = Number(addr.slice(addr.lastIndexOf(':') + 1));
+    if (port < 1 || port > 65535) throw new InvalidArgumentError(field, `port out of range: ${addr}`);
+    if (!out.includes(addr)) out.push(addr);
+  }
+  if (out.length === 0) throw new InvalidArgumentError(field, 'no NameServer address given');
+  return out;
+}
+
+function durations(field: string, value: unknown): readonly number[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0)
+    throw new InvalidArgumentError(field, 'must be a non-empty array of ms');
+  return Object.freeze(value.map((v: unknown, i) => int(`${field}[${i}]`, v, 0)));
+}
+
+/** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
+export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidArgumentError('options', 'must be an object');
+  const o = options;
+  const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
+  if (namesrvRaw === undefined)
+    throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
+  const sendMsgTimeout = int('sendMsgTimeout', o.sendMsgTimeout ?? PRODUCER_DEFAULTS.sendMsgTimeout, 1);
+  const retries = int(
+    'retryTimesWhenSendFailed',
+    o.retryTimesWhenSendFailed ?? PRODUCER_DEFAULTS.retryTimesWhenSendFailed,
+    0,
+    100,
+  );
+  const optionalString = (field: string, v: unknown): string | undefined => {
+    if (v === undefined || v === '') return undefined;
+    if (typeof v !== 'string') throw new InvalidArgumentError(field, 'must be a string');
+    return v;
+  };
+  const namespace = optionalString('namespace', o.namespace);
+  if (namespace !== undefined) name('namespace', namespace);
+  const unitName = optionalString('unitName', o.unitName);
+  if (unitName !== undefined && /[@\s]/.test(unitName))
+    throw new InvalidArgumentError('unitName', 'must not contain "@" or spaces');
+  const instanceName = optionalString('instanceName', o.instanceName) ?? PRODUCER_DEFAULTS.instanceName;
+  if (/[@\s]/.test(instanceName))
+    throw new InvalidArgumentError('instanceName', 'must not contain "@" or spaces');
+  const clientIP = optionalString('clientIP', o.clientIP);
+  const strategy = o.latencyFaultStrategy ?? PRODUCER_DEFAULTS.latencyFaultStrategy;
+  if (!STRATEGIES.includes(strategy)) {
+    throw new InvalidArgumentError(
+      'latencyFaultStrategy',
+      `must be one of ${STRATEGIES.join(', ')}, got ${String(strategy)}`,
+    );
+  }
+  const latencyMax = durations('latencyMax', o.latencyMax);
+  const notAvailableDuration = durations('notAvailableDuration', o.notAvailableDuration);
+  if (latencyMax && notAvailableDuration && latencyMax.length !== notAvailableDuration.length) {
+    throw new InvalidArgumentError('notAvailableDuration', 'must have as many entries as latencyMax');
+  }
+  if ((latencyMax === undefined) !== (notAvailableDuration === undefined)) {
+    const missing = latencyMax === undefined ? 'latencyMax' : 'notAvailableDuration';
+    throw new InvalidArgumentError(missing, 'latencyMax and notAvailableDuration must be given together');
+  }
+  const codes = new Set<number>();
+  const rawCodes: unknown = o.retryResponseCodes ?? PRODUCER_DEFAULTS.retryResponseCodes;
+  if (rawCodes === null || typeof rawCodes !== 'object' || !(Symbol.iterator in rawCodes)) {
+    throw new InvalidArgumentError('retryResponseCodes', 'must be an iterable of response codes');
+  }
+  for (const c of rawCodes as Iterable<unknown>)
+    codes.add(int('retryResponseCodes', c, -100000, 2 ** 31 - 1));
+  const logger = o.logger ?? silentLogger;
+  if (typeof logger !== 'object' || typeof logger.warn !== 'function')
+    throw new InvalidArgumentError('logger', 'must implement Logger');
+  const language = o.language ?? PRODUCER_DEFAULTS.language;
+  if (typeof language !== 'string' || !/^[A-Z_]+$/.test(language))
+    throw new InvalidArgumentError('language', 'must be a LanguageCode name');
+  const attemptDefault = Math.ceil(sendMsgTimeout / (retries + 1));
+  return {
+    producerGroup: name('producerGroup', o.producerGroup ?? PRODUCER_DEFAULTS.producerGroup),
+    namesrvAddr: Object.freeze(parseNamesrvAddr(namesrvRaw)),
+    instanceName,
+    unitName,
+    namespace,
+    clientIP,
+    sendMsgTimeout,
+    retryTimesWhenSendFailed: retries,
+    retryTimesWhenSendAsyncFailed: int(
+      'retryTimesWhenSendAsyncFailed',
+      o.retryTimesWhenSendAsyncFailed ?? PRODUCER_DEFAULTS.retryTimesWhenSendAsyncFailed,
+      0,
+      100,
+    ),
+    retryAnotherBrokerWhenNotStoreOK: bool(
+      'retryAnotherBrokerWhenNotStoreOK',
+      o.retryAnotherBrokerWhenNotStoreOK ?? PRODUCER_DEFAULTS.retryAnotherBrokerWhenNotStoreOK,
+    ),
+    retryResponseCodes: codes,
+    compressMsgBodyOverHowmuch: int(
+      'compressMsgBodyOverHowmuch',
+      o.compressMsgBodyOverHowmuch ?? PRODUCER_DEFAULTS.compressMsgBodyOverHowmuch,
+      0,
+    ),
+    compressLevel: int('compressLevel', o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel, 0, 9),
+    maxMessageSize: int(
+      'maxMessageSize',
+      o.maxMessageSize ?? PRODUCER_DEFAULTS.maxMessageSize,
+      1,
+      2 ** 31 - 1,
+    ),
+    defaultTopicQueueNums: int(
+      'defaultTopicQueueNums',
+      o.defaultTopicQueueNums ?? PRODUCER_DEFAULTS.defaultTopicQueueNums,
+      1,
+      1024,
+    ),
+    createTopicKey: name('createTopicKey', o.createTopicKey ?? PRODUCER_DEFAULTS.createTopicKey, 127),
+    sendLatencyFaultEnable: bool(
+      'sendLatencyFaultEnable',
+      o.sendLatencyFaultEnable ?? PRODUCER_DEFAULTS.sendLatencyFaultEnable,
+    ),
+    latencyFaultStrategy: strategy,
+    latencyMax,
+    notAvailableDuration,
+    pollNameServerInterval: int(
+      'pollNameServerInterval',
+      o.pollNameServerInterval ?? PRODUCER_DEFAULTS.pollNameServerInterval,
+      10,
+    ),
+    heartbeatBrokerInterval: int(
+      'heartbeatBrokerInterval',
+      o.heartbeatBrokerInterval ?? PRODUCER_DEFAULTS.heartbeatBrokerInterval,
+      10,
+    ),
+    mqClientApiTimeout: int(
+      'mqClientApiTimeout',
+      o.mqClientApiTimeout ?? PRODUCER_DEFAULTS.mqClientApiTimeout,
+      1,
+    ),
+    sendAttemptTimeout: int('sendAttemptTimeout', o.sendAttemptTimeout ?? attemptDefault, 0),
+    detectInterval: o.detectInterval === undefined ? undefined : int('detectInterval', o.detectInterval, 10),
+    detectTimeout: int('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
+    language,
+    logger,
+  };
+}

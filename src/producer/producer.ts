@@ -1,0 +1,312 @@
+/**
+ * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
+ * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events: 'brokerIsolated', 'brokerRecovered',
+ * 'routeUpdated'. Each send is traced on the `rocketmq:send` diagnostics channel.
+ */
+import { EventEmitter } from 'node:events';
+import { IllegalStateError, InvalidArgumentError } from '../errors.js';
+import { sendChannel, tracingHasSubscribers } from '../observability/channels.js';
+import type { Logger } from '../observability/logger.js';
+import { UniqIdGenerator } from '../protocol/message/message-id.js';
+import { buildClientId, localClientIp } from '../client/client-id.js';
+import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instance.js';
+import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
+import { TopicRouteNotFoundError } from '../client/errors.js';
+import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
+import { createFaultStrategy } from './fault/index.js';
+import type {
+  BrokerHealth,
+  BrokerIsolatedEvent,
+  BrokerRecoveredEvent,
+  LatencyFaultStrategy,
+} from './fault/latency-fault-tolerance.js';
+import {
+  prepareBatch,
+  prepareMessage,
+  type Message,
+  type PreparedMessage,
+  type PrepareSettings,
+} from './message.js';
+import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
+import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
+import type { SendResult } from './send-result.js';
+import { TopicPublishInfo } from './topic-publish-info.js';
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, topic: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new TopicRouteNotFoundError(topic, `route lookup timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    timer.unref();
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
+
+/** One UNIQ_KEY generator per process, as Java's static `MessageClientIDSetter`. */
+let sharedIds: UniqIdGenerator | undefined;
+
+/** Context object published on `rocketmq:send`. */
+export interface SendTraceContext {
+  topic: string;
+  producerGroup: string;
+  kind: 'send' | 'oneway' | 'batch';
+  count: number;
+  result?: SendResult | undefined;
+  error?: unknown;
+}
+
+export interface ProducerEvents {
+  brokerIsolated: [BrokerIsolatedEvent];
+  brokerRecovered: [BrokerRecoveredEvent];
+  routeUpdated: [RouteUpdatedEvent];
+}
+
+export class Producer extends EventEmitter<ProducerEvents> {
+  /** Resolved options (defaults applied). */
+  readonly options: Readonly<ResolvedProducerOptions>;
+  private state: State = 'CREATED';
+  private instance: ClientInstance | undefined;
+  private readonly strategy: LatencyFaultStrategy;
+  private readonly logger: Logger;
+  private readonly publishTable = new Map<string, TopicPublishInfo>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly loopSettings: SendLoopSettings;
+  private readonly prepareSettings: PrepareSettings;
+  private readonly transport: SendTransport;
+  private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
+    this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
+  };
+  private readonly ids: UniqIdGenerator;
+
+  constructor(options: ProducerOptions) {
+    super();
+    this.options = Object.freeze(resolveProducerOptions(options));
+    const o = this.options;
+    this.logger = o.logger;
+    this.clientId = buildClientId(o.clientIP ?? localClientIp(), o.instanceName, o.unitName);
+    this.ids = sharedIds ??= new UniqIdGenerator();
+    this.strategy = createFaultStrategy(o, {
+      now: Date.now,
+      random: Math.random,
+      probe: (brokerName, timeoutMs) =>
+        this.instance?.probeBroker(brokerName, timeoutMs) ?? Promise.resolve(false),
+      brokerKnown: (brokerName) => this.instance?.brokerAddress(brokerName) !== undefined,
+      onIsolated: (e) => this.emit('brokerIsolated', e),
+      onRecovered: (e) => this.emit('brokerRecovered', e),
+      logger: o.logger,
+    });
+    this.prepareSettings = {
+      maxMessageSize: o.maxMessageSize,
+      compressMsgBodyOverHowmuch: o.compressMsgBodyOverHowmuch,
+      compressLevel: o.compressLevel,
+      namespace: o.namespace,
+    };
+    this.loopSettings = {
+      producerGroup: wrapNamespace(o.namespace, o.producerGroup),
+      createTopicKey: o.createTopicKey,
+      defaultTopicQueueNums: o.defaultTopicQueueNums,
+      commandDefaults: { language: o.language, version: 407, serializeType: 0 },
+      sendMsgTimeout: o.sendMsgTimeout,
+      retryTimesWhenSendFailed: o.retryTimesWhenSendFailed,
+      retryAnotherBrokerWhenNotStoreOK: o.retryAnotherBrokerWhenNotStoreOK,
+      retryResponseCodes: o.retryResponseCodes,
+      sendAttemptTimeout: o.sendAttemptTimeout,
+      logger: o.logger,
+    };
+    this.transport = {
+      publishInfo: (topic, timeoutMs) => this.publishInfo(topic, timeoutMs),
+      brokerAddress: (name) => this.requireInstance().brokerAddress(name),
+      request: (address, cmd, timeoutMs) => this.requireInstance().pool.request(address, cmd, timeoutMs),
+      oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
+    };
+  }
+
+  /** `clientIP@instanceName[@unitName]`. */
+  readonly clientId: string;
+
+  /** The fault strategy in use (`none` when sendLatencyFaultEnable is false). */
+  get faultStrategy(): string {
+    return this.strategy.name;
+  }
+
+  /** Adds a broker response code that retries on another broker (Java `addRetryResponseCode`). */
+  addRetryResponseCode(code: number): void {
+    if (!Number.isInteger(code)) throw new InvalidArgumentError('code', 'must be an integer response code');
+    this.options.retryResponseCodes.add(code);
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'CREATED') throw new IllegalStateError(`producer cannot start in state ${this.state}`);
+    this.state = 'STARTING';
+    const o = this.options;
+    const instance = acquireClientInstance({
+      clientId: this.clientId,
+      namesrvAddr: o.namesrvAddr,
+      namespace: o.namespace,
+      language: o.language,
+      mqClientApiTimeout: o.mqClientApiTimeout,
+      pollNameServerInterval: o.pollNameServerInterval,
+      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
+      logger: o.logger,
+    });
+    if (!instance.registerProducer(this.loopSettings.producerGroup)) {
+      await releaseClientInstance(instance);
+      this.state = 'CREATED';
+      throw new IllegalStateError(
+        `producer group ${o.producerGroup} is already started in client ${this.clientId}; use another group or instanceName`,
+      );
+    }
+    this.instance = instance;
+    instance.on('routeUpdated', this.onRouteUpdated);
+    this.strategy.start();
+    this.state = 'RUNNING';
+    this.logger.info('producer started', {
+      group: o.producerGroup,
+      clientId: this.clientId,
+      strategy: this.strategy.name,
+    });
+  }
+
+  /** Sends one message; retries per the options; resolves with the SendResult. */
+  send(message: Message): Promise<SendResult> {
+    return this.track(
+      'send',
+      () => prepareMessage(message, this.prepareSettings, this.ids),
+      false,
+    ) as Promise<SendResult>;
+  }
+
+  /** Fire and forget: one attempt, resolves when the request is written. */
+  async sendOneway(message: Message): Promise<void> {
+    await this.track('oneway', () => prepareMessage(message, this.prepareSettings, this.ids), true);
+  }
+
+  /** Sends messages of one topic as one SEND_BATCH_MESSAGE (same retry rules as `send`). */
+  sendBatch(messages: readonly Message[]): Promise<SendResult> {
+    return this.track(
+      'batch',
+      () => prepareBatch(messages, this.prepareSettings, this.ids),
+      false,
+    ) as Promise<SendResult>;
+  }
+
+  /** Per-broker health as the fault strategy sees it. */
+  brokerHealth(): BrokerHealth[] {
+    return this.strategy.health();
+  }
+
+  /**
+   * Stops accepting sends, waits for in-flight sends (at most sendMsgTimeout + 500 ms),
+   * unregisters from the brokers and releases the client instance (closing its sockets when
+   * no other producer uses it). Idempotent.
+   */
+  async shutdown(): Promise<void> {
+    if (this.state === 'SHUT_DOWN' || this.state === 'SHUTTING_DOWN') return;
+    if (this.state === 'CREATED') {
+      this.state = 'SHUT_DOWN';
+      return;
+    }
+    this.state = 'SHUTTING_DOWN';
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, this.options.sendMsgTimeout + 500);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    this.strategy.stop();
+    const instance = this.instance;
+    if (instance) {
+      instance.off('routeUpdated', this.onRouteUpdated);
+      await instance.unregisterProducer(this.loopSettings.producerGroup);
+      await releaseClientInstance(instance);
+    }
+    this.instance = undefined;
+    this.publishTable.clear();
+    this.state = 'SHUT_DOWN';
+    this.logger.info('producer shut down', { group: this.options.producerGroup });
+  }
+
+  private requireInstance(): ClientInstance {
+    const i = this.instance;
+    if (i === undefined) throw new IllegalStateError('producer is not running');
+    return i;
+  }
+
+  /** The publish view of a wire topic; rebuilt (keeping the round-robin position) when the route changes. */
+  private async publishInfo(topic: string, timeoutMs: number): Promise<TopicPublishInfo> {
+    const instance = this.requireInstance();
+    const cached = this.publishTable.get(topic);
+    const current = instance.cachedRoute(topic);
+    if (cached !== undefined && current !== undefined && cached.route === current.route && cached.ok())
+      return cached;
+    // The lookup may be shared with another producer of this instance (with another timeout):
+    // this send's budget still bounds the wait.
+    const entry = await withTimeout(instance.route(topic, this.loopSettings, timeoutMs), timeoutMs, topic);
+    const prev = this.publishTable.get(topic);
+    if (prev !== undefined && prev.route === entry.route) return prev;
+    const info = prev
+      ? prev.withRoute(entry.route, entry.fromDefaultTopic)
+      : new TopicPublishInfo(topic, entry.route, entry.fromDefaultTopic);
+    this.publishTable.set(topic, info);
+    return info;
+  }
+
+  private track(
+    kind: SendTraceContext['kind'],
+    prepare: () => PreparedMessage,
+    oneway: boolean,
+  ): Promise<SendResult | undefined> {
+    if (this.state !== 'RUNNING') {
+      return Promise.reject(
+        new IllegalStateError(`producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`),
+      );
+    }
+    let prepared: PreparedMessage;
+    try {
+      prepared = prepare();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const run = (): Promise<SendResult | undefined> =>
+      runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings);
+    let promise: Promise<SendResult | undefined>;
+    if (tracingHasSubscribers(sendChannel)) {
+      const ctx: SendTraceContext = {
+        topic: prepared.userTopic,
+        producerGroup: this.options.producerGroup,
+        kind,
+        count: prepared.count,
+      };
+      promise = sendChannel.tracePromise(async () => {
+        const r = await run();
+        ctx.result = r;
+        return r;
+      }, ctx);
+    } else {
+      promise = run();
+    }
+    this.inFlight.add(promise);
+    const done = (): void => {
+      this.inFlight.delete(promise);
+    };
+    promise.then(done, done);
+    return promise;
+  }
+}

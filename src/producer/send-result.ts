@@ -1,0 +1,67 @@
+/** SendResult and the interpretation of a send response (protocol.md §3.2–§3.3). */
+import { BrokerResponseError, ProtocolError } from '../errors.js';
+import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import type { RemotingCommand } from '../protocol/command.js';
+import type { MessageQueue } from '../client/route.js';
+import type { PreparedMessage } from './message.js';
+
+export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT' | 'SLAVE_NOT_AVAILABLE';
+
+export interface SendResult {
+  status: SendStatus;
+  /** Client id (UNIQ_KEY); comma-joined for a batch. */
+  msgId: string;
+  /** Broker id: store host + commit-log offset (comma-joined for a batch). */
+  offsetMsgId: string;
+  messageQueue: MessageQueue;
+  /** Consume-queue offset (of the first message for a batch). */
+  queueOffset: number;
+  regionId: string;
+  traceOn: boolean;
+  transactionId?: string;
+}
+
+const STATUS_BY_CODE: ReadonlyMap<number, SendStatus> = new Map([
+  [ResponseCode.SUCCESS, 'SEND_OK'],
+  [ResponseCode.FLUSH_DISK_TIMEOUT, 'FLUSH_DISK_TIMEOUT'],
+  [ResponseCode.FLUSH_SLAVE_TIMEOUT, 'FLUSH_SLAVE_TIMEOUT'],
+  [ResponseCode.SLAVE_NOT_AVAILABLE, 'SLAVE_NOT_AVAILABLE'],
+]);
+
+/**
+ * The result for the four stored statuses; any other code throws BrokerResponseError
+ * (`retriable` when the code is in `retryCodes`).
+ */
+export function interpretSendResponse(
+  response: RemotingCommand,
+  p: PreparedMessage,
+  mq: MessageQueue,
+  address: string,
+  retryCodes: ReadonlySet<number>,
+): SendResult {
+  const status = STATUS_BY_CODE.get(response.code);
+  if (status === undefined) {
+    throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address, {
+      retriable: retryCodes.has(response.code),
+    });
+  }
+  const ext = response.extFields;
+  const offsetMsgId = ext?.['msgId'];
+  const queueId = Number(ext?.['queueId']);
+  const queueOffset = Number(ext?.['queueOffset']);
+  if (offsetMsgId === undefined || !Number.isInteger(queueId) || !Number.isFinite(queueOffset)) {
+    throw new ProtocolError(`send response from ${address} lacks msgId/queueId/queueOffset`);
+  }
+  const result: SendResult = {
+    status,
+    msgId: p.msgId,
+    offsetMsgId,
+    messageQueue: { topic: p.userTopic, brokerName: mq.brokerName, queueId },
+    queueOffset,
+    regionId: ext?.['MSG_REGION'] ?? 'DefaultRegion',
+    traceOn: ext?.['TRACE_ON'] !== 'false',
+  };
+  const tx = ext?.['transactionId'];
+  if (tx !== undefined) result.transactionId = tx;
+  return result;
+}

@@ -1,0 +1,91 @@
+/**
+ * The publish view of one topic and its round-robin queue choice (the seeds' `TopicPublishInfo`).
+ * `sendWhichQueue` is Java's ThreadLocalIndex: one counter with a random start; in an event
+ * loop "per thread" is simply "per topic".
+ */
+import type { MessageQueue, RouteData } from '../client/route.js';
+import { publishQueues } from '../client/route.js';
+
+/** Java `ThreadLocalIndex`: an int32 counter starting at a random value, read as non-negative. */
+export class SendWhichQueue {
+  private value: number;
+  constructor(
+    private readonly random: () => number = Math.random,
+    start?: number,
+  ) {
+    this.value = start ?? Math.floor(this.random() * 0x7fffffff);
+  }
+  /** Next index, always in [0, 2^31). */
+  incrementAndGet(): number {
+    this.value = (this.value + 1) | 0;
+    return this.value & 0x7fffffff;
+  }
+  /** Java 5 `resetIndex()`: jump to a fresh random position. */
+  reset(): void {
+    this.value = Math.floor(this.random() * 0x7fffffff);
+  }
+}
+
+export type QueueFilter = (mq: MessageQueue) => boolean;
+
+export class TopicPublishInfo {
+  readonly queues: readonly MessageQueue[];
+  /** Broker names in route order, each once. */
+  readonly brokerNames: readonly string[];
+
+  constructor(
+    readonly topic: string,
+    readonly route: RouteData,
+    /** True when built from the `createTopicKey` (TBW102) route. */
+    readonly fromDefaultTopic = false,
+    readonly sendWhichQueue: SendWhichQueue = new SendWhichQueue(),
+  ) {
+    this.queues = Object.freeze(publishQueues(topic, route));
+    this.brokerNames = Object.freeze([...new Set(this.queues.map((q) => q.brokerName))]);
+  }
+
+  ok(): boolean {
+    return this.queues.length > 0;
+  }
+
+  /** Plain round robin (Java `selectOneMessageQueue()`). */
+  selectOne(): MessageQueue {
+    const n = this.queues.length;
+    return this.queues[this.sendWhichQueue.incrementAndGet() % n] as MessageQueue;
+  }
+
+  /**
+   * Java `selectOneMessageQueue(lastBrokerName)`: round robin, skipping queues of the broker
+   * that just failed; if every queue is on that broker, plain round robin.
+   */
+  selectAvoiding(lastBrokerName: string | undefined): MessageQueue {
+    if (lastBrokerName === undefined) return this.selectOne();
+    for (let i = 0; i < this.queues.length; i++) {
+      const mq = this.selectOne();
+      if (mq.brokerName !== lastBrokerName) return mq;
+    }
+    return this.selectOne();
+  }
+
+  /** Java 5 `selectOneMessageQueue(filters...)`: the first queue in round-robin order passing every filter. */
+  selectFiltered(...filters: QueueFilter[]): MessageQueue | undefined {
+    const n = this.queues.length;
+    for (let i = 0; i < n; i++) {
+      const mq = this.queues[this.sendWhichQueue.incrementAndGet() % n] as MessageQueue;
+      if (filters.every((f) => f(mq))) return mq;
+    }
+    return undefined;
+  }
+
+  /** Write queue count of `brokerName` in the route, -1 when absent (Java `getQueueIdByBroker`). */
+  writeQueueNumsOf(brokerName: string | undefined): number {
+    if (brokerName === undefined) return -1;
+    for (const qd of this.route.queueDatas) if (qd.brokerName === brokerName) return qd.writeQueueNums;
+    return -1;
+  }
+
+  /** A new view over a new route that keeps the round-robin position. */
+  withRoute(route: RouteData, fromDefaultTopic: boolean): TopicPublishInfo {
+    return new TopicPublishInfo(this.topic, route, fromDefaultTopic, this.sendWhichQueue);
+  }
+}

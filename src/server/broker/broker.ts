@@ -1,0 +1,338 @@
+/**
+ * An embedded RocketMQ broker (master only): the send path over MessageStore, pull with long
+ * polling, consumer offsets, heartbeats, delay levels, transactions, and NameServer registration
+ * every `registerNameServerPeriod`. Speaks the Java 4.9.x/5.x remoting protocol.
+ */
+import { join } from 'node:path';
+import { IllegalStateError } from '../../errors.js';
+import { createResponse, type RemotingCommand } from '../../protocol/command.js';
+import type { SocketAddress } from '../../protocol/message/stored-message.js';
+import type { Connection } from '../../remoting/connection.js';
+import type { RequestHandler } from '../../remoting/options.js';
+import { RemotingServer } from '../../remoting/server.js';
+import type { Logger } from '../../observability/logger.js';
+import { MessageStore } from '../store/message-store.js';
+import type { MessageToStore, PutResult } from '../store/types.js';
+import { BrokerStats } from './broker-stats.js';
+import { ClientManager } from './client-manager.js';
+import type { BrokerContext } from './context.js';
+import {
+  FaultSwitchboard,
+  FAULT_INJECTION_REQUEST_CODE,
+  faultSpecFromExtFields,
+  type FaultSpec,
+} from './faults.js';
+import { applyDelayLevel } from './message-util.js';
+import { NamesrvRegistrar, parseNamesrvAddrList, type BrokerIdentity } from './namesrv-registrar.js';
+import { parseDelayLevels, validateBrokerOptions, type BrokerOptions } from './options.js';
+import { adminProcessors } from './processors/admin.js';
+import { clientProcessors } from './processors/client.js';
+import { offsetProcessors } from './processors/offsets.js';
+import { pullProcessors } from './processors/pull.js';
+import { queryProcessors } from './processors/query.js';
+import { retryProcessors } from './processors/send-back.js';
+import { sendProcessors } from './processors/send.js';
+import { transactionProcessors } from './processors/transaction.js';
+import { PullHoldService } from './pull-hold.js';
+import { ScheduleMessageService } from './schedule-service.js';
+import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
+import { TransactionCheckService } from './transaction-check.js';
+
+const CLIENT_SCAN_INTERVAL_MS = 10_000;
+
+/** Public face of fault injection on a broker started with `faultInjection: true`. */
+export interface BrokerFaults {
+  set(spec: FaultSpec): void;
+  clear(): void;
+  current(): FaultSpec;
+}
+
+export interface BrokerStopOptions {
+  /** false: no UNREGISTER_BROKER, sockets destroyed (like kill -9). @default true */
+  graceful?: boolean;
+}
+
+export class Broker implements BrokerContext {
+  readonly options: BrokerOptions;
+  readonly logger: Logger;
+  readonly delayLevels: readonly number[];
+  readonly clients: ClientManager;
+  readonly pullHold = new PullHoldService();
+  readonly stats = new BrokerStats();
+  private readonly switchboard = new FaultSwitchboard();
+  private storeRef: MessageStore | undefined;
+  private topicsRef: TopicConfigManager | undefined;
+  private server: RemotingServer | undefined;
+  private registrar: NamesrvRegistrar | undefined;
+  private schedule: ScheduleMessageService | undefined;
+  private transactionCheck: TransactionCheckService | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private port: number;
+  private stoppingFlag = false;
+  private registering: Promise<void> | undefined;
+  private registerAgain = false;
+
+  constructor(options: Partial<BrokerOptions> = {}) {
+    this.options = validateBrokerOptions(options);
+    this.logger = this.options.logger;
+    this.delayLevels = parseDelayLevels(this.options.messageDelayLevel);
+    this.clients = new ClientManager(this.logger);
+    this.port = this.options.listenPort;
+  }
+
+  /** Fault injection control; throws unless the broker runs with `faultInjection: true`. */
+  get faults(): BrokerFaults {
+    if (!this.options.faultInjection)
+      throw new IllegalStateError(`broker ${this.options.brokerName} was started without faultInjection`);
+    const sb = this.switchboard;
+    return { set: (spec) => sb.set(spec), clear: () => sb.clear(), current: () => sb.current() };
+  }
+
+  get store(): MessageStore {
+    if (!this.storeRef) throw new IllegalStateError('broker is not started');
+    return this.storeRef;
+  }
+
+  get topics(): TopicConfigManager {
+    if (!this.topicsRef) throw new IllegalStateError('broker is not started');
+    return this.topicsRef;
+  }
+
+  get transactions(): TransactionCheckService {
+    if (!this.transactionCheck) throw new IllegalStateError('broker is not started');
+    return this.transactionCheck;
+  }
+
+  get stopping(): boolean {
+    return this.stoppingFlag;
+  }
+
+  get running(): boolean {
+    return this.server !== undefined;
+  }
+
+  /** "brokerIP1:port" once started. */
+  get address(): string {
+    return `${this.options.brokerIP1}:${this.port}`;
+  }
+
+  get storeHost(): SocketAddress {
+    return { address: this.options.brokerIP1, port: this.port };
+  }
+
+  private get identity(): BrokerIdentity {
+    return {
+      clusterName: this.options.brokerClusterName,
+      brokerName: this.options.brokerName,
+      brokerAddr: this.address,
+      brokerId: this.options.brokerId,
+      haServerAddr: `${this.options.brokerIP1}:${this.port + 1}`,
+    };
+  }
+
+  async start(): Promise<string> {
+    if (this.server) return this.address;
+    this.stoppingFlag = false;
+    this.pullHold.start();
+    const o = this.options;
+    const store = await MessageStore.open({
+      dataDir: o.storePathRootDir,
+      flush: o.flushDiskType === 'SYNC_FLUSH' ? 'sync' : 'async',
+      flushIntervalMs: o.flushIntervalCommitLog,
+      segmentSize: o.mappedFileSizeCommitLog,
+      maxMessageSize: o.maxMessageSize,
+      offsetPersistIntervalMs: o.flushConsumerOffsetInterval,
+      logger: this.logger,
+    });
+    try {
+      const topics = new TopicConfigManager({
+        file: join(o.storePathRootDir, 'config', 'topics.json'),
+        brokerName: o.brokerName,
+        clusterName: o.brokerClusterName,
+        autoCreateTopicEnable: o.autoCreateTopicEnable,
+        defaultTopicQueueNums: o.defaultTopicQueueNums,
+        delayLevelCount: this.delayLevels.length,
+        logger: this.logger,
+        onChange: () => void this.registerBrokerAll(),
+      });
+      await topics.load();
+      this.storeRef = store;
+      this.topicsRef = topics;
+      store.on('messageArrived', (topic: string, queueId: number, maxOffset: number) =>
+        this.pullHold.notifyMessageArriving(topic, queueId, maxOffset),
+      );
+
+      const server = new RemotingServer({ host: o.listenHost, port: this.port, logger: this.logger });
+      this.registerProcessors(server);
+      server.on('connection', (conn: Connection) => {
+        if (this.options.faultInjection && this.switchboard.refusing) conn.close();
+      });
+      server.on('disconnect', (conn: Connection) => {
+        this.clients.connectionClosed(conn);
+        this.pullHold.releaseOwner(conn);
+      });
+      const { port } = await server.listen();
+      this.port = port;
+      this.server = server;
+    } catch (err) {
+      await store.close().catch(() => undefined);
+      this.storeRef = undefined;
+      throw err;
+    }
+
+    this.schedule = new ScheduleMessageService(this, join(o.storePathRootDir, 'config', 'delayOffset.json'));
+    await this.schedule.start();
+    this.transactionCheck = new TransactionCheckService(
+      this,
+      join(o.storePathRootDir, 'config', 'transaction.json'),
+    );
+    await this.transactionCheck.start();
+    this.switchboard.onChange((spec) => {
+      if (spec.refuseConnections) this.closeClientConnectionsSoon();
+    });
+
+    this.stats.start();
+    this.registrar = new NamesrvRegistrar(this.logger);
+    await this.registerBrokerAll();
+    this.every(o.registerNameServerPeriod, () => void this.registerBrokerAll());
+    this.every(CLIENT_SCAN_INTERVAL_MS, () => this.clients.scanNotActive(o.channelExpiredTimeout));
+    this.logger.info('broker started', { brokerName: o.brokerName, address: this.address });
+    return this.address;
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  /** After a refuse fault is set: existing connections go too (after the control reply is out). */
+  private closeClientConnectionsSoon(): void {
+    const t = setTimeout(() => {
+      if (!this.switchboard.refusing || !this.server) return;
+      for (const conn of [...this.server.connections]) conn.close();
+    }, 50);
+    t.unref();
+  }
+
+  private registerProcessors(server: RemotingServer): void {
+    const all: Array<[number, RequestHandler]> = [
+      ...sendProcessors(this),
+      ...pullProcessors(this),
+      ...clientProcessors(this),
+      ...offsetProcessors(this),
+      ...adminProcessors(this),
+      ...queryProcessors(this),
+      ...retryProcessors(this),
+      ...transactionProcessors(this),
+    ];
+    for (const [code, handler] of all)
+      server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
+    if (this.options.faultInjection)
+      server.registerProcessor(FAULT_INJECTION_REQUEST_CODE, (r) => this.faultControl(r));
+  }
+
+  private faultControl(request: RemotingCommand): RemotingCommand {
+    const spec = faultSpecFromExtFields(request.extFields ?? {});
+    if (spec === undefined) this.switchboard.clear();
+    else this.switchboard.set(spec);
+    const current = this.switchboard.current();
+    return createResponse(request, 0, undefined, undefined, Buffer.from(JSON.stringify(current)));
+  }
+
+  private withFaults(code: number, handler: RequestHandler): RequestHandler {
+    return async (request, conn) => {
+      const decision = this.switchboard.decide(code);
+      if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));
+      switch (decision.kind) {
+        case 'hang':
+          return this.switchboard.hangUntilReleased();
+        case 'drop':
+          conn.close();
+          return undefined;
+        case 'error': {
+          const remark = `[FAULT_INJECTION] injected response code ${decision.code}`;
+          if (!decision.afterStore) {
+            const response = createResponse(request, decision.code, remark);
+            response.extFields = {
+              MSG_REGION: this.options.regionId,
+              TRACE_ON: String(this.options.traceOn),
+            };
+            return response;
+          }
+          const response = await handler(request, conn);
+          if (response && response.code === 0) {
+            response.code = decision.code;
+            response.remark = remark;
+          }
+          return response;
+        }
+        default:
+          return handler(request, conn);
+      }
+    };
+  }
+
+  putMessage(msg: MessageToStore): Promise<PutResult> {
+    return this.store.putMessage(applyDelayLevel(msg, this.delayLevels.length));
+  }
+
+  /** Registers with every NameServer now; concurrent calls coalesce into one more round. */
+  registerBrokerAll(): Promise<void> {
+    if (!this.registrar || !this.topicsRef || this.stoppingFlag) return Promise.resolve();
+    if (this.registering) {
+      this.registerAgain = true;
+      return this.registering;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.registerAgain = false;
+        const addrs = parseNamesrvAddrList(this.options.namesrvAddr);
+        if (addrs.length === 0 || !this.registrar || !this.topicsRef) return;
+        await this.registrar.registerAll(addrs, this.identity, this.topicsRef.wrapper());
+      } while (this.registerAgain && !this.stoppingFlag);
+    };
+    this.registering = run().finally(() => {
+      this.registering = undefined;
+    });
+    return this.registering;
+  }
+
+  /** Creates (or updates) a topic with `queues` read/write queues and registers at once. */
+  async createTopic(topic: string, queues = this.options.defaultTopicQueueNums, perm = 6): Promise<void> {
+    this.topics.update(newTopicConfig(topic, queues, perm));
+    await this.topics.persist();
+    await this.registerBrokerAll();
+  }
+
+  async stop(options: BrokerStopOptions = {}): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    const graceful = options.graceful ?? true;
+    this.stoppingFlag = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.switchboard.dispose();
+    this.stats.stop();
+    this.pullHold.stop();
+    this.schedule?.stop();
+    this.transactionCheck?.stop();
+    await this.registering?.catch(() => undefined);
+    if (graceful && this.registrar)
+      await this.registrar.unregisterAll(parseNamesrvAddrList(this.options.namesrvAddr), this.identity);
+    await this.registrar?.close();
+    this.registrar = undefined;
+    await server.close();
+    this.server = undefined;
+    if (graceful) {
+      await this.schedule?.persist().catch(() => undefined);
+      await this.topicsRef?.persist().catch(() => undefined);
+    }
+    await this.storeRef?.close();
+    this.storeRef = undefined;
+    this.topicsRef = undefined;
+    this.schedule = undefined;
+    this.transactionCheck = undefined;
+    this.logger.info('broker stopped', { brokerName: this.options.brokerName, graceful });
+  }
+}

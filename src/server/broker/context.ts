@@ -1,0 +1,37 @@
+/** What request processors may use of the broker: one interface, so each processor file stands alone. */
+import type { Logger } from '../../observability/logger.js';
+import type { SocketAddress } from '../../protocol/message/stored-message.js';
+import type { MessageStore } from '../store/message-store.js';
+import type { MessageToStore, PutResult } from '../store/types.js';
+import type { ClientManager } from './client-manager.js';
+import type { BrokerStats } from './broker-stats.js';
+import type { BrokerOptions } from './options.js';
+import type { PullHoldService } from './pull-hold.js';
+import type { TopicConfigManager } from './topic-config-manager.js';
+
+/** Resolved half messages, by commit-log offset (END_TRANSACTION and the check service share it). */
+export interface TransactionLedger {
+  isResolved(halfOffset: number): boolean;
+  resolve(halfOffset: number): void;
+}
+
+export interface BrokerContext {
+  readonly options: BrokerOptions;
+  readonly logger: Logger;
+  readonly store: MessageStore;
+  readonly topics: TopicConfigManager;
+  readonly clients: ClientManager;
+  readonly pullHold: PullHoldService;
+  /** brokerIP1 + listen port: written as store host, encoded in offsetMsgIds. */
+  readonly storeHost: SocketAddress;
+  /** Delay of each level in ms; index = level − 1. */
+  readonly delayLevels: readonly number[];
+  readonly transactions: TransactionLedger;
+  readonly stats: BrokerStats;
+  /** True once stop() began: held pulls are dropped instead of answered. */
+  readonly stopping: boolean;
+  /** Puts one message, turning DELAY > 0 into a SCHEDULE_TOPIC_XXXX message (Java CommitLog). */
+  putMessage(msg: MessageToStore): Promise<PutResult>;
+  /** Registers with every NameServer now. */
+  registerBrokerAll(): Promise<void>;
+}

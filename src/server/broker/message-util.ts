@@ -1,0 +1,86 @@
+/** Small helpers shared by processors: hosts, property edits, store-status mapping. */
+import { ResponseCode } from '../../protocol/codes.js';
+import { decodeProperties, encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
+import type { SocketAddress } from '../../protocol/message/stored-message.js';
+import { transactionValue, MessageSysFlag } from '../../protocol/message/sysflag.js';
+import { SystemTopic } from '../../protocol/validation.js';
+import type { MessageToStore, PutStatus } from '../store/types.js';
+
+/** "1.2.3.4:567" or "[::1]:567" → SocketAddress; unparseable → 127.0.0.1:0. */
+export function parseSocketAddress(text: string): SocketAddress {
+  const i = text.lastIndexOf(':');
+  if (i <= 0) return { address: '127.0.0.1', port: 0 };
+  let host = text.slice(0, i);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  if (host.startsWith('::ffff:') && host.includes('.')) host = host.slice(7);
+  const port = Number(text.slice(i + 1));
+  return { address: host, port: Number.isInteger(port) && port >= 0 && port <= 65535 ? port : 0 };
+}
+
+/** Returns `properties` with `set` applied and `remove` keys deleted. */
+export function editProperties(
+  properties: string | undefined,
+  set: Record<string, string>,
+  remove: readonly string[] = [],
+): string {
+  const props = decodeProperties(properties ?? '');
+  for (const k of remove) delete props[k];
+  Object.assign(props, set);
+  return encodeProperties(props);
+}
+
+export interface PutStatusResponse {
+  code: number;
+  remark?: string;
+}
+
+/** Store status → response code (protocol.md §3.5 step 7). */
+export function putStatusToResponse(status: PutStatus, error?: Error): PutStatusResponse {
+  switch (status) {
+    case 'PUT_OK':
+      return { code: ResponseCode.SUCCESS };
+    case 'FLUSH_DISK_TIMEOUT':
+      return { code: ResponseCode.FLUSH_DISK_TIMEOUT };
+    case 'MESSAGE_ILLEGAL':
+    case 'PROPERTIES_SIZE_EXCEEDED':
+      return {
+        code: ResponseCode.MESSAGE_ILLEGAL,
+        remark:
+          `the message is illegal, maybe msg body or properties length not matched. ${error?.message ?? ''}`.trim(),
+      };
+    case 'SERVICE_NOT_AVAILABLE':
+      return {
+        code: ResponseCode.SERVICE_NOT_AVAILABLE,
+        remark: `service not available now. ${error?.message ?? ''}`.trim(),
+      };
+    default:
+      return { code: ResponseCode.SYSTEM_ERROR, remark: `UNKNOWN_ERROR ${error?.message ?? ''}`.trim() };
+  }
+}
+
+/**
+ * Java CommitLog's delay rewrite: a message with DELAY > 0 (and not a prepared or rolled-back
+ * transaction) is stored under SCHEDULE_TOPIC_XXXX, queue level − 1, with REAL_TOPIC/REAL_QID.
+ */
+export function applyDelayLevel(msg: MessageToStore, levelCount: number): MessageToStore {
+  const tran = transactionValue(msg.sysFlag);
+  if (tran !== MessageSysFlag.TRANSACTION_NOT_TYPE && tran !== MessageSysFlag.TRANSACTION_COMMIT_TYPE)
+    return msg;
+  const props = decodeProperties(msg.properties);
+  const raw = props[PropertyKey.DELAY];
+  if (raw === undefined) return msg;
+  let level = Number.parseInt(raw, 10);
+  if (!Number.isFinite(level) || level <= 0) return msg;
+  if (level > levelCount) {
+    level = levelCount;
+    props[PropertyKey.DELAY] = String(level);
+  }
+  props[PropertyKey.REAL_TOPIC] = msg.topic;
+  props[PropertyKey.REAL_QID] = String(msg.queueId);
+  return {
+    ...msg,
+    topic: SystemTopic.RMQ_SYS_SCHEDULE_TOPIC,
+    queueId: level - 1,
+    properties: encodeProperties(props),
+  };
+}

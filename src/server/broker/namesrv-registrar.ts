@@ -1,0 +1,103 @@
+/**
+ * The broker's side of NameServer registration (Java `BrokerOuterAPI`): REGISTER_BROKER with the
+ * topic table to every NameServer, UNREGISTER_BROKER on shutdown.
+ */
+import { crc32 } from 'node:zlib';
+import { RequestCode, ResponseCode } from '../../protocol/codes.js';
+import { createRequest } from '../../protocol/command.js';
+import { ConnectionPool } from '../../remoting/pool.js';
+import type { Logger } from '../../observability/logger.js';
+import { encodeRegisterBrokerBody, type TopicConfigWrapper } from '../namesrv/wire.js';
+
+export interface BrokerIdentity {
+  clusterName: string;
+  brokerName: string;
+  brokerAddr: string;
+  brokerId: number;
+  haServerAddr: string;
+}
+
+const REGISTER_TIMEOUT_MS = 3000;
+
+export function parseNamesrvAddrList(list: string): string[] {
+  return list
+    .split(/[;,]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export class NamesrvRegistrar {
+  private readonly pool: ConnectionPool;
+
+  constructor(private readonly logger: Logger) {
+    this.pool = new ConnectionPool({ logger, connectTimeoutMs: REGISTER_TIMEOUT_MS });
+  }
+
+  /** Registers with every NameServer in parallel; failures are logged, not thrown. Resolves to the number that accepted. */
+  async registerAll(
+    namesrvAddrs: readonly string[],
+    id: BrokerIdentity,
+    topics: TopicConfigWrapper,
+  ): Promise<number> {
+    const body = encodeRegisterBrokerBody(topics);
+    const header = {
+      brokerName: id.brokerName,
+      brokerAddr: id.brokerAddr,
+      clusterName: id.clusterName,
+      haServerAddr: id.haServerAddr,
+      brokerId: id.brokerId,
+      compressed: false,
+      bodyCrc32: crc32(body) & 0x7fffffff,
+    };
+    const results = await Promise.all(
+      namesrvAddrs.map(async (addr) => {
+        try {
+          const response = await this.pool.request(
+            addr,
+            createRequest(RequestCode.REGISTER_BROKER, header, body),
+            REGISTER_TIMEOUT_MS,
+          );
+          if (response.code !== ResponseCode.SUCCESS) {
+            this.logger.warn('register broker refused', {
+              namesrv: addr,
+              code: response.code,
+              remark: response.remark,
+            });
+            return false;
+          }
+          return true;
+        } catch (err) {
+          this.logger.warn('register broker failed', { namesrv: addr, error: err });
+          return false;
+        }
+      }),
+    );
+    return results.filter(Boolean).length;
+  }
+
+  async unregisterAll(namesrvAddrs: readonly string[], id: BrokerIdentity): Promise<void> {
+    const header = {
+      brokerName: id.brokerName,
+      brokerAddr: id.brokerAddr,
+      clusterName: id.clusterName,
+      brokerId: id.brokerId,
+    };
+    await Promise.all(
+      namesrvAddrs.map(async (addr) => {
+        try {
+          await this.pool.request(
+            addr,
+            createRequest(RequestCode.UNREGISTER_BROKER, header),
+            REGISTER_TIMEOUT_MS,
+          );
+        } catch (err) {
+          this.logger.warn('unregister broker failed', { namesrv: addr, error: err });
+        }
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,174 @@
+/** Broker configuration, with Java `BrokerConfig` / `MessageStoreConfig` names and defaults. */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidArgumentError } from '../../errors.js';
+import { silentLogger, type Logger } from '../../observability/logger.js';
+import { PermName } from '../../protocol/perm.js';
+import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
+import { stripUndefined } from '../namesrv/namesrv.js';
+
+export type FlushDiskType = 'ASYNC_FLUSH' | 'SYNC_FLUSH';
+
+export interface BrokerOptions {
+  /** @default 'broker-a' */
+  brokerName: string;
+  /** @default 'DefaultCluster' */
+  brokerClusterName: string;
+  /** 0 = master. This broker only acts as a master. @default 0 */
+  brokerId: number;
+  /** TCP port; 0 picks a free one (kept across restarts of the same Broker object). @default 10911 */
+  listenPort: number;
+  /** Interface to bind. @default '127.0.0.1' */
+  listenHost: string;
+  /** NameServer addresses, `;`-separated (Java style). Empty: register nowhere. @default '' */
+  namesrvAddr: string;
+  /** Root of the store: commit log, queues, `config/`. @default '~/store' */
+  storePathRootDir: string;
+  /** Create unknown topics from TBW102 on first send. @default true */
+  autoCreateTopicEnable: boolean;
+  /** Queues of TBW102 (and so the most an auto-created topic gets). @default 8 */
+  defaultTopicQueueNums: number;
+  /** Largest body accepted, bytes. @default 4194304 */
+  maxMessageSize: number;
+  /** SYNC_FLUSH acknowledges a send only after fsync. @default 'ASYNC_FLUSH' */
+  flushDiskType: FlushDiskType;
+  /** Async flush interval, ms (Java `flushIntervalCommitLog`). @default 500 */
+  flushIntervalCommitLog: number;
+  /** Commit-log segment size, bytes (Java `mappedFileSizeCommitLog`). @default 67108864 */
+  mappedFileSizeCommitLog: number;
+  /** Re-registration period, ms; Java clamps it to [10000, 60000], we accept any value >= 100. @default 30000 */
+  registerNameServerPeriod: number;
+  /** Address advertised to the NameServer and written as store host. @default '127.0.0.1' */
+  brokerIP1: string;
+  /** `MSG_REGION` of send responses. @default 'DefaultRegion' */
+  regionId: string;
+  /** `TRACE_ON` of send responses. @default true */
+  traceOn: boolean;
+  /** Broker permission (PermName bits); without WRITE no send is accepted. @default 6 */
+  brokerPermission: number;
+  /** Producer/consumer connections silent for this long are dropped. @default 120000 */
+  channelExpiredTimeout: number;
+  /** Hold PULL requests with FLAG_SUSPEND until a message arrives (long polling). @default true */
+  longPollingEnable: boolean;
+  /** Hold time when long polling is off, ms. @default 1000 */
+  shortPollingTimeMills: number;
+  /** Delay levels (Java `messageDelayLevel`): units ms, s, m, h, d. @default '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h' */
+  messageDelayLevel: string;
+  /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
+  maxReconsumeTimes: number;
+  /** Refuse TRAN_MSG half messages. @default false */
+  rejectTransactionMessage: boolean;
+  /** A half message unresolved after this long is checked with the producer, ms. @default 6000 */
+  transactionTimeOut: number;
+  /** How often unresolved half messages are looked for, ms. @default 60000 */
+  transactionCheckInterval: number;
+  /** Checks per half message before it is dropped. @default 15 */
+  transactionCheckMax: number;
+  /** Consumer offsets are written to disk this often, ms. @default 5000 */
+  flushConsumerOffsetInterval: number;
+  /** Accept fault-injection control (code 9901, `broker.faults`). @default false */
+  faultInjection: boolean;
+  /** @default silentLogger */
+  logger: Logger;
+}
+
+export const DEFAULT_DELAY_LEVELS = '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h';
+
+export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
+  brokerName: 'broker-a',
+  brokerClusterName: 'DefaultCluster',
+  brokerId: 0,
+  listenPort: 10911,
+  listenHost: '127.0.0.1',
+  namesrvAddr: '',
+  storePathRootDir: join(homedir(), 'store'),
+  autoCreateTopicEnable: true,
+  defaultTopicQueueNums: 8,
+  maxMessageSize: DEFAULT_MAX_MESSAGE_SIZE,
+  flushDiskType: 'ASYNC_FLUSH',
+  flushIntervalCommitLog: 500,
+  mappedFileSizeCommitLog: 64 * 1024 * 1024,
+  registerNameServerPeriod: 30_000,
+  brokerIP1: '127.0.0.1',
+  regionId: 'DefaultRegion',
+  traceOn: true,
+  brokerPermission: PermName.PERM_READ | PermName.PERM_WRITE,
+  channelExpiredTimeout: 120_000,
+  longPollingEnable: true,
+  shortPollingTimeMills: 1000,
+  messageDelayLevel: DEFAULT_DELAY_LEVELS,
+  maxReconsumeTimes: 16,
+  rejectTransactionMessage: false,
+  transactionTimeOut: 6000,
+  transactionCheckInterval: 60_000,
+  transactionCheckMax: 15,
+  flushConsumerOffsetInterval: 5000,
+  faultInjection: false,
+  logger: silentLogger,
+});
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `'1s 5s 1m'` → `[1000, 5000, 60000]`; index = level − 1. */
+export function parseDelayLevels(spec: string): number[] {
+  const out: number[] = [];
+  for (const word of spec.trim().split(/\s+/)) {
+    const m = /^(\d+)(ms|s|m|h|d)$/.exec(word);
+    if (!m)
+      throw new InvalidArgumentError('messageDelayLevel', `bad level "${word}" (want e.g. 1s, 500ms, 2m)`);
+    out.push(Number(m[1]) * (UNIT_MS[m[2] as string] as number));
+  }
+  return out;
+}
+
+function intAtLeast(
+  o: BrokerOptions,
+  field: keyof BrokerOptions,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): void {
+  const v = o[field];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(v)}`);
+  }
+}
+
+export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): BrokerOptions {
+  const o: BrokerOptions = { ...DEFAULT_BROKER_OPTIONS, ...stripUndefined(options) };
+  for (const field of [
+    'brokerName',
+    'brokerClusterName',
+    'storePathRootDir',
+    'brokerIP1',
+    'listenHost',
+    'regionId',
+  ] as const) {
+    if (typeof o[field] !== 'string' || o[field] === '')
+      throw new InvalidArgumentError(field, 'must be a non-empty string');
+  }
+  if (typeof o.namesrvAddr !== 'string') throw new InvalidArgumentError('namesrvAddr', 'must be a string');
+  intAtLeast(o, 'brokerId', 0);
+  intAtLeast(o, 'listenPort', 0, 65535);
+  intAtLeast(o, 'defaultTopicQueueNums', 1, 1024);
+  intAtLeast(o, 'maxMessageSize', 1);
+  intAtLeast(o, 'flushIntervalCommitLog', 1);
+  intAtLeast(o, 'mappedFileSizeCommitLog', 4096);
+  intAtLeast(o, 'registerNameServerPeriod', 100);
+  intAtLeast(o, 'brokerPermission', 0, 15);
+  intAtLeast(o, 'channelExpiredTimeout', 1);
+  intAtLeast(o, 'shortPollingTimeMills', 1);
+  intAtLeast(o, 'maxReconsumeTimes', 0);
+  intAtLeast(o, 'transactionTimeOut', 1);
+  intAtLeast(o, 'transactionCheckInterval', 1);
+  intAtLeast(o, 'transactionCheckMax', 1);
+  intAtLeast(o, 'flushConsumerOffsetInterval', 1);
+  if (o.flushDiskType !== 'ASYNC_FLUSH' && o.flushDiskType !== 'SYNC_FLUSH') {
+    throw new InvalidArgumentError(
+      'flushDiskType',
+      `must be ASYNC_FLUSH or SYNC_FLUSH, got ${String(o.flushDiskType)}`,
+    );
+  }
+  parseDelayLevels(o.messageDelayLevel);
+  if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
+  return o;
+}

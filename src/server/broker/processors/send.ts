@@ -1,0 +1,305 @@
+/**
+ * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320): the broker's send path
+ * as in Java 4.9.7 (protocol.md §3.5, §6.1, §7.5, §11).
+ */
+import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
+import {
+  decodeAnySendMessageRequestHeader,
+  type SendMessageRequestHeader,
+} from '../../../protocol/headers/send.js';
+import { decodeBatch, type BatchEntry } from '../../../protocol/message/batch.js';
+import { encodeOffsetMsgId } from '../../../protocol/message/message-id.js';
+import {
+  decodeProperties,
+  encodeProperties,
+  PROPERTY_SEPARATOR,
+  PropertyKey,
+} from '../../../protocol/message/properties.js';
+import {
+  MessageSysFlag,
+  resetTransactionValue,
+  transactionValue,
+} from '../../../protocol/message/sysflag.js';
+import { isWriteable, PermName, TopicSysFlag } from '../../../protocol/perm.js';
+import {
+  checkTopic,
+  DLQ_GROUP_TOPIC_PREFIX,
+  isNotAllowedSendTopic,
+  RETRY_GROUP_TOPIC_PREFIX,
+  SystemTopic,
+  TOPIC_MAX_LENGTH,
+} from '../../../protocol/validation.js';
+import type { Connection } from '../../../remoting/connection.js';
+import type { RequestHandler } from '../../../remoting/options.js';
+import type { MessageToStore, PutResult } from '../../store/types.js';
+import type { TopicConfig } from '../../namesrv/wire.js';
+import type { BrokerContext } from '../context.js';
+import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
+
+const RW = PermName.PERM_READ | PermName.PERM_WRITE;
+export const APPLY_TOPIC_HINT = 'http://rocketmq.apache.org/docs/faq/';
+
+class SendRejection {
+  constructor(
+    readonly code: number,
+    readonly remark: string,
+  ) {}
+}
+
+export function sendProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
+  const handler: RequestHandler = (request, conn) => processSend(ctx, request, conn);
+  return [
+    [RequestCode.SEND_MESSAGE, handler],
+    [RequestCode.SEND_MESSAGE_V2, handler],
+    [RequestCode.SEND_BATCH_MESSAGE, handler],
+  ];
+}
+
+/** extFields every send response carries, so a Java client never finds them missing. */
+function responseExt(
+  ctx: BrokerContext,
+  extra: Record<string, string | number> = {},
+): Record<string, string> {
+  const ext: Record<string, string> = {};
+  for (const [k, v] of Object.entries(extra)) ext[k] = String(v);
+  ext.MSG_REGION = ctx.options.regionId;
+  ext.TRACE_ON = String(ctx.options.traceOn);
+  return ext;
+}
+
+function reply(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  code: number,
+  remark?: string,
+  extra?: Record<string, string | number>,
+): RemotingCommand {
+  const response = createResponse(request, code, remark);
+  response.extFields = responseExt(ctx, extra);
+  return response;
+}
+
+async function processSend(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  conn: Connection,
+): Promise<RemotingCommand> {
+  const header = decodeAnySendMessageRequestHeader(request.code, request.extFields);
+  try {
+    const batch = request.code === RequestCode.SEND_BATCH_MESSAGE;
+    const topicConfig = checkMessage(ctx, header, batch);
+    let queueId = header.queueId;
+    if (queueId < 0) queueId = Math.floor(Math.random() * Math.max(1, topicConfig.writeQueueNums));
+    const body = request.body ?? new Uint8Array(0);
+    if (body.length > ctx.options.maxMessageSize) {
+      throw new SendRejection(
+        ResponseCode.MESSAGE_ILLEGAL,
+        `the message body size ${body.length} is over the limit ${ctx.options.maxMessageSize}`,
+      );
+    }
+    return batch
+      ? await sendBatch(ctx, request, conn, header, queueId, body)
+      : await sendOne(ctx, request, conn, header, queueId, body);
+  } catch (err) {
+    if (err instanceof SendRejection) return reply(ctx, request, err.code, err.remark);
+    throw err;
+  }
+}
+
+/** Java `AbstractSendMessageProcessor.msgCheck` (+ auto-creation): the topic config to use. */
+function checkMessage(ctx: BrokerContext, header: SendMessageRequestHeader, batch: boolean): TopicConfig {
+  const { topic } = header;
+  if (!isWriteable(ctx.options.brokerPermission)) {
+    throw new SendRejection(
+      ResponseCode.NO_PERMISSION,
+      `the broker[${ctx.options.brokerIP1}] sending message is forbidden`,
+    );
+  }
+  const problem = checkTopic(topic);
+  if (problem !== undefined) throw new SendRejection(ResponseCode.SYSTEM_ERROR, problem);
+  if (isNotAllowedSendTopic(topic))
+    throw new SendRejection(ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
+  if (batch && topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
+    throw new SendRejection(
+      ResponseCode.MESSAGE_ILLEGAL,
+      `batch request does not support retry group ${topic}`,
+    );
+  }
+  let config = ctx.topics.get(topic);
+  if (!config) {
+    const retry = topic.startsWith(RETRY_GROUP_TOPIC_PREFIX);
+    let topicSysFlag = 0;
+    if (header.unitMode) topicSysFlag = retry ? TopicSysFlag.FLAG_UNIT_SUB : TopicSysFlag.FLAG_UNIT;
+    config = retry
+      ? ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW, topicSysFlag)
+      : ctx.topics.createTopicInSendMessageMethod(
+          topic,
+          header.defaultTopic,
+          header.defaultTopicQueueNums,
+          topicSysFlag,
+        );
+    if (!config) {
+      throw new SendRejection(
+        ResponseCode.TOPIC_NOT_EXIST,
+        `topic[${topic}] not exist, apply first please! ${APPLY_TOPIC_HINT}`,
+      );
+    }
+  }
+  const maxQueues = Math.max(config.readQueueNums, config.writeQueueNums);
+  if (header.queueId >= maxQueues) {
+    throw new SendRejection(
+      ResponseCode.SYSTEM_ERROR,
+      `request queueId[${header.queueId}] is illegal, topic:${topic} topicConfig.writeQueueNums: ${config.writeQueueNums} Producer: ${header.producerGroup}`,
+    );
+  }
+  if (!isWriteable(config.perm))
+    throw new SendRejection(ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
+  return config;
+}
+
+function answerPut(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  results: PutResult[],
+  queueId: number,
+): RemotingCommand {
+  const first = results[0];
+  if (!first) return reply(ctx, request, ResponseCode.SYSTEM_ERROR, 'nothing stored');
+  const mapped = putStatusToResponse(first.status, first.error);
+  if (first.status !== 'PUT_OK' && first.status !== 'FLUSH_DISK_TIMEOUT')
+    return reply(ctx, request, mapped.code, mapped.remark);
+  ctx.stats.putTotal += results.length;
+  const { address, port } = ctx.storeHost;
+  const msgId = results.map((r) => encodeOffsetMsgId(address, port, r.physicalOffset)).join(',');
+  return reply(ctx, request, mapped.code, mapped.remark, { msgId, queueId, queueOffset: first.queueOffset });
+}
+
+async function sendOne(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  conn: Connection,
+  header: SendMessageRequestHeader,
+  queueId: number,
+  body: Uint8Array,
+): Promise<RemotingCommand> {
+  const props = decodeProperties(header.properties ?? '');
+  let topic = header.topic;
+  let storeQueueId = queueId;
+  let sysFlag = header.sysFlag;
+  const reconsumeTimes = header.reconsumeTimes ?? 0;
+
+  if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
+    const maxReconsumeTimes = header.maxReconsumeTimes ?? ctx.options.maxReconsumeTimes;
+    if (reconsumeTimes >= maxReconsumeTimes) {
+      topic = DLQ_GROUP_TOPIC_PREFIX + topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
+      ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
+      storeQueueId = 0;
+    }
+  }
+
+  let half = false;
+  if (
+    props[PropertyKey.TRAN_MSG] === 'true' &&
+    transactionValue(sysFlag) === MessageSysFlag.TRANSACTION_PREPARED_TYPE
+  ) {
+    if (ctx.options.rejectTransactionMessage) {
+      return reply(
+        ctx,
+        request,
+        ResponseCode.NO_PERMISSION,
+        `the broker[${ctx.options.brokerIP1}] sending transaction message is forbidden`,
+      );
+    }
+    props[PropertyKey.REAL_TOPIC] = topic;
+    props[PropertyKey.REAL_QID] = String(storeQueueId);
+    topic = SystemTopic.RMQ_SYS_TRANS_HALF_TOPIC;
+    storeQueueId = 0;
+    sysFlag = resetTransactionValue(sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE);
+    half = true;
+  }
+
+  delete props[PropertyKey.WAIT];
+  props[PropertyKey.CLUSTER] = ctx.options.brokerClusterName;
+  const msg: MessageToStore = {
+    topic,
+    queueId: storeQueueId,
+    flag: header.flag,
+    sysFlag,
+    bornTimestamp: header.bornTimestamp,
+    bornHost: parseSocketAddress(conn.remoteAddress),
+    storeHost: ctx.storeHost,
+    reconsumeTimes,
+    preparedTransactionOffset: 0,
+    body,
+    properties: encodeProperties(props),
+  };
+  const result = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
+  return answerPut(ctx, request, [result], queueId);
+}
+
+/**
+ * Stored properties of one batch record: inner + separator + batch-level (protocol.md §6.1, as
+ * 4.9.7–5.3.3 do), except batch-level keys the inner message already has: a 5.5 client puts a
+ * batch UNIQ_KEY on the batch itself, which must not replace each message's own id (newer Java
+ * brokers stopped appending batch properties for that reason).
+ */
+function joinBatchProperties(inner: string, batchLevel: Readonly<Record<string, string>>): string {
+  const innerProps = decodeProperties(inner);
+  const extra: Record<string, string> = {};
+  for (const [k, v] of Object.entries(batchLevel)) if (innerProps[k] === undefined) extra[k] = v;
+  const tail = encodeProperties(extra);
+  if (inner === '') return tail;
+  if (tail === '') return inner;
+  return inner.endsWith(PROPERTY_SEPARATOR) ? inner + tail : inner + PROPERTY_SEPARATOR + tail;
+}
+
+async function sendBatch(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  conn: Connection,
+  header: SendMessageRequestHeader,
+  queueId: number,
+  body: Uint8Array,
+): Promise<RemotingCommand> {
+  if (Buffer.byteLength(header.topic) > TOPIC_MAX_LENGTH) {
+    throw new SendRejection(
+      ResponseCode.MESSAGE_ILLEGAL,
+      `message topic length too long ${header.topic.length}`,
+    );
+  }
+  if (transactionValue(header.sysFlag) !== MessageSysFlag.TRANSACTION_NOT_TYPE) {
+    throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'batch message does not support transaction');
+  }
+  let entries: BatchEntry[];
+  try {
+    entries = decodeBatch(body);
+  } catch (err) {
+    throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, `bad batch body: ${(err as Error).message}`);
+  }
+  if (entries.length === 0) throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
+  const batchProps = decodeProperties(header.properties ?? '');
+  batchProps[PropertyKey.CLUSTER] = ctx.options.brokerClusterName;
+  const bornHost = parseSocketAddress(conn.remoteAddress);
+  const msgs: MessageToStore[] = entries.map((e) => {
+    const delay = decodeProperties(e.properties)[PropertyKey.DELAY];
+    if (delay !== undefined && Number.parseInt(delay, 10) > 0) {
+      throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'batch message does not support delay level');
+    }
+    return {
+      topic: header.topic,
+      queueId,
+      flag: e.flag,
+      sysFlag: header.sysFlag,
+      bornTimestamp: header.bornTimestamp,
+      bornHost,
+      storeHost: ctx.storeHost,
+      reconsumeTimes: header.reconsumeTimes ?? 0,
+      preparedTransactionOffset: 0,
+      body: e.body,
+      properties: joinBatchProperties(e.properties, batchProps),
+    };
+  });
+  const results = await ctx.store.putMessages(msgs);
+  return answerPut(ctx, request, results, queueId);
+}

@@ -1,0 +1,71 @@
+/**
+ * END_TRANSACTION (37, oneway): commit puts the half message into its real topic, rollback drops
+ * it. Either way the half message is marked resolved so the check service leaves it alone.
+ */
+import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
+import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
+import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
+import { MessageSysFlag, resetTransactionValue } from '../../../protocol/message/sysflag.js';
+import { SystemTopic } from '../../../protocol/validation.js';
+import type { RequestHandler } from '../../../remoting/options.js';
+import { RequestFields } from '../../namesrv/request-fields.js';
+import type { BrokerContext } from '../context.js';
+import { putStatusToResponse } from '../message-util.js';
+
+export function transactionProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
+  return [[RequestCode.END_TRANSACTION, (r) => endTransaction(ctx, r)]];
+}
+
+async function endTransaction(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
+  const f = new RequestFields(request);
+  const producerGroup = f.string('producerGroup');
+  const commitLogOffset = f.int('commitLogOffset');
+  const type = f.int('commitOrRollback');
+  if (type === MessageSysFlag.TRANSACTION_NOT_TYPE) return createResponse(request, ResponseCode.SUCCESS);
+  if (type !== MessageSysFlag.TRANSACTION_COMMIT_TYPE && type !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, `commitOrRollback ${type} is illegal`);
+  }
+  const ledger = ctx.transactions;
+  if (ledger.isResolved(commitLogOffset)) return createResponse(request, ResponseCode.SUCCESS);
+  const record = await ctx.store.readMessageAt(commitLogOffset);
+  if (!record)
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, 'Find prepared transaction message failed');
+  const half = decodeStoredMessage(record).message;
+  const props = decodeProperties(half.properties);
+  if (half.topic !== SystemTopic.RMQ_SYS_TRANS_HALF_TOPIC) {
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, 'Find prepared transaction message failed');
+  }
+  if (props[PropertyKey.PGROUP] !== undefined && props[PropertyKey.PGROUP] !== producerGroup) {
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, 'The producer group wrong');
+  }
+  if (type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+    ledger.resolve(commitLogOffset);
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+  const realTopic = props[PropertyKey.REAL_TOPIC];
+  const realQid = Number(props[PropertyKey.REAL_QID] ?? '0');
+  if (realTopic === undefined)
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, 'half message has no REAL_TOPIC');
+  delete props[PropertyKey.TRAN_MSG];
+  delete props[PropertyKey.DELAY];
+  const result = await ctx.store.putMessage({
+    topic: realTopic,
+    queueId: Number.isInteger(realQid) ? realQid : 0,
+    flag: half.flag,
+    sysFlag: resetTransactionValue(half.sysFlag, MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+    bornTimestamp: half.bornTimestamp,
+    bornHost: half.bornHost,
+    storeHost: ctx.storeHost,
+    reconsumeTimes: half.reconsumeTimes,
+    preparedTransactionOffset: commitLogOffset,
+    body: half.body,
+    properties: encodeProperties(props),
+  });
+  if (result.status === 'PUT_OK' || result.status === 'FLUSH_DISK_TIMEOUT') {
+    ledger.resolve(commitLogOffset);
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+  const mapped = putStatusToResponse(result.status, result.error);
+  return createResponse(request, mapped.code, mapped.remark);
+}

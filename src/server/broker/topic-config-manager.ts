@@ -1,0 +1,192 @@
+/**
+ * The broker's topic table (Java `TopicConfigManager`): system topics, TBW102 auto-creation
+ * (protocol.md §7.5), retry/DLQ topics, and persistence to `config/topics.json`. Every change
+ * bumps the data version and tells the broker to register with the NameServers at once.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { isInherited, PermName } from '../../protocol/perm.js';
+import { DEFAULT_TOPIC, SystemTopic } from '../../protocol/validation.js';
+import type { Logger } from '../../observability/logger.js';
+import type { DataVersion, TopicConfig, TopicConfigWrapper } from '../namesrv/wire.js';
+import { parseTopicConfigWrapper } from '../namesrv/wire.js';
+
+const RW = PermName.PERM_READ | PermName.PERM_WRITE;
+
+export interface TopicConfigManagerOptions {
+  file: string;
+  brokerName: string;
+  clusterName: string;
+  autoCreateTopicEnable: boolean;
+  defaultTopicQueueNums: number;
+  delayLevelCount: number;
+  logger: Logger;
+  /** Called after every change (the broker registers with the NameServers). */
+  onChange: () => void;
+}
+
+export function newTopicConfig(
+  topicName: string,
+  queues: number,
+  perm: number = RW,
+  topicSysFlag = 0,
+): TopicConfig {
+  return {
+    topicName,
+    readQueueNums: queues,
+    writeQueueNums: queues,
+    perm,
+    topicFilterType: 'SINGLE_TAG',
+    topicSysFlag,
+    order: false,
+  };
+}
+
+export class TopicConfigManager {
+  private readonly table = new Map<string, TopicConfig>();
+  private dataVersion: DataVersion = { counter: 0, timestamp: Date.now() };
+  private persisting: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: TopicConfigManagerOptions) {
+    const o = options;
+    this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_SELF_TEST_TOPIC, 1));
+    if (o.autoCreateTopicEnable)
+      this.putSystem(newTopicConfig(DEFAULT_TOPIC, o.defaultTopicQueueNums, RW | PermName.PERM_INHERIT));
+    this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_BENCHMARK_TOPIC, 1024));
+    this.putSystem(newTopicConfig(o.clusterName, 16, RW | PermName.PERM_INHERIT));
+    this.putSystem(newTopicConfig(o.brokerName, 1, RW | PermName.PERM_INHERIT));
+    this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_OFFSET_MOVED_EVENT, 1));
+    this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_SCHEDULE_TOPIC, o.delayLevelCount));
+    this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_TRANS_HALF_TOPIC, 1));
+  }
+
+  private putSystem(config: TopicConfig): void {
+    this.table.set(config.topicName, config);
+  }
+
+  /** Loads `config/topics.json` when it exists; system topics keep their built-in settings. */
+  async load(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.options.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const wrapper = parseTopicConfigWrapper(JSON.parse(text));
+    for (const [name, config] of Object.entries(wrapper.topicConfigTable)) {
+      if (name === DEFAULT_TOPIC && !this.options.autoCreateTopicEnable) continue;
+      this.table.set(name, config);
+    }
+    this.dataVersion = { counter: wrapper.dataVersion.counter, timestamp: Date.now() };
+  }
+
+  get(topic: string): TopicConfig | undefined {
+    return this.table.get(topic);
+  }
+
+  topics(): TopicConfig[] {
+    return [...this.table.values()];
+  }
+
+  wrapper(): TopicConfigWrapper {
+    return {
+      dataVersion: { ...this.dataVersion },
+      topicConfigTable: Object.fromEntries([...this.table].map(([k, v]) => [k, { ...v }])),
+    };
+  }
+
+  get version(): DataVersion {
+    return { ...this.dataVersion };
+  }
+
+  /** Creates or replaces a topic (UPDATE_AND_CREATE_TOPIC). */
+  update(config: TopicConfig): void {
+    this.table.set(config.topicName, { ...config });
+    this.changed();
+  }
+
+  delete(topic: string): boolean {
+    const existed = this.table.delete(topic);
+    if (existed) this.changed();
+    return existed;
+  }
+
+  /**
+   * Java `createTopicInSendMessageMethod`: `topic` inherits from `defaultTopic` when that one has
+   * PERM_INHERIT, with min(client queue nums, default topic write queues) queues. Undefined when
+   * creation is not allowed.
+   */
+  createTopicInSendMessageMethod(
+    topic: string,
+    defaultTopic: string,
+    clientQueueNums: number,
+    topicSysFlag: number,
+  ): TopicConfig | undefined {
+    const existing = this.table.get(topic);
+    if (existing) return existing;
+    const def = this.table.get(defaultTopic);
+    if (!def) return undefined;
+    let perm = def.perm;
+    if (defaultTopic === DEFAULT_TOPIC && !this.options.autoCreateTopicEnable) perm = RW;
+    if (!isInherited(perm)) {
+      this.options.logger.warn('cannot auto-create topic: default topic has no inherit permission', {
+        topic,
+        defaultTopic,
+        perm,
+      });
+      return undefined;
+    }
+    const queues = Math.max(1, Math.min(clientQueueNums, def.writeQueueNums));
+    const config: TopicConfig = {
+      topicName: topic,
+      readQueueNums: queues,
+      writeQueueNums: queues,
+      perm: perm & ~PermName.PERM_INHERIT,
+      topicFilterType: def.topicFilterType,
+      topicSysFlag,
+      order: false,
+    };
+    this.table.set(topic, config);
+    this.options.logger.info('auto-created topic', { topic, defaultTopic, queues });
+    this.changed();
+    return config;
+  }
+
+  /** Java `createTopicInSendMessageBackMethod`: retry and DLQ topics, created on demand. */
+  createTopicInSendMessageBackMethod(
+    topic: string,
+    queues: number,
+    perm: number,
+    topicSysFlag = 0,
+  ): TopicConfig {
+    const existing = this.table.get(topic);
+    if (existing) return existing;
+    const config = newTopicConfig(topic, queues, perm, topicSysFlag);
+    this.table.set(topic, config);
+    this.changed();
+    return config;
+  }
+
+  private changed(): void {
+    this.dataVersion = { counter: this.dataVersion.counter + 1, timestamp: Date.now() };
+    void this.persist().catch((err: unknown) =>
+      this.options.logger.error('persisting topics failed', { error: err }),
+    );
+    this.options.onChange();
+  }
+
+  /** Writes the table atomically (temp file + rename), one write at a time. */
+  persist(): Promise<void> {
+    const text = JSON.stringify(this.wrapper(), null, 2);
+    const file = this.options.file;
+    this.persisting = this.persisting
+      .catch(() => undefined)
+      .then(async () => {
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(`${file}.tmp`, text);
+        await rename(`${file}.tmp`, file);
+      });
+    return this.persisting;
+  }
+}

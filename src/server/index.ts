@@ -1,0 +1,15 @@
+/** The embedded server side: NameServer, Broker, EmbeddedCluster and fault injection. */
+export { EmbeddedCluster, DEFAULT_EMBEDDED_CLUSTER_OPTIONS, brokerNameAt } from './cluster.js';
+export type { EmbeddedClusterOptions, EmbeddedBroker } from './cluster.js';
+export { NameServer, DEFAULT_NAMESERVER_OPTIONS } from './namesrv/namesrv.js';
+export type { NameServerOptions } from './namesrv/namesrv.js';
+export { Broker } from './broker/broker.js';
+export type { BrokerFaults, BrokerStopOptions } from './broker/broker.js';
+export { DEFAULT_BROKER_OPTIONS } from './broker/options.js';
+export type { BrokerOptions, FlushDiskType } from './broker/options.js';
+export {
+  FAULT_INJECTION_REQUEST_CODE,
+  faultSpecToExtFields,
+  faultSpecFromExtFields,
+} from './broker/faults.js';
+export type { FaultSpec } from './broker/faults.js';

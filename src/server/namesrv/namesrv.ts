@@ -1,0 +1,274 @@
+/**
+ * An embedded NameServer (protocol.md §7): brokers register their topic tables, clients ask for
+ * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
+ * drop out of every route.
+ */
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { InvalidArgumentError } from '../../errors.js';
+import { RequestCode, ResponseCode } from '../../protocol/codes.js';
+import { createResponse, type RemotingCommand } from '../../protocol/command.js';
+import { RemotingServer } from '../../remoting/server.js';
+import type { Connection } from '../../remoting/connection.js';
+import { silentLogger, type Logger } from '../../observability/logger.js';
+import { RequestFields } from './request-fields.js';
+import { RouteInfoManager } from './route-info-manager.js';
+import {
+  dataVersionJson,
+  decodeDataVersionBody,
+  decodeRegisterBrokerBody,
+  encodeClusterInfo,
+  encodeTopicRouteData,
+} from './wire.js';
+
+/** Request code not in the shared table: list a KV namespace. */
+const GET_KVLIST_BY_NAMESPACE = 219;
+const ORDER_TOPIC_CONFIG = 'ORDER_TOPIC_CONFIG';
+const APPLY_TOPIC_HINT = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
+
+export interface NameServerOptions {
+  /** Interface to bind. @default '127.0.0.1' */
+  host: string;
+  /** TCP port; 0 picks a free one. @default 9876 */
+  listenPort: number;
+  /** A broker that has not registered for this long is removed. @default 120000 */
+  brokerChannelExpiredMs: number;
+  /** How often expired brokers are looked for. @default 10000 */
+  scanNotActiveBrokerIntervalMs: number;
+  /** @default silentLogger */
+  logger: Logger;
+}
+
+export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.freeze({
+  host: '127.0.0.1',
+  listenPort: 9876,
+  brokerChannelExpiredMs: 120_000,
+  scanNotActiveBrokerIntervalMs: 10_000,
+  logger: silentLogger,
+});
+
+export function validateNameServerOptions(options: Partial<NameServerOptions> = {}): NameServerOptions {
+  const o: NameServerOptions = { ...DEFAULT_NAMESERVER_OPTIONS, ...stripUndefined(options) };
+  if (!Number.isInteger(o.listenPort) || o.listenPort < 0 || o.listenPort > 65535) {
+    throw new InvalidArgumentError('listenPort', `must be an integer in [0, 65535], got ${o.listenPort}`);
+  }
+  for (const field of ['brokerChannelExpiredMs', 'scanNotActiveBrokerIntervalMs'] as const) {
+    if (!Number.isFinite(o[field]) || o[field] <= 0)
+      throw new InvalidArgumentError(field, `must be > 0, got ${o[field]}`);
+  }
+  if (typeof o.host !== 'string' || o.host === '')
+    throw new InvalidArgumentError('host', 'must be a non-empty string');
+  return o;
+}
+
+export function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+type Handler = (request: RemotingCommand, connection: Connection) => RemotingCommand | undefined;
+
+export class NameServer {
+  readonly options: NameServerOptions;
+  readonly routes = new RouteInfoManager();
+  private readonly kv = new Map<string, Map<string, string>>();
+  private server: RemotingServer | undefined;
+  private scanTimer: NodeJS.Timeout | undefined;
+  private addr = '';
+
+  constructor(options: Partial<NameServerOptions> = {}) {
+    this.options = validateNameServerOptions(options);
+  }
+
+  /** "127.0.0.1:port" once started. */
+  get address(): string {
+    return this.addr;
+  }
+
+  async start(): Promise<string> {
+    if (this.server) return this.addr;
+    const server = new RemotingServer({
+      host: this.options.host,
+      port: this.options.listenPort,
+      logger: this.options.logger,
+    });
+    const handlers: Array<[number, Handler]> = [
+      [RequestCode.REGISTER_BROKER, (r, c) => this.registerBroker(r, c)],
+      [RequestCode.UNREGISTER_BROKER, (r) => this.unregisterBroker(r)],
+      [RequestCode.GET_ROUTEINFO_BY_TOPIC, (r) => this.getRouteInfo(r)],
+      [
+        RequestCode.GET_BROKER_CLUSTER_INFO,
+        (r) =>
+          createResponse(
+            r,
+            ResponseCode.SUCCESS,
+            undefined,
+            undefined,
+            encodeClusterInfo(this.routes.clusterInfo()),
+          ),
+      ],
+      [RequestCode.QUERY_DATA_VERSION, (r) => this.queryDataVersion(r)],
+      [RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, (r) => this.allTopics(r)],
+      [RequestCode.PUT_KV_CONFIG, (r) => this.putKv(r)],
+      [RequestCode.GET_KV_CONFIG, (r) => this.getKv(r)],
+      [RequestCode.DELETE_KV_CONFIG, (r) => this.deleteKv(r)],
+      [GET_KVLIST_BY_NAMESPACE, (r) => this.kvList(r)],
+    ];
+    for (const [code, handler] of handlers) server.registerProcessor(code, handler);
+    server.on('disconnect', (conn: Connection) => {
+      for (const addr of this.routes.brokersOnChannel(conn)) {
+        this.routes.destroyBroker(addr);
+        this.options.logger.info('broker connection closed, removed from routes', { brokerAddr: addr });
+      }
+    });
+    const { host, port } = await server.listen();
+    this.server = server;
+    this.addr = `${host}:${port}`;
+    this.scanTimer = setInterval(
+      () => this.scanNotActiveBroker(),
+      this.options.scanNotActiveBrokerIntervalMs,
+    );
+    this.scanTimer.unref();
+    this.options.logger.info('name server started', { address: this.addr });
+    return this.addr;
+  }
+
+  /** Removes brokers that have not registered within `brokerChannelExpiredMs`; returns them. */
+  scanNotActiveBroker(now: number = Date.now()): string[] {
+    const expired = this.routes.scanNotActiveBroker(this.options.brokerChannelExpiredMs, now);
+    for (const addr of expired)
+      this.options.logger.warn('broker expired, removed from routes', { brokerAddr: addr });
+    return expired;
+  }
+
+  async stop(): Promise<void> {
+    if (this.scanTimer) clearInterval(this.scanTimer);
+    this.scanTimer = undefined;
+    const server = this.server;
+    this.server = undefined;
+    if (server) await server.close();
+  }
+
+  private registerBroker(request: RemotingCommand, connection: Connection): RemotingCommand {
+    const f = new RequestFields(request);
+    const brokerName = f.string('brokerName');
+    const brokerAddr = f.string('brokerAddr');
+    const clusterName = f.string('clusterName');
+    const haServerAddr = f.optString('haServerAddr') ?? '';
+    const brokerId = f.int('brokerId');
+    const bodyCrc32 = f.optInt('bodyCrc32') ?? 0;
+    if (bodyCrc32 !== 0 && request.body) {
+      const actual = zlibCrc32(request.body) & 0x7fffffff;
+      if (actual !== bodyCrc32) return createResponse(request, ResponseCode.SYSTEM_ERROR, 'crc32 not match');
+    }
+    const topicConfigWrapper = decodeRegisterBrokerBody(
+      request.body,
+      request.version,
+      f.bool('compressed', false),
+    );
+    const result = this.routes.registerBroker({
+      clusterName,
+      brokerAddr,
+      brokerName,
+      brokerId,
+      haServerAddr,
+      topicConfigWrapper,
+      channel: connection,
+    });
+    const orderConf = this.kv.get(ORDER_TOPIC_CONFIG);
+    const body =
+      orderConf && orderConf.size > 0
+        ? Buffer.from(JSON.stringify({ table: Object.fromEntries(orderConf) }))
+        : undefined;
+    return createResponse(request, ResponseCode.SUCCESS, undefined, result, body);
+  }
+
+  private unregisterBroker(request: RemotingCommand): RemotingCommand {
+    const f = new RequestFields(request);
+    this.routes.unregisterBroker(
+      f.string('clusterName'),
+      f.string('brokerAddr'),
+      f.string('brokerName'),
+      f.int('brokerId'),
+    );
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+
+  private getRouteInfo(request: RemotingCommand): RemotingCommand {
+    const topic = new RequestFields(request).string('topic');
+    const route = this.routes.pickupTopicRouteData(topic);
+    if (!route) {
+      return createResponse(
+        request,
+        ResponseCode.TOPIC_NOT_EXIST,
+        `No topic route info in name server for the topic: ${topic}${APPLY_TOPIC_HINT}`,
+      );
+    }
+    const orderTopicConf = this.kv.get(ORDER_TOPIC_CONFIG)?.get(topic);
+    if (orderTopicConf !== undefined) route.orderTopicConf = orderTopicConf;
+    return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeTopicRouteData(route));
+  }
+
+  private queryDataVersion(request: RemotingCommand): RemotingCommand {
+    const f = new RequestFields(request);
+    const brokerAddr = f.string('brokerAddr');
+    const version = decodeDataVersionBody(request.body);
+    const changed = this.routes.isTopicConfigChanged(brokerAddr, version);
+    if (!changed) this.routes.touch(brokerAddr);
+    const stored = this.routes.brokerDataVersion(brokerAddr);
+    const body = stored ? Buffer.from(JSON.stringify(dataVersionJson(stored))) : undefined;
+    return createResponse(request, ResponseCode.SUCCESS, undefined, { changed }, body);
+  }
+
+  private allTopics(request: RemotingCommand): RemotingCommand {
+    const body = Buffer.from(JSON.stringify({ topicList: this.routes.allTopics() }));
+    return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, body);
+  }
+
+  private putKv(request: RemotingCommand): RemotingCommand {
+    const f = new RequestFields(request);
+    const namespace = f.string('namespace');
+    let table = this.kv.get(namespace);
+    if (!table) this.kv.set(namespace, (table = new Map()));
+    table.set(f.string('key'), f.string('value'));
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+
+  private getKv(request: RemotingCommand): RemotingCommand {
+    const f = new RequestFields(request);
+    const namespace = f.string('namespace');
+    const key = f.string('key');
+    const value = this.kv.get(namespace)?.get(key);
+    if (value === undefined) {
+      return createResponse(
+        request,
+        ResponseCode.QUERY_NOT_FOUND,
+        `No config item, Namespace: ${namespace} Key: ${key}`,
+      );
+    }
+    return createResponse(request, ResponseCode.SUCCESS, undefined, { value });
+  }
+
+  private deleteKv(request: RemotingCommand): RemotingCommand {
+    const f = new RequestFields(request);
+    const namespace = f.string('namespace');
+    const table = this.kv.get(namespace);
+    table?.delete(f.string('key'));
+    if (table?.size === 0) this.kv.delete(namespace);
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+
+  private kvList(request: RemotingCommand): RemotingCommand {
+    const namespace = new RequestFields(request).string('namespace');
+    const table = this.kv.get(namespace);
+    if (!table || table.size === 0)
+      return createResponse(request, ResponseCode.QUERY_NOT_FOUND, `No config item, Namespace: ${namespace}`);
+    return createResponse(
+      request,
+      ResponseCode.SUCCESS,
+      undefined,
+      undefined,
+      Buffer.from(JSON.stringify({ table: Object.fromEntries(table) })),
+    );
+  }
+}

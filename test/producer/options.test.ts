@@ -1,0 +1,126 @@
+import { describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { InvalidArgumentError } from '../../src/errors.js';
+import {
+  DEFAULT_RETRY_RESPONSE_CODES,
+  parseNamesrvAddr,
+  resolveProducerOptions,
+} from '../../src/producer/options.js';
+
+function field(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof InvalidArgumentError, String(err));
+    return err.field;
+  }
+  assert.fail('expected InvalidArgumentError');
+}
+
+describe('producer options', () => {
+  it('applies Java defaults (and ours where we deviate)', () => {
+    const o = resolveProducerOptions({ namesrvAddr: '127.0.0.1:9876' });
+    assert.equal(o.producerGroup, 'DEFAULT_PRODUCER');
+    assert.equal(o.sendMsgTimeout, 3000);
+    assert.equal(o.retryTimesWhenSendFailed, 2);
+    assert.equal(o.retryTimesWhenSendAsyncFailed, 2);
+    assert.equal(o.retryAnotherBrokerWhenNotStoreOK, false);
+    assert.deepEqual(
+      [...o.retryResponseCodes].sort((a, b) => a - b),
+      [1, 2, 14, 16, 17, 204, 205, 1500],
+    );
+    assert.equal(o.compressMsgBodyOverHowmuch, 4096);
+    assert.equal(o.compressLevel, 5);
+    assert.equal(o.maxMessageSize, 4 * 1024 * 1024);
+    assert.equal(o.defaultTopicQueueNums, 4);
+    assert.equal(o.createTopicKey, 'TBW102');
+    assert.equal(o.sendLatencyFaultEnable, true);
+    assert.equal(o.latencyFaultStrategy, 'adaptive');
+    assert.equal(o.pollNameServerInterval, 30000);
+    assert.equal(o.heartbeatBrokerInterval, 30000);
+    assert.equal(o.mqClientApiTimeout, 3000);
+    assert.equal(o.sendAttemptTimeout, 1000, 'ceil(3000 / 3)');
+    assert.equal(o.instanceName, 'DEFAULT');
+    assert.equal(o.language, 'JAVA');
+  });
+
+  it('parses NameServer lists', () => {
+    assert.deepEqual(parseNamesrvAddr('127.0.0.1:1; 127.0.0.1:2;'), ['127.0.0.1:1', '127.0.0.1:2']);
+    assert.deepEqual(parseNamesrvAddr(['127.0.0.1:1', '127.0.0.1:1']), ['127.0.0.1:1']);
+    assert.equal(
+      field(() => parseNamesrvAddr('nohostport')),
+      'namesrvAddr',
+    );
+    assert.equal(
+      field(() => parseNamesrvAddr('')),
+      'namesrvAddr',
+    );
+  });
+
+  it('names the offending option', () => {
+    const base = { namesrvAddr: '127.0.0.1:9876' };
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, sendMsgTimeout: 0 })),
+      'sendMsgTimeout',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, sendMsgTimeout: 1.5 })),
+      'sendMsgTimeout',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, retryTimesWhenSendFailed: -1 })),
+      'retryTimesWhenSendFailed',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, compressLevel: 10 })),
+      'compressLevel',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, producerGroup: 'bad group' })),
+      'producerGroup',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, latencyFaultStrategy: 'nope' as 'adaptive' })),
+      'latencyFaultStrategy',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, latencyMax: [1, 2], notAvailableDuration: [1] })),
+      'notAvailableDuration',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, latencyMax: [1] })),
+      'notAvailableDuration',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, sendLatencyFaultEnable: 'yes' as unknown as boolean })),
+      'sendLatencyFaultEnable',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, instanceName: 'a@b' })),
+      'instanceName',
+    );
+    assert.equal(
+      field(() => resolveProducerOptions({ ...base, retryResponseCodes: 5 as unknown as number[] })),
+      'retryResponseCodes',
+    );
+  });
+
+  it('retryResponseCodes replaces the default set; spread the defaults to extend', () => {
+    const o = resolveProducerOptions({
+      namesrvAddr: '127.0.0.1:1',
+      retryResponseCodes: [...DEFAULT_RETRY_RESPONSE_CODES, 215],
+    });
+    assert.ok(o.retryResponseCodes.has(215) && o.retryResponseCodes.has(2));
+  });
+
+  it('sendAttemptTimeout follows the retry count and can be turned off', () => {
+    assert.equal(
+      resolveProducerOptions({ namesrvAddr: '127.0.0.1:1', retryTimesWhenSendFailed: 0 }).sendAttemptTimeout,
+      3000,
+    );
+    assert.equal(
+      resolveProducerOptions({ namesrvAddr: '127.0.0.1:1', sendAttemptTimeout: 0 }).sendAttemptTimeout,
+      0,
+    );
+  });
+});

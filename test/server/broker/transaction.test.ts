@@ -1,0 +1,77 @@
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
+import type { RemotingCommand } from '../../../src/protocol/command.js';
+import { decodeProperties } from '../../../src/protocol/message/properties.js';
+import { MessageSysFlag } from '../../../src/protocol/message/sysflag.js';
+import { EmbeddedCluster } from '../../../src/server/cluster.js';
+import { decodeBody, Rpc, sendV2Header, sleep, uniqueName } from './rpc-helpers.js';
+
+describe('transaction check-back', () => {
+  it('an unresolved half message is checked with a producer of its group, which can then commit it', async () => {
+    const cluster = await EmbeddedCluster.start({
+      brokers: 1,
+      brokerOptions: { transactionTimeOut: 100, transactionCheckInterval: 100 },
+    });
+    const rpc = await Rpc.connect(cluster.brokers[0]!.addr);
+    try {
+      const topic = uniqueName('TxCheck');
+      const group = uniqueName('TxPG');
+      await cluster.createTopic(topic, 1);
+      const checks: RemotingCommand[] = [];
+      rpc.conn.setRequestHandler((req) => {
+        if (req.code === RequestCode.CHECK_TRANSACTION_STATE) checks.push(req);
+        return undefined;
+      });
+      const hb = { clientID: '10.0.0.9@tx', producerDataSet: [{ groupName: group }], consumerDataSet: [] };
+      assert.equal(
+        (await rpc.request(RequestCode.HEART_BEAT, undefined, Buffer.from(JSON.stringify(hb)))).code,
+        ResponseCode.SUCCESS,
+      );
+      const sent = await rpc.request(
+        RequestCode.SEND_MESSAGE_V2,
+        sendV2Header({
+          topic,
+          body: 'pending',
+          group,
+          sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE,
+          props: { TRAN_MSG: 'true', PGROUP: group, UNIQ_KEY: 'TXID1' },
+        }),
+        Buffer.from('pending'),
+      );
+      assert.equal(sent.code, ResponseCode.SUCCESS);
+      for (let i = 0; i < 60 && checks.length === 0; i++) await sleep(25);
+      const check = checks[0];
+      assert.ok(check, 'CHECK_TRANSACTION_STATE arrived');
+      assert.equal(check.extFields?.transactionId, 'TXID1');
+      const [half] = decodeBody(check);
+      assert.equal(half?.topic, topic, 'the checked message carries its real topic');
+      assert.equal(decodeProperties(half?.properties ?? '').PGROUP, group);
+      await rpc.conn.oneway({
+        code: RequestCode.END_TRANSACTION,
+        language: 'JAVA',
+        version: 407,
+        opaque: 0,
+        flag: 0,
+        serializeType: 0,
+        extFields: {
+          producerGroup: group,
+          tranStateTableOffset: check.extFields?.tranStateTableOffset ?? '',
+          commitLogOffset: check.extFields?.commitLogOffset ?? '',
+          commitOrRollback: String(MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+          fromTransactionCheck: 'true',
+          msgId: 'TXID1',
+        },
+      });
+      const b = cluster.broker('broker-a');
+      for (let i = 0; i < 40 && b.store.getMaxOffset(topic, 0) === 0; i++) await sleep(25);
+      assert.equal(b.store.getMaxOffset(topic, 0), 1);
+      const before = checks.length;
+      await sleep(300);
+      assert.equal(checks.length, before, 'a resolved half message is not checked again');
+    } finally {
+      rpc.close();
+      await cluster.stop();
+    }
+  });
+});
