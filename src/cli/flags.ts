@@ -1,4 +1,5 @@
-/** Flag value parsing shared by the demo and bench commands (all errors are InvalidArgumentError). */
+/** Flag parsing shared by every CLI command (all errors are InvalidArgumentError). */
+import { parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../errors.js';
 
 /** `30`, `30s`, `500ms`, `2m` → milliseconds (a bare number means seconds). */
@@ -32,4 +33,49 @@ export function oneOf<T extends string>(flag: string, raw: string, allowed: read
     throw new InvalidArgumentError(flag, `expected one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+export type FlagKind = 'string' | 'boolean';
+export type FlagValues<T extends Readonly<Record<string, FlagKind>>> = {
+  [K in keyof T]?: T[K] extends 'boolean' ? boolean : string;
+};
+
+/** `node:util` parseArgs in strict mode (unknown flags throw), each flag given by its kind. */
+export function parseFlags<T extends Readonly<Record<string, FlagKind>>>(
+  argv: string[],
+  flags: T,
+): FlagValues<T> {
+  const options: Record<string, { type: FlagKind }> = {};
+  for (const [name, type] of Object.entries(flags)) options[name] = { type };
+  return parseArgs({ args: argv, options, strict: true }).values as FlagValues<T>;
+}
+
+/** The value of a mandatory flag; `InvalidArgumentError(flag, 'is required')` when absent or empty. */
+export function requiredFlag(flag: string, raw: string | undefined): string {
+  if (!raw) throw new InvalidArgumentError(flag, 'is required');
+  return raw;
+}
+
+/** An optional integer flag in `min..max`, `fallback` when absent. */
+export function intFlag(
+  flag: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new InvalidArgumentError(flag, `must be an integer in ${min}..${max}, got ${raw}`);
+  return n;
+}
+
+/** A TCP port flag (0 picks a free one), `fallback` when absent. */
+export function parsePort(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(flag, `must be a port number 0..65535, got ${raw}`);
+  return n;
 }

@@ -440,3 +440,82 @@ describe('namesrv extras and the declaration registry', () => {
     }
   });
 });
+
+describe('server-side decoding and the declarations the embedded broker added', () => {
+  it('withOptionalFields relaxes only the named fields and keeps code, name and encoding', () => {
+    const Relaxed = h.withOptionalFields(PullMessage, 'commitOffset', 'suspendTimeoutMillis', 'subVersion');
+    assert.equal(Relaxed.code, PullMessage.code);
+    assert.equal(Relaxed.name, 'PULL_MESSAGE');
+    const ext = {
+      consumerGroup: 'g',
+      topic: 'T',
+      queueId: '1',
+      queueOffset: '5',
+      maxMsgNums: '32',
+      sysFlag: '2',
+    };
+    const decoded = Relaxed.decode(ext);
+    assert.equal(decoded.queueOffset, 5);
+    assert.equal(decoded.commitOffset, undefined);
+    assert.throws(() => PullMessage.decode(ext), ProtocolError);
+    assert.throws(
+      () => Relaxed.decode({ ...ext, queueOffset: undefined as unknown as string }),
+      ProtocolError,
+    );
+    const full = { ...decoded, commitOffset: 0, suspendTimeoutMillis: 0, subVersion: 0 };
+    assert.deepEqual(Relaxed.encode(full), PullMessage.encode(full));
+    assert.equal(Relaxed.encode(decoded).commitOffset, undefined);
+  });
+
+  it('decodeRequestHeader reads empty values as absent and names a missing field as Java does', () => {
+    const ext = { topic: '', queueId: '0' };
+    assert.throws(
+      () => h.decodeRequestHeader(h.GetMaxOffset, ext),
+      (err: unknown) => err instanceof ProtocolError && err.message === 'the custom field <topic> is null',
+    );
+    assert.deepEqual(h.decodeRequestHeader(h.GetMaxOffset, { topic: 'T', queueId: '3', bname: '' }), {
+      topic: 'T',
+      queueId: 3,
+    });
+    assert.throws(() => h.decodeRequestHeader(h.GetMaxOffset, { topic: 'T', queueId: 'x' }), /not a number/);
+    assert.throws(() => h.decodeRequestHeader(h.GetMaxOffset, undefined), /<topic> is null/);
+  });
+
+  it('lock batch bodies: alphabetical fields like fastjson, lenient group and client id', () => {
+    const body = {
+      consumerGroup: 'G',
+      clientId: 'C@1',
+      mqSet: [{ topic: 'T', brokerName: 'broker-a', queueId: 2 }],
+    };
+    assert.equal(
+      h.encodeLockBatchBody(body).toString(),
+      '{"clientId":"C@1","consumerGroup":"G","mqSet":[{"brokerName":"broker-a","queueId":2,"topic":"T"}]}',
+    );
+    assert.deepEqual(h.parseLockBatchBody(h.encodeLockBatchBody(body)), body);
+    assert.deepEqual(h.parseLockBatchBody('{"mqSet":[]}'), { consumerGroup: '', clientId: '', mqSet: [] });
+    assert.throws(() => h.parseLockBatchBody('[1]'), ProtocolError);
+    const locked = h.encodeLockBatchResponseBody(body.mqSet);
+    assert.equal(locked.toString(), '{"lockOKMQSet":[{"brokerName":"broker-a","queueId":2,"topic":"T"}]}');
+    assert.deepEqual(h.parseLockBatchResponseBody(locked), body.mqSet);
+  });
+
+  it('registers the broker and namesrv codes the embedded servers answer', () => {
+    const expected: Array<[number, string]> = [
+      [RequestCode.GET_KVLIST_BY_NAMESPACE, 'GET_KVLIST_BY_NAMESPACE'],
+      [RequestCode.DELETE_TOPIC_IN_BROKER, 'DELETE_TOPIC_IN_BROKER'],
+      [RequestCode.GET_ALL_TOPIC_CONFIG, 'GET_ALL_TOPIC_CONFIG'],
+      [RequestCode.GET_BROKER_RUNTIME_INFO, 'GET_BROKER_RUNTIME_INFO'],
+      [RequestCode.GET_EARLIEST_MSG_STORETIME, 'GET_EARLIEST_MSG_STORETIME'],
+      [RequestCode.LOCK_BATCH_MQ, 'LOCK_BATCH_MQ'],
+      [RequestCode.UNLOCK_BATCH_MQ, 'UNLOCK_BATCH_MQ'],
+      [RequestCode.CHECK_CLIENT_CONFIG, 'CHECK_CLIENT_CONFIG'],
+    ];
+    for (const [code, name] of expected) assert.equal(requestDeclaration(code)?.name, name);
+    assert.deepEqual(h.GetEarliestMsgStoretime.decode({ topic: 'T', queueId: '1' }), {
+      topic: 'T',
+      queueId: 1,
+    });
+    assert.deepEqual(h.GetEarliestMsgStoretimeResponse.encode({ timestamp: 17 }), { timestamp: '17' });
+    assert.throws(() => h.DeleteTopicInBroker.decode({}), ProtocolError);
+  });
+});

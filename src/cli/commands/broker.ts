@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../../errors.js';
 import { consoleLogger } from '../../observability/logger.js';
 import { Broker } from '../../server/broker/broker.js';
 import type { CliCommand } from '../command.js';
-import { parsePort, untilSignal } from './namesrv.js';
+import { parseFlags, parsePort, requiredFlag } from '../flags.js';
+import { untilSignal } from './namesrv.js';
 
 export function parseFlush(raw: string | undefined): 'sync' | 'async' {
   if (raw === undefined || raw === 'async') return 'async';
@@ -30,27 +30,23 @@ Options:
   --verbose          log to stderr
 Prints "broker NAME listening on HOST:PORT" once registered.`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        name: { type: 'string' },
-        namesrv: { type: 'string' },
-        port: { type: 'string' },
-        'data-dir': { type: 'string' },
-        cluster: { type: 'string' },
-        flush: { type: 'string' },
-        'fault-injection': { type: 'boolean' },
-        verbose: { type: 'boolean' },
-      },
-      strict: true,
+    const values = parseFlags(argv, {
+      name: 'string',
+      namesrv: 'string',
+      port: 'string',
+      'data-dir': 'string',
+      cluster: 'string',
+      flush: 'string',
+      'fault-injection': 'boolean',
+      verbose: 'boolean',
     });
-    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
-    if (!values['data-dir']) throw new InvalidArgumentError('--data-dir', 'is required');
+    const namesrv = requiredFlag('--namesrv', values.namesrv);
+    const dataDir = requiredFlag('--data-dir', values['data-dir']);
     const broker = new Broker({
       brokerName: values.name ?? 'broker-a',
-      namesrvAddr: values.namesrv,
+      namesrvAddr: namesrv,
       listenPort: parsePort('--port', values.port, 10911),
-      storePathRootDir: values['data-dir'],
+      storePathRootDir: dataDir,
       brokerClusterName: values.cluster ?? 'DefaultCluster',
       flushDiskType: parseFlush(values.flush) === 'sync' ? 'SYNC_FLUSH' : 'ASYNC_FLUSH',
       faultInjection: values['fault-injection'] ?? false,

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
-import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
+import { BrokerResponseError } from '../../errors.js';
 import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { parseFastjsonBytes } from '../../protocol/fastjson.js';
 import { Connection } from '../../remoting/connection.js';
 import type { CliCommand } from '../command.js';
+import { parseFlags, requiredFlag } from '../flags.js';
 
 export interface ClusterInfoJson {
   brokerAddrTable: Record<
@@ -45,13 +45,9 @@ Options:
   --namesrv A   NameServer address (required)
   --json        print the raw cluster info as JSON`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: { namesrv: { type: 'string' }, json: { type: 'boolean' } },
-      strict: true,
-    });
-    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
-    const info = await fetchClusterInfo(values.namesrv);
+    const values = parseFlags(argv, { namesrv: 'string', json: 'boolean' });
+    const namesrv = requiredFlag('--namesrv', values.namesrv);
+    const info = await fetchClusterInfo(namesrv);
     if (values.json) {
       console.log(JSON.stringify(info));
       return 0;

@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../../errors.js';
 import { consoleLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
 import type { CliCommand } from '../command.js';
+import { intFlag, parseFlags, parsePort } from '../flags.js';
 import { parseFlush } from './broker.js';
-import { parsePort, untilSignal } from './namesrv.js';
+import { untilSignal } from './namesrv.js';
 
 export const clusterCommand: CliCommand = {
   path: ['cluster'],
@@ -24,22 +23,16 @@ Options:
   --json             print one JSON line {"namesrv":"...","brokers":[{"name":"...","addr":"..."}]}
   --verbose          log to stderr`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        brokers: { type: 'string' },
-        'namesrv-port': { type: 'string' },
-        'data-dir': { type: 'string' },
-        flush: { type: 'string' },
-        'fault-injection': { type: 'boolean' },
-        json: { type: 'boolean' },
-        verbose: { type: 'boolean' },
-      },
-      strict: true,
+    const values = parseFlags(argv, {
+      brokers: 'string',
+      'namesrv-port': 'string',
+      'data-dir': 'string',
+      flush: 'string',
+      'fault-injection': 'boolean',
+      json: 'boolean',
+      verbose: 'boolean',
     });
-    const count = values.brokers === undefined ? 2 : Number(values.brokers);
-    if (!Number.isInteger(count) || count < 1 || count > 26)
-      throw new InvalidArgumentError('--brokers', `must be 1..26, got ${values.brokers}`);
+    const count = intFlag('--brokers', values.brokers, 2, 1, 26);
     const cluster = await EmbeddedCluster.start({
       brokers: count,
       namesrvPort: parsePort('--namesrv-port', values['namesrv-port'], 9876),

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
+import { BrokerResponseError } from '../../errors.js';
 import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { Connection } from '../../remoting/connection.js';
@@ -10,6 +9,7 @@ import {
   type FaultSpec,
 } from '../../server/broker/faults.js';
 import type { CliCommand } from '../command.js';
+import { parseFlags, requiredFlag } from '../flags.js';
 
 export const faultCommand: CliCommand = {
   path: ['fault'],
@@ -33,23 +33,19 @@ Options:
   --duration MS     clear the fault by itself after MS ms
   --clear           remove every fault`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        broker: { type: 'string' },
-        latency: { type: 'string' },
-        'error-code': { type: 'string' },
-        'error-rate': { type: 'string' },
-        hang: { type: 'boolean' },
-        drop: { type: 'boolean' },
-        refuse: { type: 'boolean' },
-        codes: { type: 'string' },
-        duration: { type: 'string' },
-        clear: { type: 'boolean' },
-      },
-      strict: true,
+    const values = parseFlags(argv, {
+      broker: 'string',
+      latency: 'string',
+      'error-code': 'string',
+      'error-rate': 'string',
+      hang: 'boolean',
+      drop: 'boolean',
+      refuse: 'boolean',
+      codes: 'string',
+      duration: 'string',
+      clear: 'boolean',
     });
-    if (!values.broker) throw new InvalidArgumentError('--broker', 'is required');
+    const broker = requiredFlag('--broker', values.broker);
     let spec: FaultSpec | undefined;
     if (!values.clear) {
       const ext: Record<string, string> = {};
@@ -63,7 +59,7 @@ Options:
       if (values.duration !== undefined) ext.durationMs = values.duration;
       spec = faultSpecFromExtFields(ext); // validates before anything is sent
     }
-    const conn = await Connection.connect(values.broker);
+    const conn = await Connection.connect(broker);
     try {
       const response = await conn.request(
         createRequest(FAULT_INJECTION_REQUEST_CODE, faultSpecToExtFields(spec)),
@@ -74,7 +70,7 @@ Options:
           response.code,
           responseCodeName(response.code),
           response.remark ?? 'is fault injection enabled on that broker?',
-          values.broker,
+          broker,
         );
       }
       console.log(response.body ? Buffer.from(response.body).toString() : '{}');

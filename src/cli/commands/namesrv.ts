@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../../errors.js';
 import { consoleLogger } from '../../observability/logger.js';
 import { NameServer } from '../../server/namesrv/namesrv.js';
 import type { CliCommand } from '../command.js';
+import { parseFlags, parsePort } from '../flags.js';
 
 /** Resolves on the first SIGINT or SIGTERM (servers shut down cleanly then). */
 export function untilSignal(): Promise<NodeJS.Signals> {
@@ -15,14 +14,6 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
   });
-}
-
-export function parsePort(field: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new InvalidArgumentError(field, `must be a port number 0..65535, got ${raw}`);
-  return n;
 }
 
 export const namesrvCommand: CliCommand = {
@@ -39,15 +30,11 @@ Options:
   --verbose       log to stderr
 Prints "namesrv listening on HOST:PORT" once ready.`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'expire-ms': { type: 'string' },
-        verbose: { type: 'boolean' },
-      },
-      strict: true,
+    const values = parseFlags(argv, {
+      port: 'string',
+      host: 'string',
+      'expire-ms': 'string',
+      verbose: 'boolean',
     });
     const expire = values['expire-ms'] === undefined ? undefined : Number(values['expire-ms']);
     const namesrv = new NameServer({

@@ -1,5 +1,3 @@
-import { parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger } from '../../observability/logger.js';
 import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
 import { permToString } from '../../protocol/perm.js';
@@ -8,6 +6,7 @@ import { ConnectionPool } from '../../remoting/pool.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
 import { parseNamesrvAddr } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
+import { parseFlags, requiredFlag } from '../flags.js';
 
 export const routeCommand: CliCommand = {
   path: ['route'],
@@ -22,17 +21,13 @@ Options:
   --topic T     topic (required)
   --json        print the raw route as JSON`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: { namesrv: { type: 'string' }, topic: { type: 'string' }, json: { type: 'boolean' } },
-      strict: true,
-    });
-    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
+    const values = parseFlags(argv, { namesrv: 'string', topic: 'string', json: 'boolean' });
+    const namesrv = requiredFlag('--namesrv', values.namesrv);
     validateTopic(values.topic, '--topic');
     const pool = new ConnectionPool();
     try {
       const client = new NamesrvClient(
-        parseNamesrvAddr(values.namesrv, '--namesrv'),
+        parseNamesrvAddr(namesrv, '--namesrv'),
         pool,
         DEFAULT_COMMAND_DEFAULTS,
         silentLogger,

@@ -1,18 +1,9 @@
-import { parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../../errors.js';
 import { Producer } from '../../producer/producer.js';
 import type { SendResult } from '../../producer/send-result.js';
 import type { LatencyFaultStrategyName } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
+import { intFlag, parseFlags, requiredFlag } from '../flags.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
-
-function intFlag(name: string, raw: string | undefined, def: number, min: number, max: number): number {
-  if (raw === undefined) return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}, got ${raw}`);
-  return n;
-}
 
 export interface SendSummary {
   count: number;
@@ -47,38 +38,34 @@ Options:
   --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
   --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms}`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        namesrv: { type: 'string' },
-        topic: { type: 'string' },
-        count: { type: 'string' },
-        size: { type: 'string' },
-        concurrency: { type: 'string' },
-        tag: { type: 'string' },
-        keys: { type: 'string' },
-        group: { type: 'string' },
-        timeout: { type: 'string' },
-        strategy: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-      strict: true,
+    const values = parseFlags(argv, {
+      namesrv: 'string',
+      topic: 'string',
+      count: 'string',
+      size: 'string',
+      concurrency: 'string',
+      tag: 'string',
+      keys: 'string',
+      group: 'string',
+      timeout: 'string',
+      strategy: 'string',
+      json: 'boolean',
     });
-    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
-    if (!values.topic) throw new InvalidArgumentError('--topic', 'is required');
+    const namesrv = requiredFlag('--namesrv', values.namesrv);
+    const topic = requiredFlag('--topic', values.topic);
     const count = intFlag('--count', values.count, 1, 1, 1e9);
     const size = intFlag('--size', values.size, 128, 1, 4 * 1024 * 1024);
     const concurrency = intFlag('--concurrency', values.concurrency, 1, 1, 10000);
     const timeout = intFlag('--timeout', values.timeout, 3000, 1, 600000);
     const producer = new Producer({
-      namesrvAddr: values.namesrv,
+      namesrvAddr: namesrv,
       producerGroup: values.group ?? 'rocketmq_ts_cli',
       sendMsgTimeout: timeout,
       ...(values.strategy ? { latencyFaultStrategy: values.strategy as LatencyFaultStrategyName } : {}),
     });
     const body = Buffer.alloc(size, 'x');
     const keys = values.keys ? values.keys.split(',').filter((k) => k.length > 0) : undefined;
-    const message = { topic: values.topic, body, tags: values.tag, keys };
+    const message = { topic: topic, body, tags: values.tag, keys };
     await producer.start();
     try {
       if (count === 1 && !values.json) {

@@ -1,10 +1,11 @@
-import { parseArgs } from 'node:util';
 import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
-import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
+import { UpdateAndCreateTopic } from '../../protocol/headers/admin.js';
 import { validateTopic } from '../../protocol/validation.js';
 import { Connection } from '../../remoting/connection.js';
 import type { CliCommand } from '../command.js';
+import { intFlag, parseFlags, requiredFlag } from '../flags.js';
 import { fetchClusterInfo } from './cluster-info.js';
 
 export const topicCreateCommand: CliCommand = {
@@ -22,26 +23,18 @@ Options:
   --cluster C   only brokers of this cluster
   --perm P      permission bits: 6 = read+write (default), 4 = read only, 2 = write only`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        namesrv: { type: 'string' },
-        topic: { type: 'string' },
-        queues: { type: 'string' },
-        cluster: { type: 'string' },
-        perm: { type: 'string' },
-      },
-      strict: true,
+    const values = parseFlags(argv, {
+      namesrv: 'string',
+      topic: 'string',
+      queues: 'string',
+      cluster: 'string',
+      perm: 'string',
     });
-    if (!values.namesrv) throw new InvalidArgumentError('--namesrv', 'is required');
+    const namesrv = requiredFlag('--namesrv', values.namesrv);
     validateTopic(values.topic, '--topic');
-    const queues = values.queues === undefined ? 8 : Number(values.queues);
-    if (!Number.isInteger(queues) || queues < 1 || queues > 1024)
-      throw new InvalidArgumentError('--queues', `must be 1..1024, got ${values.queues}`);
-    const perm = values.perm === undefined ? 6 : Number(values.perm);
-    if (!Number.isInteger(perm) || perm < 0 || perm > 15)
-      throw new InvalidArgumentError('--perm', `must be 0..15, got ${values.perm}`);
-    const info = await fetchClusterInfo(values.namesrv);
+    const queues = intFlag('--queues', values.queues, 8, 1, 1024);
+    const perm = intFlag('--perm', values.perm, 6, 0, 15);
+    const info = await fetchClusterInfo(namesrv);
     const targets: Array<{ name: string; addr: string }> = [];
     for (const [cluster, names] of Object.entries(info.clusterAddrTable ?? {})) {
       if (values.cluster !== undefined && cluster !== values.cluster) continue;
@@ -52,7 +45,7 @@ Options:
     }
     if (targets.length === 0)
       throw new InvalidArgumentError('--namesrv', 'the NameServer knows no master broker (of that cluster)');
-    const header = {
+    const header = UpdateAndCreateTopic.encode({
       topic: values.topic,
       defaultTopic: 'TBW102',
       readQueueNums: queues,
@@ -61,11 +54,11 @@ Options:
       topicFilterType: 'SINGLE_TAG',
       topicSysFlag: 0,
       order: false,
-    };
+    });
     for (const t of targets) {
       const conn = await Connection.connect(t.addr);
       try {
-        const response = await conn.request(createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, header), 5000);
+        const response = await conn.request(createRequest(UpdateAndCreateTopic.code, header), 5000);
         if (response.code !== ResponseCode.SUCCESS)
           throw new BrokerResponseError(
             response.code,

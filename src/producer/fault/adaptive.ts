@@ -1,19 +1,34 @@
 /**
  * `adaptive`, the default strategy. It answers the seeds' warning ("isolating a broker for
  * minutes after one blip overloads the healthy ones") with:
- * - short isolation that grows only with repeated failure: 1 s, 2 s, 4 s ... capped at 30 s;
- *   failures of sends already in flight when the broker was isolated count as the same blip;
- * - early re-admission: while a broker is isolated after a transport failure (refused, closed)
- *   it is probed every `probeInterval`; the first answer re-admits it. After a timeout or a
- *   broker error code a probe proves little (the broker may answer probes and still fail
- *   sends), so such a broker waits out its short isolation instead;
- * - a half-open trial when the isolation ends: one send is let through; success clears the
- *   failure count, failure isolates again for twice as long;
- * - slowness never isolates: a working broker whose latency EWMA is well above the fastest
- *   one's gets a proportionally smaller share (never below `minShare`), never zero;
+ * - even spread: each send goes to the next queue, in round-robin order, among the queues of the
+ *   brokers that may take it now; an isolated broker's share is split evenly over the others
+ *   instead of falling through to the broker next to it in queue order;
+ * - one incident, one strike: a failure isolates the broker briefly (`baseIsolationMs`); failures
+ *   of sends that were already in flight, or that started before the broker's last re-admission,
+ *   are the same incident and change nothing;
+ * - a half-open trial when the isolation ends: exactly one send is let through. Success
+ *   re-admits the broker; failure isolates it again for twice as long, counted from when the
+ *   trial was sent (a trial that waited for its timeout has already waited), capped at
+ *   `maxQuickIsolationMs` (1 s) when the trial failed at once and `maxIsolationMs` (2 s) when it
+ *   timed out. A failed trial costs nothing visible: the send retries elsewhere. The caps are
+ *   short, so traffic returns within about that long after any fault ends;
+ * - early re-admission after a transport failure (refused, closed): the broker is probed every
+ *   `probeInterval` and the first answer re-admits it. After a timeout or a broker error code a
+ *   probe proves little (it may answer probes and still fail sends), so only a trial send can;
+ * - slowness never isolates, it samples: a broker whose latency (its latest sample, or the age
+ *   of its oldest send in flight, whichever is larger) exceeds `2 × fastest + slackMs` gets one
+ *   send at a time. A broker 100 times slower than the others thus gets a tiny share (p99 stays
+ *   low), and the first fast answer gives it its full share back. Since the age of sends in
+ *   flight counts, a broker that turns slow or hangs loses its traffic within `slackMs`, not
+ *   after the first slow answer or timeout;
  * - never two attempts of one send on the same broker when another broker exists;
- * - if every broker is isolated, the one whose isolation ends first is used: sends never stop.
+ * - if no broker is admissible, a working one over its sampling limit is used, else the one whose
+ *   isolation ends first: sends never stop.
  * Failures that are about the message (`rejected`) or the client (`client`) do not count.
+ *
+ * Every `select` must be followed by one `onSuccess`/`onFailure` for the chosen broker (the send
+ * loop does this): the strategy tracks sends in flight per broker.
  */
 import type { MessageQueue } from '../../client/route.js';
 import type { TopicPublishInfo } from '../topic-publish-info.js';
@@ -25,45 +40,67 @@ import type {
 } from './latency-fault-tolerance.js';
 
 export interface AdaptiveSettings {
-  /** First isolation after a failure (ms). @default 1000 */
+  /** Isolation after a new incident (ms). @default 500 */
   baseIsolationMs?: number;
-  /** Longest isolation (ms). @default 30000 */
+  /**
+   * Longest isolation after a trial that timed out (ms). Such a trial cost one send a whole
+   * attempt timeout, so a broker that keeps hanging is tried less often. @default 2000
+   */
   maxIsolationMs?: number;
-  /** Probe period of an isolated broker (ms). @default 500 */
+  /**
+   * Longest isolation after a trial that failed at once (busy, refused). Such a trial costs one
+   * quick retry elsewhere, so the broker is tried again soon. @default 1000
+   */
+  maxQuickIsolationMs?: number;
+  /** Probe period of a broker isolated by a transport failure (ms). @default 500 */
   probeInterval?: number | undefined;
   /** Probe timeout (ms). @default 200 */
   probeTimeout?: number | undefined;
-  /** EWMA weight of a new latency sample. @default 0.3 */
+  /** EWMA weight of a new latency sample (the reported `latencyMs`). @default 0.3 */
   ewmaAlpha?: number;
-  /** Smallest traffic share of a slow but working broker. @default 0.1 */
-  minShare?: number;
   /** Latency within `2 × fastest + slackMs` counts as "as fast" (ms). @default 20 */
   slackMs?: number;
 }
 
+/** What a broker may take right now. */
+type Gate = 'open' | 'sample' | 'trial' | 'closed';
+
 interface BrokerState {
   name: string;
+  /** Smoothed latency, for health reports. */
   ewma: number | undefined;
-  failures: number;
+  /** Latency of the most recently started attempt that completed. */
+  sample: number | undefined;
+  sampleStart: number;
+  /** Start times of the attempts in flight, oldest first. */
+  inflight: number[];
+  /** Failed trials of the current incident, plus one for the incident itself. */
+  strikes: number;
   isolated: boolean;
+  isolatedAt: number;
   isolatedUntil: number;
-  lastKind: FailureKind | undefined;
+  /** When the broker was last re-admitted; failures of older attempts are a past incident. */
+  readmittedAt: number;
+  /** When the current half-open trial was sent; 0 when none is out. */
   trialSince: number;
+  lastKind: FailureKind | undefined;
   probeTimer: NodeJS.Timeout | undefined;
 }
 
 /** A half-open trial that never reported back is forgotten after this long. */
 const TRIAL_TIMEOUT_MS = 10_000;
+/** An attempt in flight for longer than this never reported back; it is forgotten. */
+const STALE_ATTEMPT_MS = 60_000;
 
 export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
   readonly name = 'adaptive';
   private readonly states = new Map<string, BrokerState>();
   private readonly base: number;
   private readonly max: number;
+  private readonly quickMax: number;
   private readonly probeInterval: number;
   private readonly probeTimeout: number;
   private readonly alpha: number;
-  private readonly minShare: number;
   private readonly slack: number;
   private running = false;
 
@@ -71,12 +108,12 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     private readonly host: FaultStrategyHost,
     settings: AdaptiveSettings = {},
   ) {
-    this.base = settings.baseIsolationMs ?? 1000;
-    this.max = settings.maxIsolationMs ?? 30_000;
+    this.base = settings.baseIsolationMs ?? 500;
+    this.max = settings.maxIsolationMs ?? 2000;
+    this.quickMax = Math.min(this.max, settings.maxQuickIsolationMs ?? 1000);
     this.probeInterval = settings.probeInterval ?? 500;
     this.probeTimeout = settings.probeTimeout ?? 200;
     this.alpha = settings.ewmaAlpha ?? 0.3;
-    this.minShare = settings.minShare ?? 0.1;
     this.slack = settings.slackMs ?? 20;
   }
 
@@ -86,11 +123,16 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
       s = {
         name,
         ewma: undefined,
-        failures: 0,
+        sample: undefined,
+        sampleStart: -Infinity,
+        inflight: [],
+        strikes: 0,
         isolated: false,
+        isolatedAt: 0,
         isolatedUntil: 0,
-        lastKind: undefined,
+        readmittedAt: -Infinity,
         trialSince: 0,
+        lastKind: undefined,
         probeTimer: undefined,
       };
       this.states.set(name, s);
@@ -98,103 +140,162 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     return s;
   }
 
-  /** Isolation length after `failures` consecutive failures. */
-  isolationFor(failures: number): number {
-    return Math.min(this.max, this.base * 2 ** Math.max(0, Math.min(failures - 1, 30)));
+  /**
+   * Isolation length after `strikes` strikes (1 = a new incident, 2 = its first failed trial,
+   * ...), the last one of `kind`.
+   */
+  isolationFor(strikes: number, kind: FailureKind = 'timeout'): number {
+    const cap = kind === 'timeout' ? this.max : this.quickMax;
+    return Math.min(cap, this.base * 2 ** Math.max(0, Math.min(strikes - 1, 30)));
   }
 
-  /** Whether a send may go to the broker now; `claim` reserves the half-open trial. */
-  private admissible(name: string, now: number, claim: boolean): boolean {
+  /** Latency estimate: the latest sample, or the age of the oldest attempt in flight if larger. */
+  latencyOf(name: string, now: number = this.host.now()): number | undefined {
     const s = this.states.get(name);
-    if (s === undefined || !s.isolated) return true;
-    if (now < s.isolatedUntil) return false;
-    if (s.trialSince !== 0 && now - s.trialSince < TRIAL_TIMEOUT_MS) return false;
-    if (claim) s.trialSince = now;
-    return true;
+    if (s === undefined) return undefined;
+    while (s.inflight.length > 0 && now - (s.inflight[0] as number) > STALE_ATTEMPT_MS) s.inflight.shift();
+    const oldest = s.inflight[0];
+    const age = oldest === undefined ? 0 : now - oldest;
+    if (s.sample === undefined && oldest === undefined) return undefined;
+    return Math.max(s.sample ?? 0, age);
   }
 
-  /** Traffic share of a broker relative to the fastest of `names`, in [minShare, 1]. */
-  shareOf(name: string, names: readonly string[]): number {
-    const ewma = this.states.get(name)?.ewma;
-    if (ewma === undefined) return 1;
+  /** Above this latency (ms) a broker is slow: `2 × fastest + slackMs` over working brokers of `names`. */
+  slowLimit(names: readonly string[], now: number = this.host.now()): number {
     let fastest = Infinity;
     for (const n of names) {
-      const e = this.states.get(n)?.ewma;
-      if (e !== undefined && e < fastest) fastest = e;
+      if (this.states.get(n)?.isolated === true) continue;
+      const l = this.latencyOf(n, now);
+      if (l !== undefined && l < fastest) fastest = l;
     }
-    if (ewma <= 2 * fastest + this.slack) return 1;
-    return Math.max(this.minShare, (fastest + this.slack) / ewma);
+    return 2 * fastest + this.slack;
+  }
+
+  private gate(name: string, now: number, limit: number): Gate {
+    const s = this.states.get(name);
+    if (s === undefined) return 'open';
+    if (s.isolated) {
+      if (now < s.isolatedUntil) return 'closed';
+      if (s.trialSince !== 0 && now - s.trialSince < TRIAL_TIMEOUT_MS) return 'closed';
+      return 'trial';
+    }
+    const latency = this.latencyOf(name, now);
+    if (latency === undefined || latency <= limit) return 'open';
+    return s.inflight.length === 0 ? 'sample' : 'closed';
   }
 
   select(tp: TopicPublishInfo, lastBrokerName: string | undefined, _attempt = 0): MessageQueue {
     const now = this.host.now();
-    const queues = tp.queues;
-    const n = queues.length;
     const avoidLast = lastBrokerName !== undefined && tp.brokerNames.some((b) => b !== lastBrokerName);
+    const excluded = (b: string): boolean => avoidLast && b === lastBrokerName;
+    const limit = this.slowLimit(tp.brokerNames, now);
+    const gates = new Map<string, Gate>();
+    for (const b of tp.brokerNames) gates.set(b, excluded(b) ? 'closed' : this.gate(b, now, limit));
     const start = tp.sendWhichQueue.incrementAndGet();
-    let fallback: MessageQueue | undefined;
-    for (let i = 0; i < n; i++) {
-      const mq = queues[(start + i) % n] as MessageQueue;
-      if (avoidLast && mq.brokerName === lastBrokerName) continue;
-      if (!this.admissible(mq.brokerName, now, false)) continue;
-      if (this.host.random() < this.shareOf(mq.brokerName, tp.brokerNames)) return this.take(mq, now);
-      fallback ??= mq;
+
+    const admissible = tp.queues.filter((mq) => gates.get(mq.brokerName) !== 'closed');
+    if (admissible.length > 0) {
+      const mq = admissible[start % admissible.length] as MessageQueue;
+      return this.take(mq, gates.get(mq.brokerName) === 'trial', now);
     }
-    if (fallback !== undefined) return this.take(fallback, now);
-    // Everything admissible is excluded: use the broker whose isolation ends first.
+    // Every working broker already has its one sample in flight: use them anyway.
+    const working = tp.queues.filter(
+      (mq) => !excluded(mq.brokerName) && this.states.get(mq.brokerName)?.isolated !== true,
+    );
+    if (working.length > 0) return this.take(working[start % working.length] as MessageQueue, false, now);
+    // Every other broker is isolated: use the one whose isolation ends first.
     let best: BrokerState | undefined;
     for (const b of tp.brokerNames) {
-      if (avoidLast && b === lastBrokerName) continue;
+      if (excluded(b)) continue;
       const s = this.states.get(b);
       if (s !== undefined && (best === undefined || s.isolatedUntil < best.isolatedUntil)) best = s;
     }
-    if (best !== undefined) {
-      for (let i = 0; i < n; i++) {
-        const mq = queues[(start + i) % n] as MessageQueue;
-        if (mq.brokerName === best.name) return mq;
-      }
-    }
-    return tp.selectAvoiding(avoidLast ? lastBrokerName : undefined);
+    const mine = best === undefined ? [] : tp.queues.filter((mq) => mq.brokerName === best.name);
+    if (mine.length > 0) return this.take(mine[start % mine.length] as MessageQueue, false, now);
+    return this.take(tp.selectAvoiding(avoidLast ? lastBrokerName : undefined), false, now);
   }
 
-  private take(mq: MessageQueue, now: number): MessageQueue {
-    this.admissible(mq.brokerName, now, true);
+  private take(mq: MessageQueue, trial: boolean, now: number): MessageQueue {
+    const s = this.state(mq.brokerName);
+    if (trial) s.trialSince = now;
+    s.inflight.push(now);
     return mq;
+  }
+
+  /** Forgets the attempt that just completed; returns when it started. */
+  private finish(s: BrokerState, now: number, latencyMs: number): number {
+    const started = now - latencyMs;
+    let best = -1;
+    let bestGap = Infinity;
+    for (let i = 0; i < s.inflight.length; i++) {
+      const gap = Math.abs((s.inflight[i] as number) - started);
+      if (gap < bestGap) {
+        best = i;
+        bestGap = gap;
+      }
+    }
+    if (best < 0) return started;
+    const [t] = s.inflight.splice(best, 1);
+    return t as number;
+  }
+
+  private noteSample(s: BrokerState, started: number, latencyMs: number): void {
+    if (started >= s.sampleStart) {
+      s.sample = latencyMs;
+      s.sampleStart = started;
+    }
+    s.ewma = s.ewma === undefined ? latencyMs : s.ewma + this.alpha * (latencyMs - s.ewma);
   }
 
   onSuccess(brokerName: string, latencyMs: number): void {
     const s = this.state(brokerName);
-    s.ewma = s.ewma === undefined ? latencyMs : s.ewma + this.alpha * (latencyMs - s.ewma);
-    s.failures = 0;
-    s.trialSince = 0;
-    if (s.isolated) this.recover(s);
+    const now = this.host.now();
+    const started = this.finish(s, now, latencyMs);
+    this.noteSample(s, started, latencyMs);
+    // Only an attempt sent after the isolation began (the trial) proves the broker works again.
+    if (s.isolated && started >= s.isolatedAt) this.recover(s, now);
   }
 
-  onFailure(brokerName: string, _latencyMs: number, kind: FailureKind, error?: unknown): void {
-    if (kind === 'rejected' || kind === 'client') return;
+  onFailure(brokerName: string, latencyMs: number, kind: FailureKind, error?: unknown): void {
     const s = this.state(brokerName);
     const now = this.host.now();
-    // Sends that were already in flight when the broker was isolated fail too; they are the
-    // same blip and must not escalate the isolation (64 concurrent failures are not 64 strikes).
-    if (s.isolated && now < s.isolatedUntil && s.trialSince === 0) return;
-    s.failures++;
+    const started = this.finish(s, now, latencyMs);
+    if (kind === 'rejected' || kind === 'client') return;
+    if (kind === 'timeout') this.noteSample(s, started, latencyMs);
+    if (s.isolated) {
+      // Not the trial: a send in flight when the incident began (64 concurrent failures are one strike).
+      if (s.trialSince === 0 || started < s.trialSince) return;
+      s.strikes++;
+      s.trialSince = 0;
+      s.lastKind = kind;
+      s.isolatedUntil = Math.max(now, started + this.isolationFor(s.strikes, kind));
+      this.host.logger.info('broker failed its trial', {
+        brokerName,
+        kind,
+        forMs: s.isolatedUntil - now,
+      });
+      this.scheduleProbe(s);
+      return;
+    }
+    if (started < s.readmittedAt) return; // a leftover of the incident that just ended
+    s.strikes = 1;
+    s.isolated = true;
+    s.isolatedAt = now;
+    s.isolatedUntil = now + this.isolationFor(1, kind);
     s.trialSince = 0;
     s.lastKind = kind;
-    const until = now + this.isolationFor(s.failures);
-    if (until > s.isolatedUntil || !s.isolated) s.isolatedUntil = until;
-    if (!s.isolated) {
-      s.isolated = true;
-      const reason = error instanceof Error ? `${kind}: ${error.message}` : kind;
-      this.host.logger.warn('broker isolated', { brokerName, reason, forMs: s.isolatedUntil - now });
-      this.host.onIsolated({ brokerName, reason, untilMs: s.isolatedUntil });
-    }
+    const reason = error instanceof Error ? `${kind}: ${error.message}` : kind;
+    this.host.logger.warn('broker isolated', { brokerName, reason, forMs: s.isolatedUntil - now });
+    this.host.onIsolated({ brokerName, reason, untilMs: s.isolatedUntil });
     this.scheduleProbe(s);
   }
 
-  private recover(s: BrokerState): void {
+  private recover(s: BrokerState, now: number): void {
     s.isolated = false;
     s.isolatedUntil = 0;
     s.trialSince = 0;
+    s.strikes = 0;
+    s.readmittedAt = now;
     if (s.probeTimer) clearTimeout(s.probeTimer);
     s.probeTimer = undefined;
     this.host.logger.info('broker recovered', { brokerName: s.name });
@@ -225,22 +326,27 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
       ok = false;
     }
     if (!st.isolated) return ok;
-    if (ok && st.lastKind === 'transport') this.recover(st);
+    if (ok && st.lastKind === 'transport') this.recover(st, this.host.now());
     else this.scheduleProbe(st);
     return ok;
   }
 
   health(): BrokerHealth[] {
+    const now = this.host.now();
     const names = [...this.states.keys()];
-    return [...this.states.values()].map((s) => ({
-      brokerName: s.name,
-      isolated: s.isolated,
-      ...(s.isolated ? { isolatedUntil: s.isolatedUntil } : {}),
-      latencyMs: s.ewma ?? 0,
-      failures: s.failures,
-      reachable: !s.isolated,
-      share: this.shareOf(s.name, names),
-    }));
+    const limit = this.slowLimit(names, now);
+    return [...this.states.values()].map((s) => {
+      const latency = this.latencyOf(s.name, now) ?? 0;
+      return {
+        brokerName: s.name,
+        isolated: s.isolated,
+        ...(s.isolated ? { isolatedUntil: s.isolatedUntil } : {}),
+        latencyMs: s.ewma ?? 0,
+        failures: s.strikes,
+        reachable: !s.isolated,
+        share: s.isolated ? 0 : latency > limit ? limit / latency : 1,
+      };
+    });
   }
 
   start(): void {

@@ -4,7 +4,8 @@
  *
  * - `java-4.9`: the seeds' `MQFaultStrategy` + `LatencyFaultToleranceImpl`, quirks included.
  * - `java-5`: 5.1.4+ (filters, 10 s failure isolation, reachability detector).
- * - `adaptive` (default): short exponential isolation, probe re-admission, latency-weighted share.
+ * - `adaptive` (default): even spread over admissible brokers, one strike per incident, short
+ *   isolation ended by a half-open trial or a probe, one-send-at-a-time sampling of slow brokers.
  */
 import type { Logger } from '../../observability/logger.js';
 import type { MessageQueue } from '../../client/route.js';
@@ -31,11 +32,11 @@ export interface BrokerHealth {
   isolatedUntil?: number;
   /** Latency estimate in ms (adaptive: EWMA; java-*: last latency). */
   latencyMs: number;
-  /** Consecutive failures (adaptive) or 0/1 for the java strategies' last outcome. */
+  /** Strikes of the current incident (adaptive) or 0/1 for the java strategies' last outcome. */
   failures: number;
   /** java-5 reachability flag; the others report `!isolated`. */
   reachable: boolean;
-  /** Relative share of traffic the broker gets among available ones, 0..1 (adaptive only). */
+  /** Share of its fair traffic the broker gets, 0..1 (adaptive only; 0 while isolated). */
   share?: number;
 }
 

@@ -25,3 +25,20 @@ export const UpdateAndCreateTopic = declareRequest(
 export type CreateTopicRequestHeader = HeaderOf<typeof UpdateAndCreateTopic.spec>;
 export const encodeCreateTopicRequestHeader = UpdateAndCreateTopic.encode;
 export const decodeCreateTopicRequestHeader = UpdateAndCreateTopic.decode;
+
+/** DELETE_TOPIC_IN_BROKER (215). */
+export const DeleteTopicInBroker = declareRequest(
+  RequestCode.DELETE_TOPIC_IN_BROKER,
+  'DELETE_TOPIC_IN_BROKER',
+  { topic: F.string.required() },
+);
+
+/** GET_ALL_TOPIC_CONFIG (21): no header; body `TopicConfigSerializeWrapper` (see register.ts). */
+export const GetAllTopicConfig = declareRequest(RequestCode.GET_ALL_TOPIC_CONFIG, 'GET_ALL_TOPIC_CONFIG', {});
+
+/** GET_BROKER_RUNTIME_INFO (28): no header; body `KVTable` (see register.ts). */
+export const GetBrokerRuntimeInfo = declareRequest(
+  RequestCode.GET_BROKER_RUNTIME_INFO,
+  'GET_BROKER_RUNTIME_INFO',
+  {},
+);

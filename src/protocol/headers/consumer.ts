@@ -1,7 +1,16 @@
 /** CONSUMER_SEND_MSG_BACK (36) and GET_CONSUMER_LIST_BY_GROUP (38), protocol.md §10.2. */
 import { RequestCode } from '../codes.js';
 import { parseFastjson } from '../fastjson.js';
-import { F, declareRequest, expectArray, expectObject, jsonString, type HeaderOf } from './fields.js';
+import {
+  F,
+  declareRequest,
+  expectArray,
+  expectObject,
+  jsonBool,
+  jsonNumber,
+  jsonString,
+  type HeaderOf,
+} from './fields.js';
 
 export const ConsumerSendMsgBack = declareRequest(
   RequestCode.CONSUMER_SEND_MSG_BACK,
@@ -80,3 +89,75 @@ export const ConsumeMessageDirectly = declareRequest(
     brokerName: F.string.optional(),
   },
 );
+
+/** CHECK_CLIENT_CONFIG (46): no header; the broker accepts every subscription. */
+export const CheckClientConfig = declareRequest(RequestCode.CHECK_CLIENT_CONFIG, 'CHECK_CLIENT_CONFIG', {});
+
+/** LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42): no header; JSON bodies below (orderly consumers). */
+export const LockBatchMQ = declareRequest(RequestCode.LOCK_BATCH_MQ, 'LOCK_BATCH_MQ', {});
+export const UnlockBatchMQ = declareRequest(RequestCode.UNLOCK_BATCH_MQ, 'UNLOCK_BATCH_MQ', {});
+
+export interface MessageQueueData {
+  topic: string;
+  brokerName: string;
+  queueId: number;
+}
+
+/** `LockBatchRequestBody` / `UnlockBatchRequestBody`. */
+export interface LockBatchBody {
+  consumerGroup: string;
+  clientId: string;
+  onlyThisBroker?: boolean;
+  mqSet: MessageQueueData[];
+}
+
+function messageQueueJson(mq: MessageQueueData): Record<string, unknown> {
+  return { brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic };
+}
+
+function parseMessageQueue(value: unknown): MessageQueueData {
+  const o = expectObject(value, 'MessageQueue');
+  return {
+    topic: jsonString(o.topic, 'MessageQueue.topic', ''),
+    brokerName: jsonString(o.brokerName, 'MessageQueue.brokerName', ''),
+    queueId: jsonNumber(o.queueId, 'MessageQueue.queueId'),
+  };
+}
+
+export function encodeLockBatchBody(body: LockBatchBody): Buffer {
+  const out: Record<string, unknown> = { clientId: body.clientId, consumerGroup: body.consumerGroup };
+  out.mqSet = body.mqSet.map(messageQueueJson);
+  if (body.onlyThisBroker !== undefined) out.onlyThisBroker = body.onlyThisBroker;
+  return Buffer.from(JSON.stringify(out), 'utf8');
+}
+
+/** Absent group or client id read as `''` (the broker rejects them when it needs them). */
+export function parseLockBatchBody(body: Uint8Array | string): LockBatchBody {
+  const text =
+    typeof body === 'string'
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const o = expectObject(parseFastjson(text), 'LockBatchRequestBody');
+  const out: LockBatchBody = {
+    consumerGroup: jsonString(o.consumerGroup, 'LockBatchRequestBody.consumerGroup', ''),
+    clientId: jsonString(o.clientId, 'LockBatchRequestBody.clientId', ''),
+    mqSet: expectArray(o.mqSet ?? [], 'mqSet').map(parseMessageQueue),
+  };
+  if (o.onlyThisBroker !== undefined && o.onlyThisBroker !== null)
+    out.onlyThisBroker = jsonBool(o.onlyThisBroker, 'onlyThisBroker');
+  return out;
+}
+
+/** LOCK_BATCH_MQ response body `{"lockOKMQSet":[…]}`. */
+export function encodeLockBatchResponseBody(lockOKMQSet: readonly MessageQueueData[]): Buffer {
+  return Buffer.from(JSON.stringify({ lockOKMQSet: lockOKMQSet.map(messageQueueJson) }), 'utf8');
+}
+
+export function parseLockBatchResponseBody(body: Uint8Array | string): MessageQueueData[] {
+  const text =
+    typeof body === 'string'
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const o = expectObject(parseFastjson(text), 'LockBatchResponseBody');
+  return expectArray(o.lockOKMQSet ?? [], 'lockOKMQSet').map(parseMessageQueue);
+}

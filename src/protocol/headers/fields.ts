@@ -132,6 +132,46 @@ export function declareRequest<S extends HeaderSpec>(
   return { code, name, ...defineHeader(name, spec) };
 }
 
+type Relaxed<S extends HeaderSpec, K extends keyof S> = {
+  readonly [P in keyof S]: P extends K
+    ? S[P] extends FieldSpec<infer Kd, boolean>
+      ? FieldSpec<Kd, false>
+      : never
+    : S[P];
+};
+
+/**
+ * The same request with `names` optional when decoding: for a receiver (our broker) that accepts
+ * requests from clients that leave out fields Java always sends. Encoding is unchanged.
+ */
+export function withOptionalFields<S extends HeaderSpec, K extends keyof S & string>(
+  decl: RequestDeclaration<S>,
+  ...names: K[]
+): RequestDeclaration<Relaxed<S, K>> {
+  const spec: Record<string, FieldSpec> = { ...decl.spec };
+  for (const name of names) spec[name] = { ...decl.spec[name]!, required: false };
+  return declareRequest(decl.code, decl.name, spec as Relaxed<S, K>);
+}
+
+/**
+ * Decodes a request header as a Java server does: an empty value counts as absent, and a missing
+ * required field is `the custom field <key> is null` (Java `decodeCommandCustomHeader`).
+ * ProtocolError for missing or malformed fields.
+ */
+export function decodeRequestHeader<S extends HeaderSpec>(
+  codec: HeaderCodec<S>,
+  ext: Readonly<Record<string, string>> | undefined,
+): HeaderOf<S> {
+  const present: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ext ?? {})) if (v !== '') present[k] = v;
+  for (const [name, f] of Object.entries(codec.spec)) {
+    const key = f.key ?? name;
+    if (f.required && present[key] === undefined)
+      throw new ProtocolError(`the custom field <${key}> is null`);
+  }
+  return codec.decode(present);
+}
+
 /** Reads a JSON body that must be an object; ProtocolError otherwise. */
 export function expectObject(value: unknown, what: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

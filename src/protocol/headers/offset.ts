@@ -76,3 +76,17 @@ export const OffsetResponse = defineHeader('OffsetResponseHeader', {
 export type OffsetResponseHeader = HeaderOf<typeof OffsetResponse.spec>;
 export const encodeOffsetResponseHeader = OffsetResponse.encode;
 export const decodeOffsetResponseHeader = OffsetResponse.decode;
+
+/** GET_EARLIEST_MSG_STORETIME (32). */
+export const GetEarliestMsgStoretime = declareRequest(
+  RequestCode.GET_EARLIEST_MSG_STORETIME,
+  'GET_EARLIEST_MSG_STORETIME',
+  {
+    topic: F.string.required(),
+    queueId: F.int.required(),
+    bname: F.string.optional(),
+  },
+);
+export const GetEarliestMsgStoretimeResponse = defineHeader('GetEarliestMsgStoretimeResponseHeader', {
+  timestamp: F.long.required(),
+});

@@ -385,3 +385,10 @@ export function parseKVTable(body: Uint8Array | string): Record<string, string> 
     out[k] = jsonString(v, `table[${k}]`);
   return out;
 }
+
+/** GET_KVLIST_BY_NAMESPACE (219): response body `KVTable`. */
+export const GetKVListByNamespace = declareRequest(
+  RequestCode.GET_KVLIST_BY_NAMESPACE,
+  'GET_KVLIST_BY_NAMESPACE',
+  { namespace: F.string.required() },
+);

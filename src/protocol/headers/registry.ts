@@ -1,15 +1,24 @@
 /** Every request declaration by code: for tools that decode arbitrary frames (debug dumps, CLI). */
-import { UpdateAndCreateTopic } from './admin.js';
 import {
+  DeleteTopicInBroker,
+  GetAllTopicConfig,
+  GetBrokerRuntimeInfo,
+  UpdateAndCreateTopic,
+} from './admin.js';
+import {
+  CheckClientConfig,
   ConsumeMessageDirectly,
   ConsumerSendMsgBack,
   GetConsumerListByGroup,
   GetConsumerRunningInfo,
+  LockBatchMQ,
   NotifyConsumerIdsChanged,
+  UnlockBatchMQ,
 } from './consumer.js';
 import type { HeaderSpec, RequestDeclaration } from './fields.js';
 import { HeartBeat, UnregisterClient } from './heartbeat.js';
 import {
+  GetEarliestMsgStoretime,
   GetMaxOffset,
   GetMinOffset,
   QueryConsumerOffset,
@@ -22,6 +31,7 @@ import {
   DeleteKVConfig,
   GetBrokerClusterInfo,
   GetKVConfig,
+  GetKVListByNamespace,
   PutKVConfig,
   QueryDataVersion,
   RegisterBroker,
@@ -63,6 +73,14 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   PutKVConfig,
   GetKVConfig,
   DeleteKVConfig,
+  GetKVListByNamespace,
+  DeleteTopicInBroker,
+  GetAllTopicConfig,
+  GetBrokerRuntimeInfo,
+  GetEarliestMsgStoretime,
+  CheckClientConfig,
+  LockBatchMQ,
+  UnlockBatchMQ,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

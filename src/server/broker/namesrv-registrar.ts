@@ -3,11 +3,16 @@
  * topic table to every NameServer, UNREGISTER_BROKER on shutdown.
  */
 import { crc32 } from 'node:zlib';
-import { RequestCode, ResponseCode } from '../../protocol/codes.js';
+import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import type { Logger } from '../../observability/logger.js';
-import { encodeRegisterBrokerBody, type TopicConfigWrapper } from '../namesrv/wire.js';
+import {
+  encodeRegisterBrokerBody,
+  RegisterBroker,
+  UnregisterBroker,
+  type TopicConfigSerializeWrapper,
+} from '../../protocol/headers/register.js';
 
 export interface BrokerIdentity {
   clusterName: string;
@@ -37,10 +42,10 @@ export class NamesrvRegistrar {
   async registerAll(
     namesrvAddrs: readonly string[],
     id: BrokerIdentity,
-    topics: TopicConfigWrapper,
+    topics: TopicConfigSerializeWrapper,
   ): Promise<number> {
-    const body = encodeRegisterBrokerBody(topics);
-    const header = {
+    const body = encodeRegisterBrokerBody({ topicConfigSerializeWrapper: topics, filterServerList: [] });
+    const header = RegisterBroker.encode({
       brokerName: id.brokerName,
       brokerAddr: id.brokerAddr,
       clusterName: id.clusterName,
@@ -48,13 +53,13 @@ export class NamesrvRegistrar {
       brokerId: id.brokerId,
       compressed: false,
       bodyCrc32: crc32(body) & 0x7fffffff,
-    };
+    });
     const results = await Promise.all(
       namesrvAddrs.map(async (addr) => {
         try {
           const response = await this.pool.request(
             addr,
-            createRequest(RequestCode.REGISTER_BROKER, header, body),
+            createRequest(RegisterBroker.code, header, body),
             REGISTER_TIMEOUT_MS,
           );
           if (response.code !== ResponseCode.SUCCESS) {
@@ -76,20 +81,16 @@ export class NamesrvRegistrar {
   }
 
   async unregisterAll(namesrvAddrs: readonly string[], id: BrokerIdentity): Promise<void> {
-    const header = {
+    const header = UnregisterBroker.encode({
       brokerName: id.brokerName,
       brokerAddr: id.brokerAddr,
       clusterName: id.clusterName,
       brokerId: id.brokerId,
-    };
+    });
     await Promise.all(
       namesrvAddrs.map(async (addr) => {
         try {
-          await this.pool.request(
-            addr,
-            createRequest(RequestCode.UNREGISTER_BROKER, header),
-            REGISTER_TIMEOUT_MS,
-          );
+          await this.pool.request(addr, createRequest(UnregisterBroker.code, header), REGISTER_TIMEOUT_MS);
         } catch (err) {
           this.logger.warn('unregister broker failed', { namesrv: addr, error: err });
         }

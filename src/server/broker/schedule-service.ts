@@ -3,65 +3,60 @@
  * level − 1 are put into REAL_TOPIC/REAL_QID once `storeTimestamp + delay(level)` has passed.
  * Progress per level is persisted to `config/delayOffset.json` as `{"offsetTable":{"1":5}}`.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { parseFastjson } from '../../protocol/fastjson.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
 import { decodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { SystemTopic } from '../../protocol/validation.js';
 import type { BrokerContext } from './context.js';
+import { PeriodicTask } from './periodic-task.js';
+import { StateFile } from './state-file.js';
 
 const TICK_MS = 100;
 const BATCH = 32;
 
 export class ScheduleMessageService {
   private readonly offsets = new Map<number, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
   private dirty = false;
-  private persisting: Promise<void> = Promise.resolve();
+  private readonly state: StateFile;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly ctx: BrokerContext,
-    private readonly file: string,
-  ) {}
+    file: string,
+  ) {
+    this.state = new StateFile(file);
+    this.task = new PeriodicTask(() => this.deliverDue(), ctx, 'delayed delivery failed, will retry');
+  }
 
   async start(): Promise<void> {
-    try {
-      const json = parseFastjson(await readFile(this.file, 'utf8')) as {
-        offsetTable?: Record<string, unknown>;
-      };
-      for (const [level, offset] of Object.entries(json.offsetTable ?? {})) {
-        if (typeof offset === 'number' && Number.isInteger(Number(level)))
-          this.offsets.set(Number(level), offset);
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.ctx.logger.warn('delay offsets unreadable, starting over', { error: err });
-    }
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
-    this.timer.unref();
+    await this.state.load(
+      (text) => {
+        const json = parseFastjson(text) as { offsetTable?: Record<string, unknown> };
+        for (const [level, offset] of Object.entries(json.offsetTable ?? {})) {
+          if (typeof offset === 'number' && Number.isInteger(Number(level)))
+            this.offsets.set(Number(level), offset);
+        }
+      },
+      this.ctx.logger,
+      'delay offsets',
+    );
+    this.task.start(TICK_MS);
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.task.stop();
   }
 
   /** Delivers every due message now (also what the timer does). */
-  async tick(): Promise<void> {
-    if (this.busy || this.ctx.stopping) return;
-    this.busy = true;
-    try {
-      for (let level = 1; level <= this.ctx.delayLevels.length; level++) await this.deliverLevel(level);
-      if (this.dirty) {
-        this.dirty = false;
-        await this.persist();
-      }
-    } catch (err) {
-      if (!this.ctx.stopping) this.ctx.logger.warn('delayed delivery failed, will retry', { error: err });
-    } finally {
-      this.busy = false;
+  tick(): Promise<void> {
+    return this.task.run();
+  }
+
+  private async deliverDue(): Promise<void> {
+    for (let level = 1; level <= this.ctx.delayLevels.length; level++) await this.deliverLevel(level);
+    if (this.dirty) {
+      this.dirty = false;
+      await this.persist();
     }
   }
 
@@ -120,13 +115,6 @@ export class ScheduleMessageService {
 
   persist(): Promise<void> {
     const text = JSON.stringify({ offsetTable: Object.fromEntries(this.offsets) });
-    this.persisting = this.persisting
-      .catch(() => undefined)
-      .then(async () => {
-        await mkdir(dirname(this.file), { recursive: true });
-        await writeFile(`${this.file}.tmp`, text);
-        await rename(`${this.file}.tmp`, this.file);
-      });
-    return this.persisting;
+    return this.state.write(text);
   }
 }

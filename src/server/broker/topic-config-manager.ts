@@ -3,13 +3,17 @@
  * (protocol.md §7.5), retry/DLQ topics, and persistence to `config/topics.json`. Every change
  * bumps the data version and tells the broker to register with the NameServers at once.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { isInherited, PermName } from '../../protocol/perm.js';
 import { DEFAULT_TOPIC, SystemTopic } from '../../protocol/validation.js';
 import type { Logger } from '../../observability/logger.js';
-import type { DataVersion, TopicConfig, TopicConfigWrapper } from '../namesrv/wire.js';
-import { parseTopicConfigWrapper } from '../namesrv/wire.js';
+import {
+  parseTopicConfigSerializeWrapper,
+  type DataVersion,
+  type TopicConfig,
+  type TopicConfigSerializeWrapper,
+} from '../../protocol/headers/register.js';
+import { StateFile } from './state-file.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
 
@@ -45,9 +49,10 @@ export function newTopicConfig(
 export class TopicConfigManager {
   private readonly table = new Map<string, TopicConfig>();
   private dataVersion: DataVersion = { counter: 0, timestamp: Date.now() };
-  private persisting: Promise<void> = Promise.resolve();
+  private readonly state: StateFile;
 
   constructor(private readonly options: TopicConfigManagerOptions) {
+    this.state = new StateFile(options.file);
     const o = options;
     this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_SELF_TEST_TOPIC, 1));
     if (o.autoCreateTopicEnable)
@@ -73,7 +78,7 @@ export class TopicConfigManager {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    const wrapper = parseTopicConfigWrapper(JSON.parse(text));
+    const wrapper = parseTopicConfigSerializeWrapper(JSON.parse(text));
     for (const [name, config] of Object.entries(wrapper.topicConfigTable)) {
       if (name === DEFAULT_TOPIC && !this.options.autoCreateTopicEnable) continue;
       this.table.set(name, config);
@@ -89,7 +94,7 @@ export class TopicConfigManager {
     return [...this.table.values()];
   }
 
-  wrapper(): TopicConfigWrapper {
+  wrapper(): TopicConfigSerializeWrapper {
     return {
       dataVersion: { ...this.dataVersion },
       topicConfigTable: Object.fromEntries([...this.table].map(([k, v]) => [k, { ...v }])),
@@ -179,14 +184,6 @@ export class TopicConfigManager {
   /** Writes the table atomically (temp file + rename), one write at a time. */
   persist(): Promise<void> {
     const text = JSON.stringify(this.wrapper(), null, 2);
-    const file = this.options.file;
-    this.persisting = this.persisting
-      .catch(() => undefined)
-      .then(async () => {
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(`${file}.tmp`, text);
-        await rename(`${file}.tmp`, file);
-      });
-    return this.persisting;
+    return this.state.write(text);
   }
 }

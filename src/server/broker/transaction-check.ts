@@ -5,15 +5,15 @@
  * `transactionCheckMax` times, then dropped. Resolved offsets and the scan position persist in
  * `config/transaction.json`.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { RequestCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
+import { CheckTransactionState } from '../../protocol/headers/transaction.js';
 import { encodeOffsetMsgId } from '../../protocol/message/message-id.js';
 import { decodeProperties, PropertyKey } from '../../protocol/message/properties.js';
 import { decodeStoredMessage, encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { SystemTopic } from '../../protocol/validation.js';
 import type { BrokerContext, TransactionLedger } from './context.js';
+import { PeriodicTask } from './periodic-task.js';
+import { StateFile } from './state-file.js';
 
 const BATCH = 64;
 
@@ -22,34 +22,32 @@ export class TransactionCheckService implements TransactionLedger {
   private readonly checkTimes = new Map<number, number>();
   /** Half-topic queue offset below which every half message is resolved. */
   private progress = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
-  private persisting: Promise<void> = Promise.resolve();
+  private readonly state: StateFile;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly ctx: BrokerContext,
-    private readonly file: string,
-  ) {}
+    file: string,
+  ) {
+    this.state = new StateFile(file);
+    this.task = new PeriodicTask(() => this.scan(), ctx, 'transaction check failed');
+  }
 
   async start(): Promise<void> {
-    try {
-      const json = JSON.parse(await readFile(this.file, 'utf8')) as {
-        progress?: number;
-        resolved?: number[];
-      };
-      if (typeof json.progress === 'number') this.progress = json.progress;
-      for (const o of json.resolved ?? []) if (typeof o === 'number') this.resolved.add(o);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.ctx.logger.warn('transaction state unreadable, starting over', { error: err });
-    }
-    this.timer = setInterval(() => void this.check(), this.ctx.options.transactionCheckInterval);
-    this.timer.unref();
+    await this.state.load(
+      (text) => {
+        const json = JSON.parse(text) as { progress?: number; resolved?: number[] };
+        if (typeof json.progress === 'number') this.progress = json.progress;
+        for (const o of json.resolved ?? []) if (typeof o === 'number') this.resolved.add(o);
+      },
+      this.ctx.logger,
+      'transaction state',
+    );
+    this.task.start(this.ctx.options.transactionCheckInterval);
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.task.stop();
   }
 
   isResolved(halfOffset: number): boolean {
@@ -65,16 +63,8 @@ export class TransactionCheckService implements TransactionLedger {
   }
 
   /** One scan of the half topic (what the timer runs). */
-  async check(): Promise<void> {
-    if (this.busy || this.ctx.stopping) return;
-    this.busy = true;
-    try {
-      await this.scan();
-    } catch (err) {
-      if (!this.ctx.stopping) this.ctx.logger.warn('transaction check failed', { error: err });
-    } finally {
-      this.busy = false;
-    }
+  check(): Promise<void> {
+    return this.task.run();
   }
 
   private async scan(): Promise<void> {
@@ -128,25 +118,18 @@ export class TransactionCheckService implements TransactionLedger {
       bodyCRC: undefined,
       magicCode: undefined,
     });
-    const header = {
+    const header = CheckTransactionState.encode({
       tranStateTableOffset: half.queueOffset,
       commitLogOffset: half.physicalOffset,
       msgId: uniq ?? offsetMsgId,
       transactionId: uniq ?? offsetMsgId,
       offsetMsgId,
-    };
-    conn.oneway(createRequest(RequestCode.CHECK_TRANSACTION_STATE, header, body)).catch(() => undefined);
+    });
+    conn.oneway(createRequest(CheckTransactionState.code, header, body)).catch(() => undefined);
   }
 
   persist(): Promise<void> {
     const text = JSON.stringify({ progress: this.progress, resolved: [...this.resolved] });
-    this.persisting = this.persisting
-      .catch(() => undefined)
-      .then(async () => {
-        await mkdir(dirname(this.file), { recursive: true });
-        await writeFile(`${this.file}.tmp`, text);
-        await rename(`${this.file}.tmp`, this.file);
-      });
-    return this.persisting;
+    return this.state.write(text);
   }
 }

@@ -10,19 +10,33 @@ import { createResponse, type RemotingCommand } from '../../protocol/command.js'
 import { RemotingServer } from '../../remoting/server.js';
 import type { Connection } from '../../remoting/connection.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
-import { RequestFields } from './request-fields.js';
-import { RouteInfoManager } from './route-info-manager.js';
+import { parseFastjsonBytes } from '../../protocol/fastjson.js';
+import { jsonBody, withOptionalFields } from '../../protocol/headers/fields.js';
 import {
   dataVersionJson,
-  decodeDataVersionBody,
   decodeRegisterBrokerBody,
+  DeleteKVConfig,
   encodeClusterInfo,
-  encodeTopicRouteData,
-} from './wire.js';
+  encodeKVTable,
+  GetKVConfig,
+  GetKVConfigResponse,
+  GetKVListByNamespace,
+  ORDER_TOPIC_CONFIG_NAMESPACE,
+  parseDataVersion,
+  PutKVConfig,
+  QueryDataVersion,
+  QueryDataVersionResponse,
+  RegisterBroker,
+  RegisterBrokerResponse,
+  UnregisterBroker,
+  type RegisterBrokerBody,
+} from '../../protocol/headers/register.js';
+import { encodeTopicList, encodeTopicRouteData, GetRouteInfoByTopic } from '../../protocol/headers/route.js';
+import { requestHeader } from './decode-request.js';
+import { RouteInfoManager } from './route-info-manager.js';
 
-/** Request code not in the shared table: list a KV namespace. */
-const GET_KVLIST_BY_NAMESPACE = 219;
-const ORDER_TOPIC_CONFIG = 'ORDER_TOPIC_CONFIG';
+/** A broker that has no HA service leaves `haServerAddr` out. */
+const RegisterBrokerRequest = withOptionalFields(RegisterBroker, 'haServerAddr');
 const APPLY_TOPIC_HINT = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
 export interface NameServerOptions {
@@ -112,7 +126,7 @@ export class NameServer {
       [RequestCode.PUT_KV_CONFIG, (r) => this.putKv(r)],
       [RequestCode.GET_KV_CONFIG, (r) => this.getKv(r)],
       [RequestCode.DELETE_KV_CONFIG, (r) => this.deleteKv(r)],
-      [GET_KVLIST_BY_NAMESPACE, (r) => this.kvList(r)],
+      [RequestCode.GET_KVLIST_BY_NAMESPACE, (r) => this.kvList(r)],
     ];
     for (const [code, handler] of handlers) server.registerProcessor(code, handler);
     server.on('disconnect', (conn: Connection) => {
@@ -150,52 +164,40 @@ export class NameServer {
   }
 
   private registerBroker(request: RemotingCommand, connection: Connection): RemotingCommand {
-    const f = new RequestFields(request);
-    const brokerName = f.string('brokerName');
-    const brokerAddr = f.string('brokerAddr');
-    const clusterName = f.string('clusterName');
-    const haServerAddr = f.optString('haServerAddr') ?? '';
-    const brokerId = f.int('brokerId');
-    const bodyCrc32 = f.optInt('bodyCrc32') ?? 0;
+    const h = requestHeader(RegisterBrokerRequest, request);
+    const bodyCrc32 = h.bodyCrc32 ?? 0;
     if (bodyCrc32 !== 0 && request.body) {
       const actual = zlibCrc32(request.body) & 0x7fffffff;
       if (actual !== bodyCrc32) return createResponse(request, ResponseCode.SYSTEM_ERROR, 'crc32 not match');
     }
-    const topicConfigWrapper = decodeRegisterBrokerBody(
-      request.body,
-      request.version,
-      f.bool('compressed', false),
-    );
     const result = this.routes.registerBroker({
-      clusterName,
-      brokerAddr,
-      brokerName,
-      brokerId,
-      haServerAddr,
-      topicConfigWrapper,
+      clusterName: h.clusterName,
+      brokerAddr: h.brokerAddr,
+      brokerName: h.brokerName,
+      brokerId: h.brokerId,
+      haServerAddr: h.haServerAddr ?? '',
+      topicConfigWrapper: registerBody(request.body, h.compressed ?? false).topicConfigSerializeWrapper,
       channel: connection,
     });
-    const orderConf = this.kv.get(ORDER_TOPIC_CONFIG);
-    const body =
-      orderConf && orderConf.size > 0
-        ? Buffer.from(JSON.stringify({ table: Object.fromEntries(orderConf) }))
-        : undefined;
-    return createResponse(request, ResponseCode.SUCCESS, undefined, result, body);
+    const orderConf = this.kv.get(ORDER_TOPIC_CONFIG_NAMESPACE);
+    const body = orderConf && orderConf.size > 0 ? encodeKVTable(Object.fromEntries(orderConf)) : undefined;
+    return createResponse(
+      request,
+      ResponseCode.SUCCESS,
+      undefined,
+      RegisterBrokerResponse.encode(result),
+      body,
+    );
   }
 
   private unregisterBroker(request: RemotingCommand): RemotingCommand {
-    const f = new RequestFields(request);
-    this.routes.unregisterBroker(
-      f.string('clusterName'),
-      f.string('brokerAddr'),
-      f.string('brokerName'),
-      f.int('brokerId'),
-    );
+    const h = requestHeader(UnregisterBroker, request);
+    this.routes.unregisterBroker(h.clusterName, h.brokerAddr, h.brokerName, h.brokerId);
     return createResponse(request, ResponseCode.SUCCESS);
   }
 
   private getRouteInfo(request: RemotingCommand): RemotingCommand {
-    const topic = new RequestFields(request).string('topic');
+    const { topic } = requestHeader(GetRouteInfoByTopic, request);
     const route = this.routes.pickupTopicRouteData(topic);
     if (!route) {
       return createResponse(
@@ -204,40 +206,45 @@ export class NameServer {
         `No topic route info in name server for the topic: ${topic}${APPLY_TOPIC_HINT}`,
       );
     }
-    const orderTopicConf = this.kv.get(ORDER_TOPIC_CONFIG)?.get(topic);
+    const orderTopicConf = this.kv.get(ORDER_TOPIC_CONFIG_NAMESPACE)?.get(topic);
     if (orderTopicConf !== undefined) route.orderTopicConf = orderTopicConf;
     return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeTopicRouteData(route));
   }
 
   private queryDataVersion(request: RemotingCommand): RemotingCommand {
-    const f = new RequestFields(request);
-    const brokerAddr = f.string('brokerAddr');
-    const version = decodeDataVersionBody(request.body);
+    const { brokerAddr } = requestHeader(QueryDataVersion, request);
+    const version =
+      request.body && request.body.length > 0
+        ? parseDataVersion(parseFastjsonBytes(request.body))
+        : undefined;
     const changed = this.routes.isTopicConfigChanged(brokerAddr, version);
     if (!changed) this.routes.touch(brokerAddr);
     const stored = this.routes.brokerDataVersion(brokerAddr);
-    const body = stored ? Buffer.from(JSON.stringify(dataVersionJson(stored))) : undefined;
-    return createResponse(request, ResponseCode.SUCCESS, undefined, { changed }, body);
+    const body = stored ? jsonBody(dataVersionJson(stored)) : undefined;
+    return createResponse(
+      request,
+      ResponseCode.SUCCESS,
+      undefined,
+      QueryDataVersionResponse.encode({ changed }),
+      body,
+    );
   }
 
   private allTopics(request: RemotingCommand): RemotingCommand {
-    const body = Buffer.from(JSON.stringify({ topicList: this.routes.allTopics() }));
+    const body = encodeTopicList({ topicList: this.routes.allTopics() });
     return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, body);
   }
 
   private putKv(request: RemotingCommand): RemotingCommand {
-    const f = new RequestFields(request);
-    const namespace = f.string('namespace');
+    const { namespace, key, value } = requestHeader(PutKVConfig, request);
     let table = this.kv.get(namespace);
     if (!table) this.kv.set(namespace, (table = new Map()));
-    table.set(f.string('key'), f.string('value'));
+    table.set(key, value);
     return createResponse(request, ResponseCode.SUCCESS);
   }
 
   private getKv(request: RemotingCommand): RemotingCommand {
-    const f = new RequestFields(request);
-    const namespace = f.string('namespace');
-    const key = f.string('key');
+    const { namespace, key } = requestHeader(GetKVConfig, request);
     const value = this.kv.get(namespace)?.get(key);
     if (value === undefined) {
       return createResponse(
@@ -246,20 +253,19 @@ export class NameServer {
         `No config item, Namespace: ${namespace} Key: ${key}`,
       );
     }
-    return createResponse(request, ResponseCode.SUCCESS, undefined, { value });
+    return createResponse(request, ResponseCode.SUCCESS, undefined, GetKVConfigResponse.encode({ value }));
   }
 
   private deleteKv(request: RemotingCommand): RemotingCommand {
-    const f = new RequestFields(request);
-    const namespace = f.string('namespace');
+    const { namespace, key } = requestHeader(DeleteKVConfig, request);
     const table = this.kv.get(namespace);
-    table?.delete(f.string('key'));
+    table?.delete(key);
     if (table?.size === 0) this.kv.delete(namespace);
     return createResponse(request, ResponseCode.SUCCESS);
   }
 
   private kvList(request: RemotingCommand): RemotingCommand {
-    const namespace = new RequestFields(request).string('namespace');
+    const { namespace } = requestHeader(GetKVListByNamespace, request);
     const table = this.kv.get(namespace);
     if (!table || table.size === 0)
       return createResponse(request, ResponseCode.QUERY_NOT_FOUND, `No config item, Namespace: ${namespace}`);
@@ -268,7 +274,18 @@ export class NameServer {
       ResponseCode.SUCCESS,
       undefined,
       undefined,
-      Buffer.from(JSON.stringify({ table: Object.fromEntries(table) })),
+      encodeKVTable(Object.fromEntries(table)),
     );
   }
+}
+
+/** An empty body registers no topics (a broker that only heartbeats). */
+function registerBody(body: Uint8Array | undefined, compressed: boolean): RegisterBrokerBody {
+  if (body === undefined || body.length === 0) {
+    return {
+      topicConfigSerializeWrapper: { dataVersion: { counter: 0, timestamp: 0 }, topicConfigTable: {} },
+      filterServerList: [],
+    };
+  }
+  return decodeRegisterBrokerBody(body, compressed);
 }

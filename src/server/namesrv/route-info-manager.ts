@@ -3,15 +3,13 @@
  * they form, and which queues each topic has on which broker. Pure state; the NameServer class
  * wires it to the network and the expiry timer.
  */
-import type {
-  BrokerData,
-  ClusterInfo,
-  DataVersion,
-  QueueData,
-  TopicConfigWrapper,
-  TopicRouteData,
-} from './wire.js';
-import { dataVersionEquals } from './wire.js';
+import {
+  dataVersionEquals,
+  type ClusterInfo,
+  type DataVersion,
+  type TopicConfigSerializeWrapper,
+} from '../../protocol/headers/register.js';
+import type { BrokerData, QueueData, TopicRouteData } from '../../protocol/headers/route.js';
 
 export interface BrokerLiveInfo {
   lastUpdateTimestamp: number;
@@ -27,7 +25,7 @@ export interface RegisterBrokerArgs {
   brokerName: string;
   brokerId: number;
   haServerAddr: string;
-  topicConfigWrapper: TopicConfigWrapper;
+  topicConfigWrapper: TopicConfigSerializeWrapper;
   channel?: object;
   now?: number;
 }
@@ -87,7 +85,7 @@ export class RouteInfoManager {
   }
 
   /** Replaces this broker's queue data with its current topic table (topics it dropped go away). */
-  private updateQueueData(brokerName: string, wrapper: TopicConfigWrapper): void {
+  private updateQueueData(brokerName: string, wrapper: TopicConfigSerializeWrapper): void {
     const present = new Set<string>();
     for (const [topic, config] of Object.entries(wrapper.topicConfigTable)) {
       present.add(topic);
@@ -168,7 +166,8 @@ export class RouteInfoManager {
   }
 
   isTopicConfigChanged(brokerAddr: string, version: DataVersion | undefined): boolean {
-    return !dataVersionEquals(this.brokerLiveTable.get(brokerAddr)?.dataVersion, version);
+    const current = this.brokerLiveTable.get(brokerAddr)?.dataVersion;
+    return current === undefined || version === undefined || !dataVersionEquals(current, version);
   }
 
   private brokerDataJson(name: string): BrokerData | undefined {
@@ -193,17 +192,18 @@ export class RouteInfoManager {
       if (data) brokerDatas.push(data);
     }
     if (brokerDatas.length === 0) return undefined;
-    return { brokerDatas, queueDatas: queueDatas.map((q) => ({ ...q })) };
+    return { brokerDatas, queueDatas: queueDatas.map((q) => ({ ...q })), filterServerTable: {} };
   }
 
   clusterInfo(): ClusterInfo {
     const brokerAddrTable: Record<string, BrokerData> = {};
-    for (const name of this.brokerAddrTable.keys()) {
+    for (const name of [...this.brokerAddrTable.keys()].sort()) {
       const data = this.brokerDataJson(name);
       if (data) brokerAddrTable[name] = data;
     }
     const clusterAddrTable: Record<string, string[]> = {};
-    for (const [cluster, names] of this.clusterAddrTable) clusterAddrTable[cluster] = [...names].sort();
+    for (const cluster of [...this.clusterAddrTable.keys()].sort())
+      clusterAddrTable[cluster] = [...this.clusterAddrTable.get(cluster)!].sort();
     return { brokerAddrTable, clusterAddrTable };
   }
 

@@ -187,6 +187,29 @@ describe('a broker fed malformed requests', () => {
     assert.equal(ok.code, ResponseCode.SUCCESS);
   });
 
+  it('LOCK_BATCH_MQ locks a queue for one client until it unlocks it', async () => {
+    const mq = { topic, brokerName: cluster.brokers[0]!.name, queueId: 0 };
+    const lock = (clientId: string) =>
+      rpc.request(
+        RequestCode.LOCK_BATCH_MQ,
+        undefined,
+        Buffer.from(JSON.stringify({ consumerGroup: 'LockG', clientId, mqSet: [mq] })),
+      );
+    const lockedSet = (body: Uint8Array | undefined) =>
+      (JSON.parse(Buffer.from(body ?? []).toString()) as { lockOKMQSet: unknown[] }).lockOKMQSet;
+    assert.deepEqual(lockedSet((await lock('A')).body), [{ brokerName: mq.brokerName, queueId: 0, topic }]);
+    assert.deepEqual(lockedSet((await lock('B')).body), []);
+    const unlock = await rpc.request(
+      RequestCode.UNLOCK_BATCH_MQ,
+      undefined,
+      Buffer.from(JSON.stringify({ consumerGroup: 'LockG', clientId: 'A', mqSet: [mq] })),
+    );
+    assert.equal(unlock.code, ResponseCode.SUCCESS);
+    assert.equal(lockedSet((await lock('B')).body).length, 1);
+    const anonymous = await lock('');
+    assert.equal(anonymous.code, ResponseCode.SYSTEM_ERROR);
+  });
+
   it('closes the connection on an oversized or undecodable frame; other clients are unaffected', async () => {
     const addr = cluster.brokers[0]!.addr;
     const huge = Buffer.alloc(8);

@@ -4,20 +4,16 @@ import { crc32 } from 'node:zlib';
 import { deflateSync } from 'node:zlib';
 import { NameServer } from '../../../src/server/namesrv/namesrv.js';
 import { RouteInfoManager } from '../../../src/server/namesrv/route-info-manager.js';
-import { encodeRegisterBrokerBody, type TopicConfig } from '../../../src/server/namesrv/wire.js';
+import {
+  encodeRegisterBrokerBody,
+  topicConfig,
+  type TopicConfig,
+} from '../../../src/protocol/headers/register.js';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import { Rpc, sleep } from '../broker/rpc-helpers.js';
 
 function topic(name: string, queues = 4, perm = 6): TopicConfig {
-  return {
-    topicName: name,
-    readQueueNums: queues,
-    writeQueueNums: queues,
-    perm,
-    topicFilterType: 'SINGLE_TAG',
-    topicSysFlag: 0,
-    order: false,
-  };
+  return topicConfig(name, { readQueueNums: queues, writeQueueNums: queues, perm });
 }
 
 function registerHeader(
@@ -39,8 +35,11 @@ function registerHeader(
 
 function registerBody(counter: number, ...topics: TopicConfig[]): Buffer {
   return encodeRegisterBrokerBody({
-    dataVersion: { counter, timestamp: 1700000000000 + counter },
-    topicConfigTable: Object.fromEntries(topics.map((t) => [t.topicName, t])),
+    topicConfigSerializeWrapper: {
+      dataVersion: { counter, timestamp: 1700000000000 + counter },
+      topicConfigTable: Object.fromEntries(topics.map((t) => [t.topicName, t])),
+    },
+    filterServerList: [],
   });
 }
 
@@ -261,7 +260,13 @@ describe('NameServer over the wire', () => {
       (await client.request(RequestCode.GET_KV_CONFIG, { namespace: 'NS', key: 'k' })).extFields?.value,
       'v',
     );
+    const list = await client.request(RequestCode.GET_KVLIST_BY_NAMESPACE, { namespace: 'NS' });
+    assert.equal(Buffer.from(list.body ?? []).toString(), '{"table":{"k":"v"}}');
     await client.request(RequestCode.DELETE_KV_CONFIG, { namespace: 'NS', key: 'k' });
+    assert.equal(
+      (await client.request(RequestCode.GET_KVLIST_BY_NAMESPACE, { namespace: 'NS' })).code,
+      ResponseCode.QUERY_NOT_FOUND,
+    );
     assert.equal(
       (await client.request(RequestCode.GET_KV_CONFIG, { namespace: 'NS', key: 'k' })).code,
       ResponseCode.QUERY_NOT_FOUND,
@@ -271,6 +276,10 @@ describe('NameServer over the wire', () => {
   it('bad requests get an error and the server keeps serving', async () => {
     const missing = await client.request(RequestCode.REGISTER_BROKER, { brokerName: 'x' }, Buffer.from('{}'));
     assert.equal(missing.code, ResponseCode.SYSTEM_ERROR);
+    assert.equal(missing.remark, 'the custom field <brokerAddr> is null');
+    const empty = await client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: '' });
+    assert.equal(empty.code, ResponseCode.SYSTEM_ERROR);
+    assert.equal(empty.remark, 'the custom field <topic> is null');
     const body = Buffer.from('{not json');
     const badJson = await client.request(
       RequestCode.REGISTER_BROKER,

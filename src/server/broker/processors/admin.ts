@@ -1,29 +1,43 @@
 /** Topic administration: UPDATE_AND_CREATE_TOPIC (17), GET_ALL_TOPIC_CONFIG (21), DELETE_TOPIC_IN_BROKER (215). */
-import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { PermName } from '../../../protocol/perm.js';
 import { checkTopic, isSystemTopic } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { RequestFields } from '../../namesrv/request-fields.js';
-import { topicConfigWrapperJson } from '../../namesrv/wire.js';
+import {
+  DeleteTopicInBroker,
+  GetAllTopicConfig,
+  GetBrokerRuntimeInfo,
+  UpdateAndCreateTopic,
+} from '../../../protocol/headers/admin.js';
+import { jsonBody, withOptionalFields } from '../../../protocol/headers/fields.js';
+import { encodeKVTable, topicConfigSerializeWrapperJson } from '../../../protocol/headers/register.js';
+import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 
-const DELETE_TOPIC_IN_BROKER = 215;
-const GET_BROKER_RUNTIME_INFO = 28;
 const MAX_QUEUES = 1024;
+/** Only the topic is needed; the rest fall back to Java's TopicConfig defaults. */
+const CreateTopicRequest = withOptionalFields(
+  UpdateAndCreateTopic,
+  'defaultTopic',
+  'readQueueNums',
+  'writeQueueNums',
+  'perm',
+  'topicFilterType',
+);
 
 export function adminProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
   return [
-    [RequestCode.UPDATE_AND_CREATE_TOPIC, (r) => updateAndCreateTopic(ctx, r)],
-    [RequestCode.GET_ALL_TOPIC_CONFIG, (r) => allTopicConfig(ctx, r)],
-    [DELETE_TOPIC_IN_BROKER, (r) => deleteTopic(ctx, r)],
-    [GET_BROKER_RUNTIME_INFO, (r) => runtimeInfo(ctx, r)],
+    [UpdateAndCreateTopic.code, (r) => updateAndCreateTopic(ctx, r)],
+    [GetAllTopicConfig.code, (r) => allTopicConfig(ctx, r)],
+    [DeleteTopicInBroker.code, (r) => deleteTopic(ctx, r)],
+    [GetBrokerRuntimeInfo.code, (r) => runtimeInfo(ctx, r)],
   ];
 }
 
 async function updateAndCreateTopic(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const f = new RequestFields(request);
-  const topic = f.string('topic');
+  const h = requestHeader(CreateTopicRequest, request);
+  const topic = h.topic;
   const problem = checkTopic(topic);
   if (problem !== undefined) return createResponse(request, ResponseCode.SYSTEM_ERROR, problem);
   if (topic === ctx.options.brokerClusterName || isSystemTopic(topic)) {
@@ -33,9 +47,9 @@ async function updateAndCreateTopic(ctx: BrokerContext, request: RemotingCommand
       `The topic[${topic}] is conflict with system topic.`,
     );
   }
-  const readQueueNums = f.optInt('readQueueNums') ?? 16;
-  const writeQueueNums = f.optInt('writeQueueNums') ?? 16;
-  const perm = f.optInt('perm') ?? PermName.PERM_READ | PermName.PERM_WRITE;
+  const readQueueNums = h.readQueueNums ?? 16;
+  const writeQueueNums = h.writeQueueNums ?? 16;
+  const perm = h.perm ?? PermName.PERM_READ | PermName.PERM_WRITE;
   for (const [name, v] of [
     ['readQueueNums', readQueueNums],
     ['writeQueueNums', writeQueueNums],
@@ -54,21 +68,21 @@ async function updateAndCreateTopic(ctx: BrokerContext, request: RemotingCommand
     readQueueNums,
     writeQueueNums,
     perm,
-    topicFilterType: f.optString('topicFilterType') === 'MULTI_TAG' ? 'MULTI_TAG' : 'SINGLE_TAG',
-    topicSysFlag: f.optInt('topicSysFlag') ?? 0,
-    order: f.optBool('order') ?? false,
+    topicFilterType: h.topicFilterType === 'MULTI_TAG' ? 'MULTI_TAG' : 'SINGLE_TAG',
+    topicSysFlag: h.topicSysFlag ?? 0,
+    order: h.order ?? false,
   });
   await ctx.registerBrokerAll();
   return createResponse(request, ResponseCode.SUCCESS);
 }
 
 function allTopicConfig(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
-  const body = Buffer.from(JSON.stringify(topicConfigWrapperJson(ctx.topics.wrapper())));
+  const body = jsonBody(topicConfigSerializeWrapperJson(ctx.topics.wrapper()));
   return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, body);
 }
 
 async function deleteTopic(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const topic = new RequestFields(request).string('topic');
+  const { topic } = requestHeader(DeleteTopicInBroker, request);
   if (isSystemTopic(topic))
     return createResponse(
       request,
@@ -114,11 +128,5 @@ async function runtimeInfo(ctx: BrokerContext, request: RemotingCommand): Promis
     brokerName: ctx.options.brokerName,
     brokerClusterName: ctx.options.brokerClusterName,
   };
-  return createResponse(
-    request,
-    ResponseCode.SUCCESS,
-    undefined,
-    undefined,
-    Buffer.from(JSON.stringify({ table })),
-  );
+  return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeKVTable(table));
 }

@@ -2,89 +2,76 @@
  * Client bookkeeping: HEART_BEAT (34), UNREGISTER_CLIENT (35), GET_CONSUMER_LIST_BY_GROUP (38),
  * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ (41/42, orderly consumers) and CHECK_CLIENT_CONFIG (46).
  */
-import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { ProtocolError } from '../../../errors.js';
+import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
-import { parseFastjsonBytes } from '../../../protocol/fastjson.js';
+import {
+  CheckClientConfig,
+  encodeConsumerListBody,
+  encodeLockBatchResponseBody,
+  GetConsumerListByGroup,
+  LockBatchMQ,
+  parseLockBatchBody,
+  UnlockBatchMQ,
+  type LockBatchBody,
+  type MessageQueueData,
+} from '../../../protocol/headers/consumer.js';
+import { HeartBeat, parseHeartbeatData, UnregisterClient } from '../../../protocol/headers/heartbeat.js';
 import { PermName } from '../../../protocol/perm.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { BadRequestError, RequestFields } from '../../namesrv/request-fields.js';
+import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
 import type { HeartbeatConsumer } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
 
-const CHECK_CLIENT_CONFIG = 46;
 /** Java `REBALANCE_LOCK_MAX_LIVE_TIME`. */
 const LOCK_MAX_LIVE_MS = 60_000;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown, fallback = ''): string {
-  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : fallback;
-}
-
-function jsonBody(request: RemotingCommand, what: string): Record<string, unknown> {
-  if (!request.body || request.body.length === 0) throw new BadRequestError(`${what}: body is empty`);
-  let json: unknown;
-  try {
-    json = parseFastjsonBytes(request.body);
-  } catch (err) {
-    throw new BadRequestError(`${what}: body is not valid JSON (${(err as Error).message})`);
-  }
-  if (!isObject(json)) throw new BadRequestError(`${what}: body is not a JSON object`);
-  return json;
-}
-
-interface HeartbeatData {
+interface Heartbeat {
   clientID: string;
   producerGroups: string[];
   consumers: HeartbeatConsumer[];
 }
 
-function parseHeartbeat(request: RemotingCommand): HeartbeatData {
-  const json = jsonBody(request, 'heartbeat');
-  const clientID = str(json.clientID);
-  if (clientID === '') throw new BadRequestError('heartbeat: clientID is missing');
-  const producers = Array.isArray(json.producerDataSet) ? json.producerDataSet : [];
-  const consumersRaw = Array.isArray(json.consumerDataSet) ? json.consumerDataSet : [];
-  const consumers: HeartbeatConsumer[] = [];
-  for (const c of consumersRaw) {
-    if (!isObject(c) || str(c.groupName) === '') throw new BadRequestError('heartbeat: bad consumer data');
-    const subsRaw = Array.isArray(c.subscriptionDataSet) ? c.subscriptionDataSet : [];
-    consumers.push({
-      groupName: str(c.groupName),
-      consumeType: str(c.consumeType, 'CONSUME_PASSIVELY'),
-      messageModel: str(c.messageModel, 'CLUSTERING'),
-      consumeFromWhere: str(c.consumeFromWhere, 'CONSUME_FROM_LAST_OFFSET'),
-      subscriptions: subsRaw.filter(isObject).map((s) => ({
-        topic: str(s.topic),
-        subString: str(s.subString, '*'),
-        expressionType: str(s.expressionType, 'TAG'),
-        subVersion: typeof s.subVersion === 'number' ? s.subVersion : Number(str(s.subVersion, '0')) || 0,
+function parseHeartbeat(request: RemotingCommand): Heartbeat {
+  const data = parseHeartbeatData(requiredBody(request, 'heartbeat'));
+  if (data.clientID === '') throw new ProtocolError('heartbeat: clientID is missing');
+  const consumers = data.consumerDataSet.map((c): HeartbeatConsumer => {
+    if (c.groupName === '') throw new ProtocolError('heartbeat: bad consumer data');
+    return {
+      groupName: c.groupName,
+      consumeType: c.consumeType,
+      messageModel: c.messageModel,
+      consumeFromWhere: c.consumeFromWhere,
+      subscriptions: c.subscriptionDataSet.map(({ topic, subString, expressionType, subVersion }) => ({
+        topic,
+        subString,
+        expressionType,
+        subVersion,
       })),
-    });
-  }
+    };
+  });
   return {
-    clientID,
-    producerGroups: producers
-      .filter(isObject)
-      .map((p) => str(p.groupName))
-      .filter((g) => g !== ''),
+    clientID: data.clientID,
+    producerGroups: data.producerDataSet.map((p) => p.groupName).filter((g) => g !== ''),
     consumers,
   };
+}
+
+function parseLockBody(request: RemotingCommand, what: string): LockBatchBody {
+  return parseLockBatchBody(requiredBody(request, what));
 }
 
 export function clientProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
   const locks = new Map<string, Map<string, { clientId: string; lastUpdate: number }>>();
   return [
-    [RequestCode.HEART_BEAT, (r, c) => heartbeat(ctx, r, c)],
-    [RequestCode.UNREGISTER_CLIENT, (r, c) => unregisterClient(ctx, r, c)],
-    [RequestCode.GET_CONSUMER_LIST_BY_GROUP, (r) => consumerList(ctx, r)],
-    [RequestCode.LOCK_BATCH_MQ, (r) => lockBatch(locks, r)],
-    [RequestCode.UNLOCK_BATCH_MQ, (r) => unlockBatch(locks, r)],
-    [CHECK_CLIENT_CONFIG, (r) => createResponse(r, ResponseCode.SUCCESS)],
+    [HeartBeat.code, (r, c) => heartbeat(ctx, r, c)],
+    [UnregisterClient.code, (r, c) => unregisterClient(ctx, r, c)],
+    [GetConsumerListByGroup.code, (r) => consumerList(ctx, r)],
+    [LockBatchMQ.code, (r) => lockBatch(locks, r)],
+    [UnlockBatchMQ.code, (r) => unlockBatch(locks, r)],
+    [CheckClientConfig.code, (r) => createResponse(r, ResponseCode.SUCCESS)],
   ];
 }
 
@@ -110,43 +97,21 @@ function heartbeat(ctx: BrokerContext, request: RemotingCommand, conn: Connectio
 }
 
 function unregisterClient(ctx: BrokerContext, request: RemotingCommand, conn: Connection): RemotingCommand {
-  const f = new RequestFields(request);
-  f.string('clientID');
-  const producerGroup = f.optString('producerGroup');
-  const consumerGroup = f.optString('consumerGroup');
+  const { producerGroup, consumerGroup } = requestHeader(UnregisterClient, request);
   if (producerGroup !== undefined) ctx.clients.unregisterProducer(producerGroup, conn);
   if (consumerGroup !== undefined) ctx.clients.unregisterConsumer(consumerGroup, conn);
   return createResponse(request, ResponseCode.SUCCESS);
 }
 
 function consumerList(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
-  const group = new RequestFields(request).string('consumerGroup');
+  const { consumerGroup: group } = requestHeader(GetConsumerListByGroup, request);
   const ids = ctx.clients.consumerIds(group);
   if (ids.length === 0)
     return createResponse(request, ResponseCode.SYSTEM_ERROR, `no consumer for this group, ${group}`);
-  return createResponse(
-    request,
-    ResponseCode.SUCCESS,
-    undefined,
-    undefined,
-    Buffer.from(JSON.stringify({ consumerIdList: ids })),
-  );
+  return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeConsumerListBody(ids));
 }
 
-interface Mq {
-  topic: string;
-  brokerName: string;
-  queueId: number;
-}
-
-function parseMqSet(json: Record<string, unknown>): Mq[] {
-  const raw = Array.isArray(json.mqSet) ? json.mqSet : [];
-  return raw
-    .filter(isObject)
-    .map((m) => ({ topic: str(m.topic), brokerName: str(m.brokerName), queueId: Number(m.queueId) }));
-}
-
-function mqKey(mq: Mq): string {
+function mqKey(mq: MessageQueueData): string {
   return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
 }
 
@@ -154,16 +119,14 @@ function lockBatch(
   locks: Map<string, Map<string, { clientId: string; lastUpdate: number }>>,
   request: RemotingCommand,
 ): RemotingCommand {
-  const json = jsonBody(request, 'lock batch');
-  const group = str(json.consumerGroup);
-  const clientId = str(json.clientId);
+  const { consumerGroup: group, clientId, mqSet } = parseLockBody(request, 'lock batch');
   if (group === '' || clientId === '')
-    throw new BadRequestError('lock batch: consumerGroup and clientId are required');
+    throw new ProtocolError('lock batch: consumerGroup and clientId are required');
   let table = locks.get(group);
   if (!table) locks.set(group, (table = new Map()));
   const now = Date.now();
-  const locked: Mq[] = [];
-  for (const mq of parseMqSet(json)) {
+  const locked: MessageQueueData[] = [];
+  for (const mq of mqSet) {
     const k = mqKey(mq);
     const entry = table.get(k);
     if (!entry || entry.clientId === clientId || now - entry.lastUpdate > LOCK_MAX_LIVE_MS) {
@@ -176,7 +139,7 @@ function lockBatch(
     ResponseCode.SUCCESS,
     undefined,
     undefined,
-    Buffer.from(JSON.stringify({ lockOKMQSet: locked })),
+    encodeLockBatchResponseBody(locked),
   );
 }
 
@@ -184,11 +147,10 @@ function unlockBatch(
   locks: Map<string, Map<string, { clientId: string; lastUpdate: number }>>,
   request: RemotingCommand,
 ): RemotingCommand {
-  const json = jsonBody(request, 'unlock batch');
-  const table = locks.get(str(json.consumerGroup));
-  const clientId = str(json.clientId);
+  const { consumerGroup, clientId, mqSet } = parseLockBody(request, 'unlock batch');
+  const table = locks.get(consumerGroup);
   if (table) {
-    for (const mq of parseMqSet(json)) {
+    for (const mq of mqSet) {
       const k = mqKey(mq);
       if (table.get(k)?.clientId === clientId) table.delete(k);
     }

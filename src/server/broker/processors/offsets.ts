@@ -2,36 +2,46 @@
  * Offsets: QUERY_CONSUMER_OFFSET (14), UPDATE_CONSUMER_OFFSET (15), GET_MAX_OFFSET (30),
  * GET_MIN_OFFSET (31), SEARCH_OFFSET_BY_TIMESTAMP (29), GET_EARLIEST_MSG_STORETIME (32).
  */
-import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { RequestFields } from '../../namesrv/request-fields.js';
+import {
+  GetEarliestMsgStoretime,
+  GetEarliestMsgStoretimeResponse,
+  GetMaxOffset,
+  GetMinOffset,
+  OffsetResponse,
+  QueryConsumerOffset,
+  SearchOffsetByTimestamp,
+  UpdateConsumerOffset,
+} from '../../../protocol/headers/offset.js';
+import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 
 export function offsetProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
   return [
-    [RequestCode.QUERY_CONSUMER_OFFSET, (r) => queryConsumerOffset(ctx, r)],
-    [RequestCode.UPDATE_CONSUMER_OFFSET, (r) => updateConsumerOffset(ctx, r)],
-    [RequestCode.GET_MAX_OFFSET, (r) => queueOffset(ctx, r, 'max')],
-    [RequestCode.GET_MIN_OFFSET, (r) => queueOffset(ctx, r, 'min')],
-    [RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, (r) => searchOffset(ctx, r)],
-    [RequestCode.GET_EARLIEST_MSG_STORETIME, (r) => earliestStoreTime(ctx, r)],
+    [QueryConsumerOffset.code, (r) => queryConsumerOffset(ctx, r)],
+    [UpdateConsumerOffset.code, (r) => updateConsumerOffset(ctx, r)],
+    [GetMaxOffset.code, (r) => queueOffset(ctx, r, 'max')],
+    [GetMinOffset.code, (r) => queueOffset(ctx, r, 'min')],
+    [SearchOffsetByTimestamp.code, (r) => searchOffset(ctx, r)],
+    [GetEarliestMsgStoretime.code, (r) => earliestStoreTime(ctx, r)],
   ];
 }
 
 function queryConsumerOffset(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
-  const f = new RequestFields(request);
-  const group = f.string('consumerGroup');
-  const topic = f.string('topic');
-  const queueId = f.int('queueId');
+  const {
+    consumerGroup: group,
+    topic,
+    queueId,
+    setZeroIfNotFound,
+  } = requestHeader(QueryConsumerOffset, request);
   const offset = ctx.store.consumerOffsets.get(group, topic, queueId);
-  if (offset !== undefined && offset >= 0)
-    return createResponse(request, ResponseCode.SUCCESS, undefined, { offset });
+  if (offset !== undefined && offset >= 0) return offsetResponse(request, offset);
   // Java: a group new to a queue that still starts at 0 begins there; [5.x] setZeroIfNotFound=false opts out.
-  const zeroIfNotFound = f.optBool('setZeroIfNotFound') ?? true;
-  if (zeroIfNotFound && ctx.store.getMinOffset(topic, queueId) <= 0) {
-    return createResponse(request, ResponseCode.SUCCESS, undefined, { offset: 0 });
+  if ((setZeroIfNotFound ?? true) && ctx.store.getMinOffset(topic, queueId) <= 0) {
+    return offsetResponse(request, 0);
   }
   return createResponse(
     request,
@@ -41,11 +51,7 @@ function queryConsumerOffset(ctx: BrokerContext, request: RemotingCommand): Remo
 }
 
 function updateConsumerOffset(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
-  const f = new RequestFields(request);
-  const group = f.string('consumerGroup');
-  const topic = f.string('topic');
-  const queueId = f.int('queueId');
-  const commitOffset = f.int('commitOffset');
+  const { consumerGroup: group, topic, queueId, commitOffset } = requestHeader(UpdateConsumerOffset, request);
   if (queueId < 0)
     return createResponse(request, ResponseCode.SYSTEM_ERROR, `queueId[${queueId}] is illegal`);
   ctx.store.consumerOffsets.set(group, topic, queueId, commitOffset);
@@ -53,28 +59,19 @@ function updateConsumerOffset(ctx: BrokerContext, request: RemotingCommand): Rem
 }
 
 function queueOffset(ctx: BrokerContext, request: RemotingCommand, which: 'max' | 'min'): RemotingCommand {
-  const f = new RequestFields(request);
-  const topic = f.string('topic');
-  const queueId = f.int('queueId');
+  const { topic, queueId } = requestHeader(which === 'max' ? GetMaxOffset : GetMinOffset, request);
   const offset =
     which === 'max' ? ctx.store.getMaxOffset(topic, queueId) : ctx.store.getMinOffset(topic, queueId);
-  return createResponse(request, ResponseCode.SUCCESS, undefined, { offset });
+  return offsetResponse(request, offset);
 }
 
 async function searchOffset(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const f = new RequestFields(request);
-  const offset = await ctx.store.getOffsetByTimestamp(
-    f.string('topic'),
-    f.int('queueId'),
-    f.int('timestamp'),
-  );
-  return createResponse(request, ResponseCode.SUCCESS, undefined, { offset });
+  const { topic, queueId, timestamp } = requestHeader(SearchOffsetByTimestamp, request);
+  return offsetResponse(request, await ctx.store.getOffsetByTimestamp(topic, queueId, timestamp));
 }
 
 async function earliestStoreTime(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const f = new RequestFields(request);
-  const topic = f.string('topic');
-  const queueId = f.int('queueId');
+  const { topic, queueId } = requestHeader(GetEarliestMsgStoretime, request);
   const min = ctx.store.getMinOffset(topic, queueId);
   const got = await ctx.store.getMessages(topic, queueId, min, 1);
   const first = got.messages[0];
@@ -86,5 +83,14 @@ async function earliestStoreTime(ctx: BrokerContext, request: RemotingCommand): 
     );
   }
   const timestamp = decodeStoredMessage(first).message.storeTimestamp;
-  return createResponse(request, ResponseCode.SUCCESS, undefined, { timestamp });
+  return createResponse(
+    request,
+    ResponseCode.SUCCESS,
+    undefined,
+    GetEarliestMsgStoretimeResponse.encode({ timestamp }),
+  );
+}
+
+function offsetResponse(request: RemotingCommand, offset: number): RemotingCommand {
+  return createResponse(request, ResponseCode.SUCCESS, undefined, OffsetResponse.encode({ offset }));
 }

@@ -2,61 +2,29 @@
  * PULL_MESSAGE (11) with long polling (protocol.md §10.1): a pull that finds nothing and carries
  * FLAG_SUSPEND is held until a message arrives or `suspendTimeoutMillis` passes.
  */
-import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { isReadable } from '../../../protocol/perm.js';
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import type { BrokerContext } from '../context.js';
-import { RequestFields } from '../../namesrv/request-fields.js';
+import { withOptionalFields, type HeaderOf } from '../../../protocol/headers/fields.js';
+import { PullMessage, PullMessageResponse, PullSysFlag } from '../../../protocol/headers/pull.js';
+import { requestHeader } from '../../namesrv/decode-request.js';
 import { matchesTagsCode, parseSubscription, SUBSCRIBE_ALL, type Subscription } from '../tag-filter.js';
 import { APPLY_TOPIC_HINT } from './send.js';
 
-export const PullSysFlag = {
-  FLAG_COMMIT_OFFSET: 0x1,
-  FLAG_SUSPEND: 0x2,
-  FLAG_SUBSCRIPTION: 0x4,
-  FLAG_CLASS_FILTER: 0x8,
-  FLAG_LITE_PULL_MESSAGE: 0x10,
-} as const;
-
-interface PullRequest {
-  consumerGroup: string;
-  topic: string;
-  queueId: number;
-  queueOffset: number;
-  maxMsgNums: number;
-  sysFlag: number;
-  commitOffset: number;
-  suspendTimeoutMillis: number;
-  subscription?: string;
-  expressionType?: string;
-  maxMsgBytes?: number;
-}
+/** Java clients always send these; pulls without them commit nothing and do not wait. */
+const PullRequest = withOptionalFields(PullMessage, 'commitOffset', 'suspendTimeoutMillis', 'subVersion');
+type PullRequest = HeaderOf<typeof PullRequest.spec> & { commitOffset: number; suspendTimeoutMillis: number };
 
 function parsePullRequest(request: RemotingCommand): PullRequest {
-  const f = new RequestFields(request);
-  const out: PullRequest = {
-    consumerGroup: f.string('consumerGroup'),
-    topic: f.string('topic'),
-    queueId: f.int('queueId'),
-    queueOffset: f.int('queueOffset'),
-    maxMsgNums: f.int('maxMsgNums'),
-    sysFlag: f.int('sysFlag'),
-    commitOffset: f.optInt('commitOffset') ?? 0,
-    suspendTimeoutMillis: f.optInt('suspendTimeoutMillis') ?? 0,
-  };
-  const subscription = f.optString('subscription');
-  if (subscription !== undefined) out.subscription = subscription;
-  const expressionType = f.optString('expressionType');
-  if (expressionType !== undefined) out.expressionType = expressionType;
-  const maxMsgBytes = f.optInt('maxMsgBytes');
-  if (maxMsgBytes !== undefined) out.maxMsgBytes = maxMsgBytes;
-  return out;
+  const h = requestHeader(PullRequest, request);
+  return { ...h, commitOffset: h.commitOffset ?? 0, suspendTimeoutMillis: h.suspendTimeoutMillis ?? 0 };
 }
 
 export function pullProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
-  return [[RequestCode.PULL_MESSAGE, (request, conn) => processPull(ctx, request, conn, true)]];
+  return [[PullMessage.code, (request, conn) => processPull(ctx, request, conn, true)]];
 }
 
 function pullResponse(
@@ -66,7 +34,7 @@ function pullResponse(
   offsets?: { nextBeginOffset: number; minOffset: number; maxOffset: number },
   body?: Uint8Array,
 ): RemotingCommand {
-  const header = offsets ? { suggestWhichBrokerId: 0, ...offsets } : undefined;
+  const header = offsets ? PullMessageResponse.encode({ suggestWhichBrokerId: 0, ...offsets }) : undefined;
   return createResponse(request, code, remark, header, body);
 }
 

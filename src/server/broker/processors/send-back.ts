@@ -3,7 +3,7 @@
  * delay level 3 + reconsumeTimes (unless the consumer chose one), or to `%DLQ%<group>` once it has
  * been retried maxReconsumeTimes times (Java `SendMessageProcessor.consumerSendMsgBack`).
  */
-import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { encodeOffsetMsgId } from '../../../protocol/message/message-id.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
@@ -11,7 +11,8 @@ import { decodeStoredMessage } from '../../../protocol/message/stored-message.js
 import { isWriteable, PermName } from '../../../protocol/perm.js';
 import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { RequestFields } from '../../namesrv/request-fields.js';
+import { ConsumerSendMsgBack } from '../../../protocol/headers/consumer.js';
+import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 import { putStatusToResponse } from '../message-util.js';
 
@@ -20,15 +21,13 @@ const V3_4_9 = 58;
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
 
 export function retryProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
-  return [[RequestCode.CONSUMER_SEND_MSG_BACK, (r) => sendMsgBack(ctx, r)]];
+  return [[ConsumerSendMsgBack.code, (r) => sendMsgBack(ctx, r)]];
 }
 
 async function sendMsgBack(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const f = new RequestFields(request);
-  const offset = f.int('offset');
-  const group = f.string('group');
-  let delayLevel = f.int('delayLevel');
-  const headerMaxReconsume = f.optInt('maxReconsumeTimes');
+  const h = requestHeader(ConsumerSendMsgBack, request);
+  const { offset, group, maxReconsumeTimes: headerMaxReconsume } = h;
+  let delayLevel = h.delayLevel;
 
   let topic = RETRY_GROUP_TOPIC_PREFIX + group;
   let config = ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
@@ -64,7 +63,7 @@ async function sendMsgBack(ctx: BrokerContext, request: RemotingCommand): Promis
   }
   const originMsgId =
     props[PropertyKey.ORIGIN_MESSAGE_ID] ??
-    f.optString('originMsgId') ??
+    h.originMsgId ??
     encodeOffsetMsgId(msg.storeHost.address, msg.storeHost.port, msg.physicalOffset);
   props[PropertyKey.ORIGIN_MESSAGE_ID] = originMsgId;
   props[PropertyKey.RECONSUME_TIME] = String(msg.reconsumeTimes + 1);

@@ -33,7 +33,7 @@ import {
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import type { MessageToStore, PutResult } from '../../store/types.js';
-import type { TopicConfig } from '../../namesrv/wire.js';
+import type { TopicConfig } from '../../../protocol/headers/register.js';
 import type { BrokerContext } from '../context.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
 
@@ -158,6 +158,16 @@ function checkMessage(ctx: BrokerContext, header: SendMessageRequestHeader, batc
   return config;
 }
 
+/** One of the two ways a checked send is stored: a single message or a batch. */
+type SendPath = (
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  conn: Connection,
+  header: SendMessageRequestHeader,
+  queueId: number,
+  body: Uint8Array,
+) => Promise<RemotingCommand>;
+
 function answerPut(
   ctx: BrokerContext,
   request: RemotingCommand,
@@ -175,14 +185,7 @@ function answerPut(
   return reply(ctx, request, mapped.code, mapped.remark, { msgId, queueId, queueOffset: first.queueOffset });
 }
 
-async function sendOne(
-  ctx: BrokerContext,
-  request: RemotingCommand,
-  conn: Connection,
-  header: SendMessageRequestHeader,
-  queueId: number,
-  body: Uint8Array,
-): Promise<RemotingCommand> {
+const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
   const props = decodeProperties(header.properties ?? '');
   let topic = header.topic;
   let storeQueueId = queueId;
@@ -236,7 +239,7 @@ async function sendOne(
   };
   const result = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
   return answerPut(ctx, request, [result], queueId);
-}
+};
 
 /**
  * Stored properties of one batch record: inner + separator + batch-level (protocol.md §6.1, as
@@ -254,14 +257,7 @@ function joinBatchProperties(inner: string, batchLevel: Readonly<Record<string, 
   return inner.endsWith(PROPERTY_SEPARATOR) ? inner + tail : inner + PROPERTY_SEPARATOR + tail;
 }
 
-async function sendBatch(
-  ctx: BrokerContext,
-  request: RemotingCommand,
-  conn: Connection,
-  header: SendMessageRequestHeader,
-  queueId: number,
-  body: Uint8Array,
-): Promise<RemotingCommand> {
+const sendBatch: SendPath = async (ctx, request, conn, header, queueId, body) => {
   if (Buffer.byteLength(header.topic) > TOPIC_MAX_LENGTH) {
     throw new SendRejection(
       ResponseCode.MESSAGE_ILLEGAL,
@@ -302,4 +298,4 @@ async function sendBatch(
   });
   const results = await ctx.store.putMessages(msgs);
   return answerPut(ctx, request, results, queueId);
-}
+};

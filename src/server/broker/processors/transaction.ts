@@ -2,26 +2,32 @@
  * END_TRANSACTION (37, oneway): commit puts the half message into its real topic, rollback drops
  * it. Either way the half message is marked resolved so the check service leaves it alone.
  */
-import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
+import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
 import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
 import { MessageSysFlag, resetTransactionValue } from '../../../protocol/message/sysflag.js';
 import { SystemTopic } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { RequestFields } from '../../namesrv/request-fields.js';
+import { withOptionalFields } from '../../../protocol/headers/fields.js';
+import { EndTransaction } from '../../../protocol/headers/transaction.js';
+import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 import { putStatusToResponse } from '../message-util.js';
 
+/** The broker finds the half message by commitLogOffset; the ids are informational. */
+const EndTransactionRequest = withOptionalFields(EndTransaction, 'tranStateTableOffset', 'msgId');
+
 export function transactionProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
-  return [[RequestCode.END_TRANSACTION, (r) => endTransaction(ctx, r)]];
+  return [[EndTransaction.code, (r) => endTransaction(ctx, r)]];
 }
 
 async function endTransaction(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const f = new RequestFields(request);
-  const producerGroup = f.string('producerGroup');
-  const commitLogOffset = f.int('commitLogOffset');
-  const type = f.int('commitOrRollback');
+  const {
+    producerGroup,
+    commitLogOffset,
+    commitOrRollback: type,
+  } = requestHeader(EndTransactionRequest, request);
   if (type === MessageSysFlag.TRANSACTION_NOT_TYPE) return createResponse(request, ResponseCode.SUCCESS);
   if (type !== MessageSysFlag.TRANSACTION_COMMIT_TYPE && type !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
     return createResponse(request, ResponseCode.SYSTEM_ERROR, `commitOrRollback ${type} is illegal`);
