@@ -9,7 +9,8 @@
  *   node build/bench/producer.js --soak 1000000        # RSS of our producer over 1M sends at 64 concurrent
  *
  * "cpu µs/msg" is this process's CPU per send (the client's own cost; the broker runs in the
- * child), the fairest figure on a shared machine; "cpu ratio" = ali-ons / ours.
+ * child), the fairest figure on a shared machine; "brk µs/msg" is the cluster child's CPU per
+ * send in the same cell (both brokers and the NameServer); "cpu ratio" = ali-ons / ours.
  * Prints figures; asserts nothing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -40,6 +41,8 @@ const { values, positionals } = parseArgs({
 interface Cell {
   /** Client-process CPU (user + system) per successful send, µs: robust to a busy machine. */
   cpuUsPerMsg: number;
+  /** CPU of the cluster child per successful send, µs (NaN with --namesrv). */
+  brokerCpuUsPerMsg: number;
   msgsPerSec: number;
   p50: number;
   p99: number;
@@ -48,11 +51,31 @@ interface Cell {
 
 type SendFn = (body: Buffer) => Promise<unknown>;
 
+/** The embedded cluster's child process, when there is one: asked for its CPU use per cell. */
+let clusterChild: ChildProcess | undefined;
+
+function markClusterCpu(): void {
+  clusterChild?.send({ mark: true });
+}
+
+async function clusterCpuUs(): Promise<number> {
+  if (clusterChild === undefined) return NaN;
+  clusterChild.send({ report: true });
+  const [msg] = (await once(clusterChild, 'message')) as [{ cpuUs: number }];
+  return msg.cpuUs;
+}
+
 async function serveCluster(): Promise<void> {
   const cluster = await EmbeddedCluster.start({ brokers: 2 });
   await cluster.createTopic(values.topic, 8);
   process.send?.({ namesrvAddr: cluster.namesrvAddr });
-  process.on('message', (m: { stop?: boolean }) => {
+  let cpuMark = process.cpuUsage();
+  process.on('message', (m: { stop?: boolean; mark?: boolean; report?: boolean }) => {
+    if (m.mark) cpuMark = process.cpuUsage();
+    if (m.report) {
+      const used = process.cpuUsage(cpuMark);
+      process.send?.({ cpuUs: used.user + used.system });
+    }
     if (m.stop) void cluster.stop().then(() => process.exit(0));
   });
   process.on('disconnect', () => void cluster.stop().then(() => process.exit(0)));
@@ -81,6 +104,7 @@ async function measure(
         recording = true;
         measuredStart = t0;
         cpuStart = process.cpuUsage();
+        markClusterCpu();
       }
       try {
         await send(body);
@@ -96,8 +120,10 @@ async function measure(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - measuredStart) / 1000;
   const cpu = process.cpuUsage(cpuStart);
+  const brokerCpu = await clusterCpuUs();
   return {
     cpuUsPerMsg: ok > 0 ? (cpu.user + cpu.system) / ok : NaN,
+    brokerCpuUsPerMsg: ok > 0 ? brokerCpu / ok : NaN,
     msgsPerSec: ok / elapsed,
     p50: hist.percentile(50),
     p99: hist.percentile(99),
@@ -212,6 +238,7 @@ async function main(): Promise<void> {
     child = fork(fileURLToPath(import.meta.url), ['cluster', '--topic', values.topic], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    clusterChild = child;
     const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];
     namesrvAddr = msg.namesrvAddr;
     console.log(`embedded cluster (2 brokers) in child process ${child.pid}, NameServer ${namesrvAddr}`);
@@ -232,7 +259,7 @@ async function main(): Promise<void> {
     if (ali) await ali.send(randomBytes(16));
     console.log(`\n${seconds} s per cell after ${warmup} s warm-up; bodies are random bytes\n`);
     console.log(
-      'size    conc | rocketmq-ts msgs/s   p50 ms   p99 ms cpu µs/msg |     ali-ons msgs/s   p50 ms   p99 ms cpu µs/msg | msgs/s ratio  cpu ratio',
+      'size    conc | rocketmq-ts msgs/s   p50 ms   p99 ms cpu µs/msg brk µs/msg |     ali-ons msgs/s   p50 ms   p99 ms cpu µs/msg brk µs/msg | msgs/s ratio  cpu ratio',
     );
     for (const size of sizes) {
       const body = randomBytes(size);
@@ -243,8 +270,8 @@ async function main(): Promise<void> {
         const cpuRatio = a && b && a.cpuUsPerMsg > 0 ? (b.cpuUsPerMsg / a.cpuUsPerMsg).toFixed(2) + 'x' : '-';
         const fmt = (x: Cell | undefined): string =>
           x === undefined
-            ? '                 -        -        -          -'
-            : `${Math.round(x.msgsPerSec).toString().padStart(18)} ${formatMs(x.p50).padStart(8)} ${formatMs(x.p99).padStart(8)} ${x.cpuUsPerMsg.toFixed(0).padStart(10)}${x.failed ? ` (${x.failed} failed)` : ''}`;
+            ? '                 -        -        -          -          -'
+            : `${Math.round(x.msgsPerSec).toString().padStart(18)} ${formatMs(x.p50).padStart(8)} ${formatMs(x.p99).padStart(8)} ${x.cpuUsPerMsg.toFixed(0).padStart(10)} ${x.brokerCpuUsPerMsg.toFixed(0).padStart(10)}${x.failed ? ` (${x.failed} failed)` : ''}`;
         console.log(
           `${String(size).padEnd(7)} ${String(c).padStart(4)} | ${fmt(a)} | ${fmt(b)} | ${ratio.padStart(12)} ${cpuRatio.padStart(10)}`,
         );

@@ -26,7 +26,7 @@ export { Producer } from './producer/producer.js';
 export type { ProducerEvents, SendTraceContext } from './producer/producer.js';
 export type { Message } from './producer/message.js';
 export type { SendResult, SendStatus } from './producer/send-result.js';
-export { SendFailedError } from './producer/errors.js';
+export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
 export type { SendAttempt } from './producer/errors.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
 export { PRODUCER_DEFAULTS, DEFAULT_RETRY_RESPONSE_CODES } from './producer/options.js';

@@ -17,7 +17,9 @@ import { CLIENT_INNER_PRODUCER_GROUP, encodeHeartbeatData } from '../protocol/he
 import type { TopicRouteData } from '../protocol/headers/route.js';
 import { SerializeType } from '../protocol/command.js';
 import { ConnectionPool } from '../remoting/pool.js';
+import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
 import { TopicRouteNotFoundError } from './errors.js';
+import { withoutNamespace } from './namespace.js';
 import { NamesrvClient } from './namesrv-client.js';
 import { capDefaultTopicRoute, masterAddresses, publishQueues } from './route.js';
 
@@ -29,20 +31,40 @@ export interface ClientInstanceConfig {
   mqClientApiTimeout: number;
   pollNameServerInterval: number;
   heartbeatBrokerInterval: number;
+  /**
+   * Template topic for auto-creation. Part of the instance key (instance-registry.ts): the
+   * shared lookup and the cached template route are built from it.
+   */
+  createTopicKey: string;
+  /** Queue count of a topic auto-created through `createTopicKey`; part of the instance key. */
+  defaultTopicQueueNums: number;
+  /**
+   * Logger of instance-level events (route refresh, heartbeats, NameServer failover,
+   * connections). Not part of the instance key: producers sharing an instance log their own
+   * sends through their own loggers, while instance-level events go to the logger of the
+   * producer that created the instance.
+   */
   logger: Logger;
+  /** Index of the first NameServer to use; random when absent (tests pin it). */
+  namesrvStartIndex?: number | undefined;
+  /**
+   * A topic no sender asked for during this long (ms) is no longer refreshed ('topicEvicted');
+   * the next send looks it up again.
+   * @default max(TOPIC_IDLE_INTERVALS × pollNameServerInterval, MIN_TOPIC_IDLE_MS)
+   */
+  topicIdleMs?: number | undefined;
 }
+
+/** Refresh periods a topic may go unused before it is dropped from the refresh set. */
+export const TOPIC_IDLE_INTERVALS = 4;
+/** Floor of the idle time, so short refresh periods do not drop topics sent every few seconds. */
+export const MIN_TOPIC_IDLE_MS = 60_000;
 
 export interface RouteUpdatedEvent {
   topic: string;
   brokers: string[];
   /** True when the route is the createTopicKey (TBW102) fallback. */
   fromDefaultTopic: boolean;
-}
-
-/** How a producer wants an unknown topic handled. */
-export interface PublishRouteSettings {
-  createTopicKey: string;
-  defaultTopicQueueNums: number;
 }
 
 /** A topic's current route; a new object whenever the route changes. */
@@ -60,6 +82,9 @@ export class ClientInstance extends EventEmitter {
   readonly namesrv: NamesrvClient;
   readonly commandDefaults: Readonly<CommandDefaults>;
   private readonly topics = new Map<string, TopicRouteEntry>();
+  /** Wire topic → when a sender last asked for it (drives idle eviction). */
+  private readonly lastUsed = new Map<string, number>();
+  private refreshing: Promise<void> | undefined;
   private readonly pending = new Map<string, Promise<TopicRouteEntry>>();
   /** brokerName → master address, union over every route. */
   private readonly brokers = new Map<string, string>();
@@ -86,7 +111,13 @@ export class ClientInstance extends EventEmitter {
       logger: config.logger,
       requestHandler: (request) => this.handleBrokerRequest(request),
     });
-    this.namesrv = new NamesrvClient(config.namesrvAddr, this.pool, this.commandDefaults, config.logger);
+    this.namesrv = new NamesrvClient(
+      config.namesrvAddr,
+      this.pool,
+      this.commandDefaults,
+      config.logger,
+      config.namesrvStartIndex,
+    );
   }
 
   /** Starts the route refresh and heartbeat timers (unref'd); idempotent. */
@@ -143,51 +174,79 @@ export class ClientInstance extends EventEmitter {
     return this.brokers;
   }
 
-  /** The cached route of `topic` (wire name), if any. */
+  /** The cached route of `topic` (wire name), if any; marks the topic as in use. */
   cachedRoute(topic: string): TopicRouteEntry | undefined {
-    return this.topics.get(topic);
+    const entry = this.topics.get(topic);
+    if (entry !== undefined) this.lastUsed.set(topic, Date.now());
+    return entry;
+  }
+
+  /** Wire names of the topics the periodic refresh keeps up to date. */
+  topicsInUse(): string[] {
+    return [...this.topics.keys()];
+  }
+
+  /** A route error names the topic as the user wrote it, not the namespaced wire name. */
+  private noRoute(topic: string, message: string, cause?: unknown): TopicRouteNotFoundError {
+    return new TopicRouteNotFoundError(
+      withoutNamespace(topic, this.config.namespace),
+      message,
+      cause === undefined ? {} : { cause },
+    );
   }
 
   /**
    * Route of `topic` (wire name) with at least one writable queue: cache, then the NameServer,
-   * then the createTopicKey route with queue nums capped so the broker auto-creates the topic.
+   * then — only when the NameServer answers TOPIC_NOT_EXIST — the createTopicKey route with
+   * queue nums capped so the broker auto-creates the topic. A topic the NameServer knows but
+   * that has no writable queue on a master fails (as Java): it is never auto-created elsewhere.
    * Concurrent callers share one lookup.
    */
-  route(topic: string, settings: PublishRouteSettings, timeoutMs: number): Promise<TopicRouteEntry> {
+  route(topic: string, timeoutMs: number): Promise<TopicRouteEntry> {
+    this.lastUsed.set(topic, Date.now());
     const entry = this.topics.get(topic);
     if (entry !== undefined && publishQueues(topic, entry.route).length > 0) return Promise.resolve(entry);
     let p = this.pending.get(topic);
     if (p === undefined) {
-      p = this.lookup(topic, settings, timeoutMs).finally(() => this.pending.delete(topic));
+      p = this.lookup(topic, timeoutMs).finally(() => this.pending.delete(topic));
       this.pending.set(topic, p);
     }
     return p;
   }
 
-  private async lookup(
+  private async getRouteOrNoRoute(
     topic: string,
-    settings: PublishRouteSettings,
+    name: string,
     timeoutMs: number,
-  ): Promise<TopicRouteEntry> {
-    const deadline = Date.now() + timeoutMs;
-    const route = await this.namesrv.getRouteInfo(topic, timeoutMs);
-    if (route !== undefined && publishQueues(topic, route).length > 0)
-      return this.storeRoute(topic, route, false);
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new TopicRouteNotFoundError(topic, 'route lookup used the whole send timeout');
-    const template = await this.namesrv.getRouteInfo(settings.createTopicKey, remaining);
-    if (template === undefined) {
-      throw new TopicRouteNotFoundError(
-        topic,
-        `the NameServer knows neither the topic nor ${settings.createTopicKey}`,
-      );
+  ): Promise<TopicRouteData | undefined> {
+    try {
+      return await this.namesrv.getRouteInfo(name, timeoutMs);
+    } catch (err) {
+      if (err instanceof TimeoutError || err instanceof ConnectError || err instanceof ConnectionClosedError)
+        throw this.noRoute(topic, `no NameServer answered: ${err.message}`, err);
+      throw err;
     }
-    const capped = capDefaultTopicRoute(template, settings.defaultTopicQueueNums);
+  }
+
+  private async lookup(topic: string, timeoutMs: number): Promise<TopicRouteEntry> {
+    const { createTopicKey, defaultTopicQueueNums } = this.config;
+    const deadline = Date.now() + timeoutMs;
+    const route = await this.getRouteOrNoRoute(topic, topic, timeoutMs);
+    if (route !== undefined) {
+      if (publishQueues(topic, route).length > 0) return this.storeRoute(topic, route, false);
+      throw this.noRoute(topic, 'the route has no writable queue on a master broker');
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw this.noRoute(topic, 'route lookup used the whole send timeout');
+    const template = await this.getRouteOrNoRoute(topic, createTopicKey, remaining);
+    if (template === undefined)
+      throw this.noRoute(topic, `the NameServer knows neither the topic nor ${createTopicKey}`);
+    const capped = capDefaultTopicRoute(template, defaultTopicQueueNums);
     if (publishQueues(topic, capped).length === 0)
-      throw new TopicRouteNotFoundError(topic, 'no writable queue on any master broker');
+      throw this.noRoute(topic, 'no writable queue on any master broker');
     this.logger.info('topic not found, sending through the auto-create template', {
       topic,
-      template: settings.createTopicKey,
+      template: createTopicKey,
     });
     return this.storeRoute(topic, capped, true);
   }
@@ -199,6 +258,7 @@ export class ClientInstance extends EventEmitter {
     if (old !== undefined && old.json === json && old.fromDefaultTopic === fromDefaultTopic) return old;
     const entry: TopicRouteEntry = { topic, route, fromDefaultTopic, json };
     this.topics.set(topic, entry);
+    if (!this.lastUsed.has(topic)) this.lastUsed.set(topic, Date.now());
     const added: string[] = [];
     for (const [name, addr] of masterAddresses(route)) {
       const before = this.brokers.get(name);
@@ -214,20 +274,57 @@ export class ClientInstance extends EventEmitter {
     return entry;
   }
 
-  /** Refreshes every topic in use; brokers no route names any more are dropped and disconnected. */
-  async refreshRoutes(): Promise<void> {
-    if (this.closed) return;
-    for (const [topic, entry] of [...this.topics]) {
-      try {
-        const route = await this.namesrv.getRouteInfo(topic, this.config.mqClientApiTimeout);
-        if (route !== undefined) this.storeRoute(topic, route, false);
-        else if (!entry.fromDefaultTopic)
-          this.logger.warn('topic route disappeared; keeping the last one', { topic });
-      } catch (err) {
-        this.logger.warn('route refresh failed', { topic, error: (err as Error).message });
-      }
+  /**
+   * Refreshes every topic in use, all at once under one mqClientApiTimeout deadline; brokers no
+   * route names any more are dropped and disconnected. Topics no sender asked for during
+   * `topicIdleMs` are dropped first ('topicEvicted'). While a refresh
+   * runs, another call joins it instead of starting a second one, so a hung NameServer cannot
+   * make refreshes pile up.
+   */
+  refreshRoutes(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.refreshing ??= this.refreshOnce().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** Whether a refresh is running (for tests and diagnostics). */
+  get refreshInProgress(): boolean {
+    return this.refreshing !== undefined;
+  }
+
+  private async refreshOnce(): Promise<void> {
+    this.evictIdleTopics();
+    const timeout = this.config.mqClientApiTimeout;
+    await Promise.all(
+      [...this.topics].map(async ([topic, entry]) => {
+        try {
+          const route = await this.namesrv.getRouteInfo(topic, timeout);
+          if (this.closed || !this.topics.has(topic)) return;
+          if (route !== undefined) this.storeRoute(topic, route, false);
+          else if (!entry.fromDefaultTopic)
+            this.logger.warn('topic route disappeared; keeping the last one', { topic });
+        } catch (err) {
+          this.logger.warn('route refresh failed', { topic, error: (err as Error).message });
+        }
+      }),
+    );
+    if (!this.closed) this.cleanOfflineBrokers();
+  }
+
+  private evictIdleTopics(): void {
+    const idleMs =
+      this.config.topicIdleMs ??
+      Math.max(TOPIC_IDLE_INTERVALS * this.config.pollNameServerInterval, MIN_TOPIC_IDLE_MS);
+    const idleBefore = Date.now() - idleMs;
+    for (const topic of [...this.topics.keys()]) {
+      if ((this.lastUsed.get(topic) ?? 0) >= idleBefore || this.pending.has(topic)) continue;
+      this.topics.delete(topic);
+      this.lastUsed.delete(topic);
+      this.logger.debug('topic unused; no longer refreshed', { topic });
+      this.emit('topicEvicted', topic);
     }
-    this.cleanOfflineBrokers();
   }
 
   /** Java `cleanOfflineBroker`: forget brokers that left every route and close their connections. */

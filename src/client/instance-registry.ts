@@ -3,8 +3,10 @@
  * clientId alone, so two producers in one process aimed at two clusters (same IP, default
  * instance name) share one instance and the second uses the first one's NameServer. Here the
  * key is the clientId **plus** the normalized NameServer set, the namespace and every setting
- * the instance itself uses, so that cannot happen; producers with identical settings still
- * share connections and routes.
+ * the instance itself uses (createTopicKey and defaultTopicQueueNums included: the cached
+ * auto-create route is built from them), so that cannot happen; producers with identical
+ * settings still share connections and routes. The logger is not part of the key: instance-level
+ * events go to the logger of the producer that created the instance (see ClientInstanceConfig).
  */
 import { ClientInstance, type ClientInstanceConfig } from './client-instance.js';
 
@@ -24,6 +26,8 @@ export function instanceKey(c: ClientInstanceConfig): string {
     c.mqClientApiTimeout,
     c.pollNameServerInterval,
     c.heartbeatBrokerInterval,
+    c.createTopicKey,
+    c.defaultTopicQueueNums,
   ]);
 }
 
@@ -51,6 +55,11 @@ export async function releaseClientInstance(instance: ClientInstance): Promise<v
     }
     return;
   }
+}
+
+/** The live instances (for tests and diagnostics). */
+export function clientInstances(): ClientInstance[] {
+  return [...slots.values()].map((s) => s.instance);
 }
 
 /** Number of live instances (for tests and diagnostics). */

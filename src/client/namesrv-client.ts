@@ -18,8 +18,13 @@ export class NamesrvClient {
     private readonly pool: ConnectionPool,
     private readonly defaults: Readonly<CommandDefaults>,
     private readonly logger: Logger,
+    /** First NameServer to use; random (as Java) when absent. */
+    startIndex?: number,
   ) {
-    this.current = Math.floor(Math.random() * addresses.length);
+    this.current =
+      startIndex === undefined
+        ? Math.floor(Math.random() * addresses.length)
+        : ((startIndex % addresses.length) + addresses.length) % addresses.length;
   }
 
   /** The NameServer currently in use. */

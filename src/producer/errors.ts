@@ -40,3 +40,25 @@ export class SendFailedError extends RocketMQError {
     this.elapsedMs = elapsedMs;
   }
 }
+
+/**
+ * The broker answered with a stored status (SEND_OK, FLUSH_*_TIMEOUT, SLAVE_NOT_AVAILABLE) but
+ * the response could not be read (no msgId/queueId/queueOffset). The message is most likely
+ * stored, so it is not sent again (that would store a duplicate); `cause` is the decode error.
+ */
+export class SendResultUnknownError extends RocketMQError {
+  readonly topic: string;
+  readonly address: string;
+  readonly responseCode: number;
+  constructor(topic: string, address: string, responseCode: number, options: { cause?: unknown } = {}) {
+    const why = options.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(
+      'ERR_SEND_RESULT_UNKNOWN',
+      `send to ${topic}: ${address} answered code ${responseCode} (stored) but the response is unreadable${why}; not retried, to avoid a duplicate`,
+      { retriable: false, ...options },
+    );
+    this.topic = topic;
+    this.address = address;
+    this.responseCode = responseCode;
+  }
+}

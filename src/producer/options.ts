@@ -73,9 +73,15 @@ export interface ProducerOptions {
   sendLatencyFaultEnable?: boolean;
   /** Which fault strategy (see `src/producer/fault/`). @default 'adaptive' */
   latencyFaultStrategy?: LatencyFaultStrategyName;
-  /** Latency thresholds (ms) of the java-* strategies; overrides the strategy's table. @default strategy table */
+  /**
+   * Latency thresholds (ms) of the `java-4.9` and `java-5` strategies; overrides the strategy's
+   * table. Rejected with `adaptive`, which has no such table. @default strategy table
+   */
   latencyMax?: readonly number[];
-  /** Isolation (ms) per `latencyMax` entry; overrides the strategy's table. @default strategy table */
+  /**
+   * Isolation (ms) per `latencyMax` entry (`java-4.9`, `java-5`); overrides the strategy's
+   * table. Rejected with `adaptive`. @default strategy table
+   */
   notAvailableDuration?: readonly number[];
   /** Route refresh period of every topic in use (ms). @default 30000 */
   pollNameServerInterval?: number;
@@ -90,13 +96,22 @@ export interface ProducerOptions {
    * @default ceil(sendMsgTimeout / (retryTimesWhenSendFailed + 1))
    */
   sendAttemptTimeout?: number;
-  /** How often isolated brokers are probed (ms) by `java-5` and `adaptive`. @default 2000 (adaptive: 500) */
+  /**
+   * How often isolated brokers are probed (ms) by `java-5` and `adaptive`. Rejected with
+   * `java-4.9`, which never probes. @default 2000 (adaptive: 500)
+   */
   detectInterval?: number;
-  /** Timeout of one probe (ms). @default 200 */
+  /** Timeout of one probe (ms) (`java-5`, `adaptive`; rejected with `java-4.9`). @default 200 */
   detectTimeout?: number;
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
-  /** Logger. @default silentLogger */
+  /**
+   * Logger of this producer (its sends, its fault strategy). Producers sharing a client instance
+   * (same clientId and settings) log instance-level events — route refresh, heartbeats,
+   * NameServer failover — through the logger of the producer that created the instance; a
+   * producer that joins an instance created with another logger says so once, on its own logger.
+   * @default silentLogger
+   */
   logger?: Logger;
 }
 
@@ -157,6 +172,19 @@ export const PRODUCER_DEFAULTS = Object.freeze({
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
 const ADDRESS_PATTERN = /^[^\s;:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
 const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9', 'java-5'];
+
+/** Options only some strategies read; setting one for another strategy is a mistake worth a throw. */
+const STRATEGY_OPTIONS: Readonly<
+  Record<
+    'latencyMax' | 'notAvailableDuration' | 'detectInterval' | 'detectTimeout',
+    readonly LatencyFaultStrategyName[]
+  >
+> = Object.freeze({
+  latencyMax: ['java-4.9', 'java-5'],
+  notAvailableDuration: ['java-4.9', 'java-5'],
+  detectInterval: ['adaptive', 'java-5'],
+  detectTimeout: ['adaptive', 'java-5'],
+});
 
 function int(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -252,6 +280,14 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   if ((latencyMax === undefined) !== (notAvailableDuration === undefined)) {
     const missing = latencyMax === undefined ? 'latencyMax' : 'notAvailableDuration';
     throw new InvalidArgumentError(missing, 'latencyMax and notAvailableDuration must be given together');
+  }
+  for (const [field, strategies] of Object.entries(STRATEGY_OPTIONS)) {
+    if (o[field as keyof typeof STRATEGY_OPTIONS] !== undefined && !strategies.includes(strategy)) {
+      throw new InvalidArgumentError(
+        field,
+        `does not apply to latencyFaultStrategy '${strategy}' (only to ${strategies.join(', ')})`,
+      );
+    }
   }
   const codes = new Set<number>();
   const rawCodes: unknown = o.retryResponseCodes ?? PRODUCER_DEFAULTS.retryResponseCodes;

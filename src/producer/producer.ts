@@ -32,6 +32,7 @@ import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.
 import type { SendResult } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 
+/** `topic` is the user's name (without namespace): it goes into the error. */
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, topic: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
@@ -87,6 +88,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly transport: SendTransport;
   private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
+  };
+  /** The instance stopped refreshing an idle topic: drop its publish view too. */
+  private readonly onTopicEvicted = (topic: string): void => {
+    this.publishTable.delete(topic);
   };
   private readonly ids: UniqIdGenerator;
 
@@ -159,6 +164,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
       mqClientApiTimeout: o.mqClientApiTimeout,
       pollNameServerInterval: o.pollNameServerInterval,
       heartbeatBrokerInterval: o.heartbeatBrokerInterval,
+      createTopicKey: o.createTopicKey,
+      defaultTopicQueueNums: o.defaultTopicQueueNums,
       logger: o.logger,
     });
     if (!instance.registerProducer(this.loopSettings.producerGroup)) {
@@ -169,7 +176,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
       );
     }
     this.instance = instance;
+    if (instance.config.logger !== o.logger) {
+      this.logger.info(
+        'sharing a client instance created by another producer: its route, heartbeat and connection logs go to that producer’s logger',
+        { clientId: this.clientId, group: o.producerGroup },
+      );
+    }
     instance.on('routeUpdated', this.onRouteUpdated);
+    instance.on('topicEvicted', this.onTopicEvicted);
     this.strategy.start();
     this.state = 'RUNNING';
     this.logger.info('producer started', {
@@ -234,6 +248,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     const instance = this.instance;
     if (instance) {
       instance.off('routeUpdated', this.onRouteUpdated);
+      instance.off('topicEvicted', this.onTopicEvicted);
       await instance.unregisterProducer(this.loopSettings.producerGroup);
       await releaseClientInstance(instance);
     }
@@ -258,7 +273,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
       return cached;
     // The lookup may be shared with another producer of this instance (with another timeout):
     // this send's budget still bounds the wait.
-    const entry = await withTimeout(instance.route(topic, this.loopSettings, timeoutMs), timeoutMs, topic);
+    const entry = await withTimeout(
+      instance.route(topic, timeoutMs),
+      timeoutMs,
+      withoutNamespace(topic, this.options.namespace),
+    );
     const prev = this.publishTable.get(topic);
     if (prev !== undefined && prev.route === entry.route) return prev;
     const info = prev

@@ -22,9 +22,10 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { MessageQueue } from '../client/route.js';
-import { SendFailedError, type SendAttempt } from './errors.js';
+import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
 import type { FailureKind, LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
 import type { PreparedMessage } from './message.js';
 import { buildSendRequest, type RequestSettings } from './request-builder.js';
@@ -50,8 +51,18 @@ export interface SendLoopSettings extends RequestSettings {
   logger: Logger;
 }
 
+/** Codes whose response means the broker stored the message. */
+const STORED_CODES: ReadonlySet<number> = new Set([
+  ResponseCode.SUCCESS,
+  ResponseCode.FLUSH_DISK_TIMEOUT,
+  ResponseCode.FLUSH_SLAVE_TIMEOUT,
+  ResponseCode.SLAVE_NOT_AVAILABLE,
+]);
+
 /** Maps an attempt's error to what it says about the broker. */
 export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): FailureKind {
+  // The broker answered (and stored): nothing wrong with it, only with this response.
+  if (err instanceof SendResultUnknownError) return 'rejected';
   if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode) ? 'broker' : 'rejected';
   if (err instanceof TimeoutError || err instanceof BackpressureError) return 'timeout';
   if (err instanceof ConnectError || err instanceof ConnectionClosedError || err instanceof ProtocolError)
@@ -62,7 +73,7 @@ export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): 
 /** Whether another attempt may help. */
 function shouldRetry(err: unknown, retryCodes: ReadonlySet<number>): boolean {
   if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode);
-  if (err instanceof IllegalStateError) return false;
+  if (err instanceof IllegalStateError || err instanceof SendResultUnknownError) return false;
   if (err instanceof RocketMQError) return err.retriable || err instanceof ProtocolError;
   return false;
 }
@@ -96,9 +107,31 @@ export function chooseQueue(
 ): MessageQueue {
   const mq = strategy.select(tp, lastBrokerName, attempt);
   if (lastBrokerName !== undefined && mq.brokerName === lastBrokerName && tp.brokerNames.length > 1) {
-    return tp.selectAvoiding(lastBrokerName);
+    // Prefer brokers the strategy has not isolated; any other broker beats the last one.
+    return tp.selectAvoiding(lastBrokerName, strategy.isAvailable?.bind(strategy));
   }
   return mq;
+}
+
+/**
+ * `interpretSendResponse`, except that a stored-status response that cannot be read becomes
+ * SendResultUnknownError (never retried: the message is most likely stored). A ProtocolError
+ * from the connection itself (malformed frame, closed) is thrown by `request` and still retries.
+ */
+function readSendResponse(
+  response: RemotingCommand,
+  p: PreparedMessage,
+  mq: MessageQueue,
+  address: string,
+  retryCodes: ReadonlySet<number>,
+): SendResult {
+  try {
+    return interpretSendResponse(response, p, mq, address, retryCodes);
+  } catch (err) {
+    if (err instanceof ProtocolError && STORED_CODES.has(response.code))
+      throw new SendResultUnknownError(p.userTopic, address, response.code, { cause: err });
+    throw err;
+  }
 }
 
 /** Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. */
@@ -146,7 +179,7 @@ export async function runSend(
         return undefined;
       }
       const response = await transport.request(address, cmd, cap);
-      const result = interpretSendResponse(response, p, mq, address, s.retryResponseCodes);
+      const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
       const latency = Date.now() - attemptStart;
       strategy.onSuccess(mq.brokerName, latency);
       if (result.status !== 'SEND_OK' && s.retryAnotherBrokerWhenNotStoreOK && !isLast) {

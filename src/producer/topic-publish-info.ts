@@ -56,15 +56,20 @@ export class TopicPublishInfo {
 
   /**
    * Java `selectOneMessageQueue(lastBrokerName)`: round robin, skipping queues of the broker
-   * that just failed; if every queue is on that broker, plain round robin.
+   * that just failed; if every queue is on that broker, plain round robin. With `available`,
+   * queues of available brokers other than the last come first, then any broker but the last.
    */
-  selectAvoiding(lastBrokerName: string | undefined): MessageQueue {
+  selectAvoiding(
+    lastBrokerName: string | undefined,
+    available?: (brokerName: string) => boolean,
+  ): MessageQueue {
     if (lastBrokerName === undefined) return this.selectOne();
-    for (let i = 0; i < this.queues.length; i++) {
-      const mq = this.selectOne();
-      if (mq.brokerName !== lastBrokerName) return mq;
+    const notLast: QueueFilter = (mq) => mq.brokerName !== lastBrokerName;
+    if (available !== undefined) {
+      const mq = this.selectFiltered(notLast, (q) => available(q.brokerName));
+      if (mq !== undefined) return mq;
     }
-    return this.selectOne();
+    return this.selectFiltered(notLast) ?? this.selectOne();
   }
 
   /** Java 5 `selectOneMessageQueue(filters...)`: the first queue in round-robin order passing every filter. */

@@ -214,6 +214,7 @@ export function languageName(code: number): string | undefined {
 /** MQVersion ordinals we send or gate on (protocol.md §1.7). */
 export const MQVersion = {
   V3_0_11: 37,
+  V3_4_9: 121,
   V4_0_0: 213,
   V4_9_4: 401,
   V4_9_6: 405,

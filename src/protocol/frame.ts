@@ -7,7 +7,7 @@
 import { ProtocolError } from '../errors.js';
 import { SerializeType, type RemotingCommand } from './command.js';
 import { decodeBinaryHeader, encodeBinaryHeader, encodeBinaryHeaderWithReserve } from './header-binary.js';
-import { decodeJsonHeader, encodeJsonHeader, encodeJsonHeaderWithReserve } from './header-json.js';
+import { decodeJsonHeaderText, encodeJsonHeader, encodeJsonHeaderWithReserve } from './header-json.js';
 
 /** Java's default `com.rocketmq.remoting.frameMaxLength`: whole frame incl. the length field. */
 export const DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
@@ -60,10 +60,11 @@ export function decodeFrame(frame: Buffer): RemotingCommand {
   if (headerLength > frame.length - 4) {
     throw new ProtocolError(`header length ${headerLength} past the frame end (${frame.length - 4} bytes)`);
   }
-  const headerBytes = frame.subarray(4, 4 + headerLength);
   let header: Omit<RemotingCommand, 'body'>;
-  if (serializeType === SerializeType.JSON) header = decodeJsonHeader(headerBytes);
-  else if (serializeType === SerializeType.ROCKETMQ) header = decodeBinaryHeader(headerBytes);
+  if (serializeType === SerializeType.JSON)
+    header = decodeJsonHeaderText(frame.toString('utf8', 4, 4 + headerLength));
+  else if (serializeType === SerializeType.ROCKETMQ)
+    header = decodeBinaryHeader(frame.subarray(4, 4 + headerLength));
   else throw new ProtocolError(`unknown serialize type ${serializeType}`);
   const cmd = header as RemotingCommand;
   cmd.body = frame.length > 4 + headerLength ? frame.subarray(4 + headerLength) : undefined;

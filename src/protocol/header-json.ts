@@ -16,7 +16,13 @@ export function jsonHeaderText(cmd: RemotingCommand): string {
   let s = '{"code":' + (cmd.code | 0);
   if (cmd.extFields !== undefined && cmd.extFields !== null)
     s += ',"extFields":' + JSON.stringify(cmd.extFields);
-  s += ',"flag":' + (cmd.flag | 0) + ',"language":' + quote(cmd.language) + ',"opaque":' + (cmd.opaque | 0);
+  s +=
+    ',"flag":' +
+    (cmd.flag | 0) +
+    ',"language":' +
+    (cmd.language === 'JAVA' ? '"JAVA"' : quote(cmd.language)) +
+    ',"opaque":' +
+    (cmd.opaque | 0);
   if (cmd.remark !== undefined && cmd.remark !== null) s += ',"remark":' + quote(cmd.remark);
   return s + ',"serializeTypeCurrentRPC":"JSON","version":' + (cmd.version | 0) + '}';
 }
@@ -63,7 +69,12 @@ function toExtFields(raw: unknown): Record<string, string> | undefined {
 }
 
 export function decodeJsonHeader(bytes: Buffer): Omit<RemotingCommand, 'body'> {
-  const parsed = parseFastjson(bytes.toString('utf8'));
+  return decodeJsonHeaderText(bytes.toString('utf8'));
+}
+
+/** `decodeJsonHeader` of already decoded text (the frame decoder slices it without a view). */
+export function decodeJsonHeaderText(text: string): Omit<RemotingCommand, 'body'> {
+  const parsed = parseFastjson(text);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ProtocolError('JSON header is not an object');
   }

@@ -43,6 +43,8 @@ describe('client identity', () => {
       mqClientApiTimeout: 3000,
       pollNameServerInterval: 30000,
       heartbeatBrokerInterval: 30000,
+      createTopicKey: 'TBW102',
+      defaultTopicQueueNums: 4,
       logger: silentLogger,
     };
     const a = instanceKey({ ...base, namesrvAddr: ['127.0.0.1:1', '127.0.0.1:2'] });
@@ -52,5 +54,28 @@ describe('client identity', () => {
     assert.equal(a, a2, 'same NameServer set in another order: shared');
     assert.notEqual(a, b);
     assert.notEqual(a, c);
+  });
+
+  it('producers with another createTopicKey or defaultTopicQueueNums get their own instance (the cached auto-create route depends on them)', () => {
+    const base = {
+      clientId: '1.2.3.4@x',
+      namesrvAddr: ['127.0.0.1:1'],
+      namespace: undefined,
+      language: 'JAVA',
+      mqClientApiTimeout: 3000,
+      pollNameServerInterval: 30000,
+      heartbeatBrokerInterval: 30000,
+      createTopicKey: 'TBW102',
+      defaultTopicQueueNums: 4,
+      logger: silentLogger,
+    };
+    const a = instanceKey(base);
+    assert.notEqual(a, instanceKey({ ...base, defaultTopicQueueNums: 8 }));
+    assert.notEqual(a, instanceKey({ ...base, createTopicKey: 'MY_TEMPLATE' }));
+    assert.equal(
+      a,
+      instanceKey({ ...base, logger: { ...silentLogger } }),
+      'the logger does not split instances',
+    );
   });
 });

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
 import { TopicPublishInfo, SendWhichQueue } from '../../src/producer/topic-publish-info.js';
+import { waitFor } from './cluster-helpers.js';
 import { fakeHost, routeOf, type FakeHost } from './helpers.js';
 
 function countBy(names: string[]): Record<string, number> {
@@ -251,12 +252,25 @@ describe('adaptive strategy', () => {
 
   it('background probes run on unref’d timers and stop with the strategy', async () => {
     const host = fakeHost();
+    host.probeResult = false; // the broker stays down, so probing goes on
     const s = new AdaptiveFaultStrategy(host, { probeInterval: 10 });
     s.start();
     s.onFailure('a', 1, 'transport');
-    await new Promise((r) => setTimeout(r, 60));
-    assert.ok(host.probes.length >= 1);
-    assert.equal(s.health()[0]?.isolated, false);
+    const timers = s.pendingProbeTimers();
+    assert.equal(timers.length, 1, 'a probe is scheduled');
+    for (const t of timers) assert.equal(t.hasRef(), false, 'the probe timer does not hold the process');
+    await waitFor(() => host.probes.length >= 2, 2000, 'repeated probes');
+    for (const t of s.pendingProbeTimers()) assert.equal(t.hasRef(), false);
+    s.stop();
+    assert.deepEqual(s.pendingProbeTimers(), [], 'stop clears the probe timer');
+    const afterStop = host.probes.length;
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(host.probes.length, afterStop, 'no probe after stop()');
+    // A probe that answers re-admits the broker (started again).
+    host.probeResult = true;
+    s.start();
+    await waitFor(() => s.health()[0]?.isolated === false, 2000, 'recovery by probe');
+    assert.deepEqual(s.pendingProbeTimers(), []);
     s.stop();
   });
 });

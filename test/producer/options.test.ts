@@ -105,6 +105,49 @@ describe('producer options', () => {
     );
   });
 
+  it('an option the chosen fault strategy does not read is rejected, naming the option and the strategy', () => {
+    const base = { namesrvAddr: '127.0.0.1:9876' };
+    const message = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (err) {
+        assert.ok(err instanceof InvalidArgumentError, String(err));
+        return `${err.field}: ${err.message}`;
+      }
+      assert.fail('expected InvalidArgumentError');
+    };
+    const tables = { latencyMax: [50, 100], notAvailableDuration: [0, 1000] };
+    const adaptive = message(() => resolveProducerOptions({ ...base, ...tables }));
+    assert.match(adaptive, /^latencyMax: /);
+    assert.match(adaptive, /adaptive/);
+    assert.match(
+      message(() =>
+        resolveProducerOptions({ ...base, latencyFaultStrategy: 'java-4.9', detectInterval: 100 }),
+      ),
+      /^detectInterval: .*java-4\.9/,
+    );
+    assert.match(
+      message(() =>
+        resolveProducerOptions({ ...base, latencyFaultStrategy: 'java-4.9', detectTimeout: 100 }),
+      ),
+      /^detectTimeout: .*java-4\.9/,
+    );
+    // Where they apply, they are accepted.
+    assert.deepEqual(
+      resolveProducerOptions({ ...base, latencyFaultStrategy: 'java-4.9', ...tables }).latencyMax,
+      [50, 100],
+    );
+    const j5 = resolveProducerOptions({
+      ...base,
+      latencyFaultStrategy: 'java-5',
+      ...tables,
+      detectInterval: 100,
+      detectTimeout: 50,
+    });
+    assert.equal(j5.detectInterval, 100);
+    assert.equal(resolveProducerOptions({ ...base, detectInterval: 100 }).detectInterval, 100);
+  });
+
   it('retryResponseCodes replaces the default set; spread the defaults to extend', () => {
     const o = resolveProducerOptions({
       namesrvAddr: '127.0.0.1:1',

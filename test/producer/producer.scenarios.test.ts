@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-import { IllegalStateError, InvalidArgumentError } from '../../src/errors.js';
+import { IllegalStateError, InvalidArgumentError, TimeoutError } from '../../src/errors.js';
+import { clientInstanceCount } from '../../src/client/instance-registry.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
 import { decompressBody } from '../../src/protocol/message/compression.js';
 import { Producer } from '../../src/producer/producer.js';
@@ -63,14 +64,22 @@ describe('producer against the embedded cluster', () => {
   it('a broker that hangs: sends still succeed within sendMsgTimeout', async () => {
     const topic = await topicOnBoth('Hang');
     const p = await startProducer({ sendMsgTimeout: 1500 });
+    const isolated: string[] = [];
+    p.on('brokerIsolated', (e) => isolated.push(e.brokerName));
     cluster.broker('broker-a').faults.set({ hang: true });
     try {
       for (let i = 0; i < 6; i++) {
         const started = Date.now();
         const r = await p.send({ topic, body: `hang ${i}` });
+        assert.equal(r.status, 'SEND_OK');
         assert.equal(r.messageQueue.brokerName, 'broker-b');
-        assert.ok(Date.now() - started < 1500 + 500, `took ${Date.now() - started} ms`);
+        // Settling within the budget is the requirement; the slack absorbs a loaded machine.
+        assert.ok(Date.now() - started < 1500 + 1500, `took ${Date.now() - started} ms`);
       }
+      assert.ok(
+        isolated.length === 0 || isolated.every((b) => b === 'broker-a'),
+        `only the hung broker is isolated: ${isolated.join(',')}`,
+      );
     } finally {
       cluster.broker('broker-a').faults.clear();
     }
@@ -86,10 +95,17 @@ describe('producer against the embedded cluster', () => {
       const started = Date.now();
       await assert.rejects(p.send({ topic, body: 'lost' }), (err: unknown) => {
         assert.ok(err instanceof SendFailedError, String(err));
-        assert.ok(err.attempts.length >= 2);
+        assert.ok(err.attempts.length >= 2 && err.attempts.length <= 3, `${err.attempts.length} attempts`);
+        for (const a of err.attempts) assert.ok(a.error instanceof TimeoutError, String(a.error));
+        assert.deepEqual(
+          new Set(err.attempts.slice(0, 2).map((a) => a.brokerName)),
+          new Set(['broker-a', 'broker-b']),
+          'the retry went to the other broker',
+        );
         return true;
       });
-      assert.ok(Date.now() - started < 900 + 500, `settled after ${Date.now() - started} ms`);
+      // Settling within the budget is the requirement; the slack absorbs a loaded machine.
+      assert.ok(Date.now() - started < 900 + 1500, `settled after ${Date.now() - started} ms`);
     } finally {
       cluster.broker('broker-a').faults.clear();
       cluster.broker('broker-b').faults.clear();
@@ -192,8 +208,10 @@ describe('producer against the embedded cluster', () => {
     const p = await startProducer();
     const body = Buffer.from(Array.from({ length: 6000 }, (_, i) => i % 251));
     const message: Message = { topic, body, properties: { a: '1' } };
+    const before = Buffer.from(body);
     const r = await p.send(message);
-    assert.equal(message.body, body, 'caller object not mutated');
+    assert.equal(message.body, body, 'the caller’s body object is kept');
+    assert.deepEqual(message.body, before, 'and its bytes are not mutated');
     assert.deepEqual(Object.keys(message), ['topic', 'body', 'properties']);
     const [stored] = await readTopic(cluster, topic);
     assert.ok(stored);
@@ -251,9 +269,18 @@ describe('producer against the embedded cluster', () => {
   });
 
   it('producers with identical settings share one client instance; the same group twice is refused', async () => {
+    const before = clientInstanceCount();
     const a = await startProducer({ producerGroup: 'SHARE_A', instanceName: 'shared' });
     const b = await startProducer({ producerGroup: 'SHARE_B', instanceName: 'shared' });
     assert.equal(a.clientId, b.clientId);
+    assert.equal(clientInstanceCount(), before + 1, 'two producers, one new client instance');
+    const c = await startProducer({
+      producerGroup: 'SHARE_C',
+      instanceName: 'shared',
+      defaultTopicQueueNums: 8,
+    });
+    assert.equal(c.clientId, a.clientId);
+    assert.equal(clientInstanceCount(), before + 2, 'another defaultTopicQueueNums: its own instance');
     const dup = new Producer({
       namesrvAddr: cluster.namesrvAddr,
       producerGroup: 'SHARE_A',

@@ -184,6 +184,12 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     return s.inflight.length === 0 ? 'sample' : 'closed';
   }
 
+  /** Not isolated, or its isolation ended (a trial may go). */
+  isAvailable(brokerName: string): boolean {
+    const s = this.states.get(brokerName);
+    return s === undefined || !s.isolated || this.host.now() >= s.isolatedUntil;
+  }
+
   select(tp: TopicPublishInfo, lastBrokerName: string | undefined, _attempt = 0): MessageQueue {
     const now = this.host.now();
     const avoidLast = lastBrokerName !== undefined && tp.brokerNames.some((b) => b !== lastBrokerName);
@@ -309,6 +315,13 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
       void this.probeOnce(s);
     }, this.probeInterval);
     s.probeTimer.unref();
+  }
+
+  /** Probe timers currently armed (for diagnostics and tests). */
+  pendingProbeTimers(): NodeJS.Timeout[] {
+    const out: NodeJS.Timeout[] = [];
+    for (const s of this.states.values()) if (s.probeTimer !== undefined) out.push(s.probeTimer);
+    return out;
   }
 
   /** One probe of an isolated broker; exposed for tests. */

@@ -69,6 +69,11 @@ export interface LatencyFaultStrategy {
    * previous attempt of this send, if any.
    */
   select(tp: TopicPublishInfo, lastBrokerName: string | undefined, attempt: number): MessageQueue;
+  /**
+   * Whether the strategy would send to the broker now (not isolated). The send loop uses it when
+   * it overrides the strategy's choice to avoid the last broker. Absent: every broker is.
+   */
+  isAvailable?(brokerName: string): boolean;
   onSuccess(brokerName: string, latencyMs: number): void;
   onFailure(brokerName: string, latencyMs: number, kind: FailureKind, error?: unknown): void;
   health(): BrokerHealth[];

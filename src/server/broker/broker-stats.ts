@@ -1,30 +1,90 @@
 /**
  * Counters behind GET_BROKER_RUNTIME_INFO: messages put and got, with TPS over the last 10 s,
- * 1 min and 10 min (Java prints them space-separated, e.g. `putTps` = "12.0 10.5 3.2").
+ * 1 min and 10 min (Java prints them space-separated, e.g. `putTps` = "12.0 10.5 3.2"), the
+ * totals at the last two local midnights (Java `BrokerStats.record`), and where the latest put
+ * landed (for QUERY_MESSAGE's index position).
  */
 const WINDOWS_S = [10, 60, 600] as const;
+
+/** A consume queue that grew; `maxOffset` is its new max offset. */
+export interface QueueArrival {
+  topic: string;
+  queueId: number;
+  maxOffset: number;
+}
 
 export class BrokerStats {
   readonly bootTimestamp = Date.now();
   putTotal = 0;
   getTotal = 0;
+  /** Totals at the last local midnight and the one before; 0 until a midnight passed (as Java). */
+  putTotalTodayMorning = 0;
+  getTotalTodayMorning = 0;
+  putTotalYesterdayMorning = 0;
+  getTotalYesterdayMorning = 0;
   /** One [put, get] sample per second, newest last, at most 601. */
   private readonly samples: Array<[number, number]> = [];
   private timer: NodeJS.Timeout | undefined;
+  private day = localDay(Date.now());
+  /**
+   * Queues that grew in the latest store batch (all in the same tick); undefined until the first
+   * put since start, meaning "look at every queue".
+   */
+  private tail: QueueArrival[] | undefined;
+  private tailTick = 0;
+  private tick = 0;
+  private tickScheduled = false;
 
   start(): void {
     this.samples.length = 0;
     this.samples.push([this.putTotal, this.getTotal]);
-    this.timer = setInterval(() => {
-      this.samples.push([this.putTotal, this.getTotal]);
-      if (this.samples.length > 601) this.samples.shift();
-    }, 1000);
+    this.timer = setInterval(() => this.sample(Date.now()), 1000);
     this.timer.unref();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** One per-second sample; rolls the morning totals over when the local day changed. */
+  sample(now: number): void {
+    this.samples.push([this.putTotal, this.getTotal]);
+    if (this.samples.length > 601) this.samples.shift();
+    const day = localDay(now);
+    if (day !== this.day) {
+      this.day = day;
+      this.putTotalYesterdayMorning = this.putTotalTodayMorning;
+      this.getTotalYesterdayMorning = this.getTotalTodayMorning;
+      this.putTotalTodayMorning = this.putTotal;
+      this.getTotalTodayMorning = this.getTotal;
+    }
+  }
+
+  /** The store reported a put; the queues of one batch are reported within one tick. */
+  noteArrival(topic: string, queueId: number, maxOffset: number): void {
+    if (!this.tickScheduled) {
+      this.tickScheduled = true;
+      queueMicrotask(() => {
+        this.tickScheduled = false;
+        this.tick++;
+      });
+    }
+    if (this.tail === undefined || this.tailTick !== this.tick) {
+      this.tail = [];
+      this.tailTick = this.tick;
+    }
+    this.tail.push({ topic, queueId, maxOffset });
+  }
+
+  /** Forgets the tail (the store was reopened). */
+  resetTail(): void {
+    this.tail = undefined;
+  }
+
+  /** Queues that grew in the latest batch, or undefined when nothing was put since start. */
+  latestArrivals(): readonly QueueArrival[] | undefined {
+    return this.tail;
   }
 
   private tps(index: 0 | 1): string {
@@ -43,4 +103,8 @@ export class BrokerStats {
   getTps(): string {
     return this.tps(1);
   }
+}
+
+function localDay(ms: number): string {
+  return new Date(ms).toDateString();
 }

@@ -6,7 +6,9 @@
 import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
+import type { TopicConfigSerializeWrapper } from '../../protocol/headers/register.js';
 import type { SocketAddress } from '../../protocol/message/stored-message.js';
+import { isReadable, isWriteable } from '../../protocol/perm.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { RequestHandler } from '../../remoting/options.js';
 import { RemotingServer } from '../../remoting/server.js';
@@ -39,6 +41,21 @@ import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
 import { TransactionCheckService } from './transaction-check.js';
 
 const CLIENT_SCAN_INTERVAL_MS = 10_000;
+
+/**
+ * Java `registerBrokerAll`: a broker without READ or WRITE registers each topic with
+ * `perm & brokerPermission`, so clients route around it.
+ */
+export function maskTopicPerms(
+  wrapper: TopicConfigSerializeWrapper,
+  brokerPermission: number,
+): TopicConfigSerializeWrapper {
+  if (isWriteable(brokerPermission) && isReadable(brokerPermission)) return wrapper;
+  const table: TopicConfigSerializeWrapper['topicConfigTable'] = {};
+  for (const [name, config] of Object.entries(wrapper.topicConfigTable))
+    table[name] = { ...config, perm: config.perm & brokerPermission };
+  return { ...wrapper, topicConfigTable: table };
+}
 
 /** Public face of fault injection on a broker started with `faultInjection: true`. */
 export interface BrokerFaults {
@@ -158,9 +175,11 @@ export class Broker implements BrokerContext {
       await topics.load();
       this.storeRef = store;
       this.topicsRef = topics;
-      store.on('messageArrived', (topic: string, queueId: number, maxOffset: number) =>
-        this.pullHold.notifyMessageArriving(topic, queueId, maxOffset),
-      );
+      this.stats.resetTail();
+      store.on('messageArrived', (topic: string, queueId: number, maxOffset: number) => {
+        this.stats.noteArrival(topic, queueId, maxOffset);
+        this.pullHold.notifyMessageArriving(topic, queueId, maxOffset);
+      });
 
       const server = new RemotingServer({ host: o.listenHost, port: this.port, logger: this.logger });
       this.registerProcessors(server);
@@ -243,7 +262,10 @@ export class Broker implements BrokerContext {
   private withFaults(code: number, handler: RequestHandler): RequestHandler {
     return async (request, conn) => {
       const decision = this.switchboard.decide(code);
-      if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));
+      if (decision.latencyMs > 0) {
+        // unref'd: an injected delay must not keep the process alive on its own.
+        await new Promise((r) => setTimeout(r, decision.latencyMs).unref());
+      }
       switch (decision.kind) {
         case 'hang':
           return this.switchboard.hangUntilReleased();
@@ -289,7 +311,11 @@ export class Broker implements BrokerContext {
         this.registerAgain = false;
         const addrs = parseNamesrvAddrList(this.options.namesrvAddr);
         if (addrs.length === 0 || !this.registrar || !this.topicsRef) return;
-        await this.registrar.registerAll(addrs, this.identity, this.topicsRef.wrapper());
+        await this.registrar.registerAll(
+          addrs,
+          this.identity,
+          maskTopicPerms(this.topicsRef.wrapper(), this.options.brokerPermission),
+        );
       } while (this.registerAgain && !this.stoppingFlag);
     };
     this.registering = run().finally(() => {
@@ -315,8 +341,10 @@ export class Broker implements BrokerContext {
     this.switchboard.dispose();
     this.stats.stop();
     this.pullHold.stop();
-    this.schedule?.stop();
-    this.transactionCheck?.stop();
+    // Background runs put messages and write state files: let them finish before the store
+    // closes and before a caller removes the data directory.
+    await this.schedule?.stop();
+    await this.transactionCheck?.stop({ persist: graceful });
     await this.registering?.catch(() => undefined);
     if (graceful && this.registrar)
       await this.registrar.unregisterAll(parseNamesrvAddrList(this.options.namesrvAddr), this.identity);
@@ -328,6 +356,8 @@ export class Broker implements BrokerContext {
       await this.schedule?.persist().catch(() => undefined);
       await this.topicsRef?.persist().catch(() => undefined);
     }
+    await this.schedule?.settled();
+    await this.topicsRef?.settled();
     await this.storeRef?.close();
     this.storeRef = undefined;
     this.topicsRef = undefined;

@@ -8,6 +8,7 @@ import { RequestCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { Logger } from '../../observability/logger.js';
+import { RebalanceLocks } from './rebalance-locks.js';
 import { parseSubscription, type Subscription } from './tag-filter.js';
 
 export interface ClientChannelInfo {
@@ -45,6 +46,8 @@ export interface HeartbeatConsumer {
 export class ClientManager {
   private readonly producers = new Map<string, Map<Connection, ClientChannelInfo>>();
   private readonly consumers = new Map<string, ConsumerGroupInfo>();
+  /** Orderly consumers' queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ). */
+  readonly locks = new RebalanceLocks();
 
   constructor(private readonly logger: Logger) {}
 
@@ -87,11 +90,17 @@ export class ClientManager {
     group.consumeFromWhere = data.consumeFromWhere;
     const isNew = !group.channels.has(conn);
     group.channels.set(conn, info);
+    const topics = new Set<string>();
     for (const sub of data.subscriptions) {
+      topics.add(sub.topic);
       const old = group.subscriptions.get(sub.topic);
       if (old && old.subVersion >= sub.subVersion && old.subString === sub.subString) continue;
       group.subscriptions.set(sub.topic, { ...sub, filter: parseSubscription(sub.subString) });
     }
+    // Like Java ConsumerGroupInfo.updateSubscription: a heartbeat carries the whole set, so a
+    // topic it no longer names was unsubscribed.
+    for (const topic of [...group.subscriptions.keys()])
+      if (!topics.has(topic)) group.subscriptions.delete(topic);
     if (isNew) this.notifyConsumerIdsChanged(group);
   }
 
@@ -112,10 +121,23 @@ export class ClientManager {
     return [...new Set([...group.channels.values()].map((c) => c.clientId))];
   }
 
-  /** The connection closed: forget it everywhere. */
+  /** The connection closed: forget it everywhere, and free the queue locks of its clients. */
   connectionClosed(conn: Connection): void {
+    const clientIds = new Set<string>();
+    for (const group of this.consumers.values()) {
+      const info = group.channels.get(conn);
+      if (info) clientIds.add(info.clientId);
+    }
     for (const group of [...this.producers.keys()]) this.unregisterProducer(group, conn);
     for (const group of [...this.consumers.keys()]) this.unregisterConsumer(group, conn);
+    for (const clientId of clientIds)
+      if (!this.hasConsumerClient(clientId)) this.locks.releaseClient(clientId);
+  }
+
+  private hasConsumerClient(clientId: string): boolean {
+    for (const group of this.consumers.values())
+      for (const info of group.channels.values()) if (info.clientId === clientId) return true;
+    return false;
   }
 
   /** Drops clients silent for longer than `expiryMs` (and closes their connections). */
@@ -133,6 +155,7 @@ export class ClientManager {
       this.connectionClosed(conn);
       conn.close();
     }
+    this.locks.pruneExpired(now);
     return stale.size;
   }
 

@@ -1,10 +1,17 @@
 /** Small helpers shared by processors: hosts, property edits, store-status mapping. */
 import { ResponseCode } from '../../protocol/codes.js';
-import { decodeProperties, encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
+import {
+  decodeProperties,
+  encodeProperties,
+  NAME_VALUE_SEPARATOR,
+  PropertyKey,
+} from '../../protocol/message/properties.js';
 import type { SocketAddress } from '../../protocol/message/stored-message.js';
 import { transactionValue, MessageSysFlag } from '../../protocol/message/sysflag.js';
 import { SystemTopic } from '../../protocol/validation.js';
 import type { MessageToStore, PutStatus } from '../store/types.js';
+
+const DELAY_ENTRY = PropertyKey.DELAY + NAME_VALUE_SEPARATOR;
 
 /** "1.2.3.4:567" or "[::1]:567" → SocketAddress; unparseable → 127.0.0.1:0. */
 export function parseSocketAddress(text: string): SocketAddress {
@@ -66,6 +73,8 @@ export function applyDelayLevel(msg: MessageToStore, levelCount: number): Messag
   const tran = transactionValue(msg.sysFlag);
   if (tran !== MessageSysFlag.TRANSACTION_NOT_TYPE && tran !== MessageSysFlag.TRANSACTION_COMMIT_TYPE)
     return msg;
+  // Every send passes here: without the key's text there is nothing to decode.
+  if (!msg.properties.includes(DELAY_ENTRY)) return msg;
   const props = decodeProperties(msg.properties);
   const raw = props[PropertyKey.DELAY];
   if (raw === undefined) return msg;

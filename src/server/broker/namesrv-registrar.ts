@@ -2,9 +2,9 @@
  * The broker's side of NameServer registration (Java `BrokerOuterAPI`): REGISTER_BROKER with the
  * topic table to every NameServer, UNREGISTER_BROKER on shutdown.
  */
-import { crc32 } from 'node:zlib';
 import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
+import { crc32 } from '../../protocol/message/crc32.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import type { Logger } from '../../observability/logger.js';
 import {

@@ -14,7 +14,7 @@ export interface BrokerOptions {
   brokerName: string;
   /** @default 'DefaultCluster' */
   brokerClusterName: string;
-  /** 0 = master. This broker only acts as a master. @default 0 */
+  /** 0 = master; anything else is rejected (slaves are not supported). @default 0 */
   brokerId: number;
   /** TCP port; 0 picks a free one (kept across restarts of the same Broker object). @default 10911 */
   listenPort: number;
@@ -44,7 +44,10 @@ export interface BrokerOptions {
   regionId: string;
   /** `TRACE_ON` of send responses. @default true */
   traceOn: boolean;
-  /** Broker permission (PermName bits); without WRITE no send is accepted. @default 6 */
+  /**
+   * Broker permission (PermName bits); without WRITE no send is accepted. Topics are registered
+   * with the NameServer as `perm & brokerPermission` when READ or WRITE is missing (Java). @default 6
+   */
   brokerPermission: number;
   /** Producer/consumer connections silent for this long are dropped. @default 120000 */
   channelExpiredTimeout: number;
@@ -148,6 +151,8 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   }
   if (typeof o.namesrvAddr !== 'string') throw new InvalidArgumentError('namesrvAddr', 'must be a string');
   intAtLeast(o, 'brokerId', 0);
+  // A slave would need HA replication and would still register as a master here.
+  if (o.brokerId !== 0) throw new InvalidArgumentError('brokerId', 'slaves are not supported');
   intAtLeast(o, 'listenPort', 0, 65535);
   intAtLeast(o, 'defaultTopicQueueNums', 1, 1024);
   intAtLeast(o, 'maxMessageSize', 1);

@@ -7,7 +7,7 @@ import type { Logger } from '../../observability/logger.js';
 
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
-  private busy = false;
+  private current: Promise<void> | undefined;
 
   constructor(
     private readonly work: () => Promise<void>,
@@ -20,21 +20,26 @@ export class PeriodicTask {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the timer; resolves when the run under way (if any) has finished. Never rejects. */
+  stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    return this.current ?? Promise.resolve();
   }
 
   /** One run now; resolves at once when a run is already under way. */
-  async run(): Promise<void> {
-    if (this.busy || this.owner.stopping) return;
-    this.busy = true;
-    try {
-      await this.work();
-    } catch (err) {
-      if (!this.owner.stopping) this.owner.logger.warn(this.failureMessage, { error: err });
-    } finally {
-      this.busy = false;
-    }
+  run(): Promise<void> {
+    if (this.current || this.owner.stopping) return Promise.resolve();
+    // The work starts on a microtask, so `current` is set before it can finish.
+    const run = Promise.resolve()
+      .then(() => this.work())
+      .catch((err: unknown) => {
+        if (!this.owner.stopping) this.owner.logger.warn(this.failureMessage, { error: err });
+      })
+      .finally(() => {
+        this.current = undefined;
+      });
+    this.current = run;
+    return run;
   }
 }

@@ -43,8 +43,14 @@ export class ScheduleMessageService {
     this.task.start(TICK_MS);
   }
 
-  stop(): void {
-    this.task.stop();
+  /** Stops the timer; resolves once a delivery run under way (which puts messages) has ended. */
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** Resolves once no state-file write is in flight or queued. */
+  settled(): Promise<void> {
+    return this.state.settled();
   }
 
   /** Delivers every due message now (also what the timer does). */

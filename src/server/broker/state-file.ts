@@ -1,14 +1,23 @@
 /**
  * A small broker state file (topics, delay offsets, transaction progress): read once at start,
- * rewritten atomically (temp file + rename) one write at a time, so a crash leaves either the
- * old or the new content.
+ * rewritten atomically (temp file + rename), so a crash leaves either the old or the new content.
+ * Writes coalesce: at most one is in flight and at most one waits; the waiting one serializes the
+ * latest state when it starts, so a burst of changes costs two writes, not one per change.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../../observability/logger.js';
 
+interface QueuedWrite {
+  serialize: () => string;
+  done: Promise<void>;
+}
+
 export class StateFile {
-  private writing: Promise<void> = Promise.resolve();
+  private inFlight: Promise<void> | undefined;
+  private queued: QueuedWrite | undefined;
+  /** Files actually written (for tests and diagnostics). */
+  writes = 0;
 
   constructor(readonly path: string) {}
 
@@ -25,15 +34,50 @@ export class StateFile {
     }
   }
 
-  /** Replaces the content; writes queue behind each other, a failed one does not block the next. */
+  /** Replaces the content with `text` (coalesced like {@link save}). */
   write(text: string): Promise<void> {
-    this.writing = this.writing
+    return this.save(() => text);
+  }
+
+  /**
+   * Writes `serialize()` now, or after the write in flight; while one waits, later calls replace
+   * its serializer and share its promise. A failed write does not block the next.
+   */
+  save(serialize: () => string): Promise<void> {
+    if (this.queued) {
+      this.queued.serialize = serialize;
+      return this.queued.done;
+    }
+    if (!this.inFlight) return this.start(serialize);
+    const prior = this.inFlight;
+    const entry: QueuedWrite = { serialize, done: Promise.resolve() };
+    entry.done = prior
       .catch(() => undefined)
-      .then(async () => {
-        await mkdir(dirname(this.path), { recursive: true });
-        await writeFile(`${this.path}.tmp`, text);
-        await rename(`${this.path}.tmp`, this.path);
+      .then(() => {
+        this.queued = undefined;
+        return this.start(entry.serialize);
       });
-    return this.writing;
+    this.queued = entry;
+    return entry.done;
+  }
+
+  /** Resolves once no write is in flight or waiting (never rejects). */
+  async settled(): Promise<void> {
+    while (this.inFlight || this.queued) await (this.queued?.done ?? this.inFlight)?.catch(() => undefined);
+  }
+
+  private start(serialize: () => string): Promise<void> {
+    const run = (async () => {
+      const text = serialize();
+      await mkdir(dirname(this.path), { recursive: true });
+      await writeFile(`${this.path}.tmp`, text);
+      await rename(`${this.path}.tmp`, this.path);
+      this.writes++;
+    })();
+    const tracked = run.finally(() => {
+      if (this.inFlight === tracked) this.inFlight = undefined;
+    });
+    this.inFlight = tracked;
+    return tracked;
   }
 }

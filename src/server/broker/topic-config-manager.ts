@@ -181,9 +181,13 @@ export class TopicConfigManager {
     this.options.onChange();
   }
 
-  /** Writes the table atomically (temp file + rename), one write at a time. */
+  /** Writes the table atomically (temp file + rename); writes coalesce, the latest table wins. */
   persist(): Promise<void> {
-    const text = JSON.stringify(this.wrapper(), null, 2);
-    return this.state.write(text);
+    return this.state.save(() => JSON.stringify(this.wrapper(), null, 2));
+  }
+
+  /** Resolves once no write is in flight or queued. */
+  settled(): Promise<void> {
+    return this.state.settled();
   }
 }

@@ -2,8 +2,10 @@
  * Transaction check-back (Java `TransactionalMessageCheckService`, simplified): half messages
  * older than `transactionTimeOut` and not yet committed or rolled back are checked with a producer
  * of their group (CHECK_TRANSACTION_STATE, oneway) every `transactionCheckInterval`, at most
- * `transactionCheckMax` times, then dropped. Resolved offsets and the scan position persist in
- * `config/transaction.json`.
+ * `transactionCheckMax` times, then dropped. Resolved offsets (at most MAX_RESOLVED) and the scan
+ * position are written to `config/transaction.json` every `flushConsumerOffsetInterval` when they
+ * changed, and on stop; a crash loses at most that interval of resolutions (those half messages
+ * are checked again).
  */
 import { createRequest } from '../../protocol/command.js';
 import { CheckTransactionState } from '../../protocol/headers/transaction.js';
@@ -16,6 +18,11 @@ import { PeriodicTask } from './periodic-task.js';
 import { StateFile } from './state-file.js';
 
 const BATCH = 64;
+/**
+ * Resolved half messages remembered ahead of the scan position. Oldest go first beyond it: such a
+ * message may be checked once more, which a producer answers idempotently.
+ */
+export const MAX_RESOLVED = 100_000;
 
 export class TransactionCheckService implements TransactionLedger {
   private readonly resolved = new Set<number>();
@@ -24,6 +31,8 @@ export class TransactionCheckService implements TransactionLedger {
   private progress = 0;
   private readonly state: StateFile;
   private readonly task: PeriodicTask;
+  private readonly persistTask: PeriodicTask;
+  private dirty = false;
 
   constructor(
     private readonly ctx: BrokerContext,
@@ -31,6 +40,17 @@ export class TransactionCheckService implements TransactionLedger {
   ) {
     this.state = new StateFile(file);
     this.task = new PeriodicTask(() => this.scan(), ctx, 'transaction check failed');
+    this.persistTask = new PeriodicTask(() => this.persist(), ctx, 'persisting transaction state failed');
+  }
+
+  /** Resolved offsets held in memory (bounded by {@link MAX_RESOLVED}). */
+  get resolvedCount(): number {
+    return this.resolved.size;
+  }
+
+  /** State-file writes so far (coalesced; for tests). */
+  get stateWrites(): number {
+    return this.state.writes;
   }
 
   async start(): Promise<void> {
@@ -38,16 +58,24 @@ export class TransactionCheckService implements TransactionLedger {
       (text) => {
         const json = JSON.parse(text) as { progress?: number; resolved?: number[] };
         if (typeof json.progress === 'number') this.progress = json.progress;
-        for (const o of json.resolved ?? []) if (typeof o === 'number') this.resolved.add(o);
+        for (const o of json.resolved ?? []) if (typeof o === 'number') this.remember(o);
       },
       this.ctx.logger,
       'transaction state',
     );
     this.task.start(this.ctx.options.transactionCheckInterval);
+    // Resolutions are persisted on a timer, not per END_TRANSACTION (that cost one full-file write each).
+    this.persistTask.start(this.ctx.options.flushConsumerOffsetInterval);
   }
 
-  stop(): void {
-    this.task.stop();
+  /**
+   * Stops both timers and waits for a scan under way and for queued writes; `persist` (graceful
+   * stop) then writes what changed since the last write.
+   */
+  async stop(options: { persist: boolean }): Promise<void> {
+    await Promise.all([this.task.stop(), this.persistTask.stop()]);
+    if (options.persist) await this.persist().catch(() => undefined);
+    await this.state.settled();
   }
 
   isResolved(halfOffset: number): boolean {
@@ -55,11 +83,19 @@ export class TransactionCheckService implements TransactionLedger {
   }
 
   resolve(halfOffset: number): void {
-    this.resolved.add(halfOffset);
+    this.remember(halfOffset);
     this.checkTimes.delete(halfOffset);
-    void this.persist().catch((err: unknown) =>
-      this.ctx.logger.warn('persisting transaction state failed', { error: err }),
-    );
+    this.dirty = true;
+  }
+
+  private remember(halfOffset: number): void {
+    this.resolved.delete(halfOffset);
+    this.resolved.add(halfOffset);
+    while (this.resolved.size > MAX_RESOLVED) {
+      const oldest = this.resolved.values().next();
+      if (oldest.done === true) break;
+      this.resolved.delete(oldest.value);
+    }
   }
 
   /** One scan of the half topic (what the timer runs). */
@@ -75,7 +111,10 @@ export class TransactionCheckService implements TransactionLedger {
     while (offset < this.ctx.store.getMaxOffset(topic, 0)) {
       const got = await this.ctx.store.getMessages(topic, 0, offset, BATCH);
       if (got.status !== 'FOUND') {
-        if (got.nextBeginOffset > offset && advancing) this.progress = got.nextBeginOffset;
+        if (got.nextBeginOffset > offset && advancing) {
+          this.progress = got.nextBeginOffset;
+          this.dirty = true;
+        }
         break;
       }
       for (const record of got.messages) {
@@ -85,6 +124,7 @@ export class TransactionCheckService implements TransactionLedger {
           if (advancing) {
             this.progress = offset;
             this.resolved.delete(half.physicalOffset);
+            this.dirty = true;
           }
           continue;
         }
@@ -100,7 +140,6 @@ export class TransactionCheckService implements TransactionLedger {
         this.sendCheck(half);
       }
     }
-    await this.persist();
   }
 
   private sendCheck(half: ReturnType<typeof decodeStoredMessage>['message']): void {
@@ -128,8 +167,10 @@ export class TransactionCheckService implements TransactionLedger {
     conn.oneway(createRequest(CheckTransactionState.code, header, body)).catch(() => undefined);
   }
 
+  /** Writes the state if it changed since the last write (the timer and stop() call this). */
   persist(): Promise<void> {
-    const text = JSON.stringify({ progress: this.progress, resolved: [...this.resolved] });
-    return this.state.write(text);
+    if (!this.dirty) return this.state.settled();
+    this.dirty = false;
+    return this.state.save(() => JSON.stringify({ progress: this.progress, resolved: [...this.resolved] }));
   }
 }

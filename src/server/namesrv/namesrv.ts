@@ -3,10 +3,10 @@
  * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
  * drop out of every route.
  */
-import { crc32 as zlibCrc32 } from 'node:zlib';
 import { InvalidArgumentError } from '../../errors.js';
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
+import { crc32 } from '../../protocol/message/crc32.js';
 import { RemotingServer } from '../../remoting/server.js';
 import type { Connection } from '../../remoting/connection.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
@@ -48,6 +48,12 @@ export interface NameServerOptions {
   brokerChannelExpiredMs: number;
   /** How often expired brokers are looked for. @default 10000 */
   scanNotActiveBrokerIntervalMs: number;
+  /**
+   * Most KV config items held (PUT_KV_CONFIG beyond it is refused). Items are keyed by client
+   * input and never expire (Java keeps them until deleted); real deployments hold a handful.
+   * @default 10000
+   */
+  maxKvConfigItems: number;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -57,6 +63,7 @@ export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.fr
   listenPort: 9876,
   brokerChannelExpiredMs: 120_000,
   scanNotActiveBrokerIntervalMs: 10_000,
+  maxKvConfigItems: 10_000,
   logger: silentLogger,
 });
 
@@ -65,6 +72,8 @@ export function validateNameServerOptions(options: Partial<NameServerOptions> = 
   if (!Number.isInteger(o.listenPort) || o.listenPort < 0 || o.listenPort > 65535) {
     throw new InvalidArgumentError('listenPort', `must be an integer in [0, 65535], got ${o.listenPort}`);
   }
+  if (!Number.isInteger(o.maxKvConfigItems) || o.maxKvConfigItems < 0)
+    throw new InvalidArgumentError('maxKvConfigItems', `must be an integer >= 0, got ${o.maxKvConfigItems}`);
   for (const field of ['brokerChannelExpiredMs', 'scanNotActiveBrokerIntervalMs'] as const) {
     if (!Number.isFinite(o[field]) || o[field] <= 0)
       throw new InvalidArgumentError(field, `must be > 0, got ${o[field]}`);
@@ -85,7 +94,9 @@ type Handler = (request: RemotingCommand, connection: Connection) => RemotingCom
 export class NameServer {
   readonly options: NameServerOptions;
   readonly routes = new RouteInfoManager();
+  /** KV config (Java `KVConfigManager`): kept until deleted, at most `maxKvConfigItems` items. */
   private readonly kv = new Map<string, Map<string, string>>();
+  private kvEntries = 0;
   private server: RemotingServer | undefined;
   private scanTimer: NodeJS.Timeout | undefined;
   private addr = '';
@@ -167,7 +178,7 @@ export class NameServer {
     const h = requestHeader(RegisterBrokerRequest, request);
     const bodyCrc32 = h.bodyCrc32 ?? 0;
     if (bodyCrc32 !== 0 && request.body) {
-      const actual = zlibCrc32(request.body) & 0x7fffffff;
+      const actual = crc32(request.body) & 0x7fffffff;
       if (actual !== bodyCrc32) return createResponse(request, ResponseCode.SYSTEM_ERROR, 'crc32 not match');
     }
     const result = this.routes.registerBroker({
@@ -238,7 +249,15 @@ export class NameServer {
   private putKv(request: RemotingCommand): RemotingCommand {
     const { namespace, key, value } = requestHeader(PutKVConfig, request);
     let table = this.kv.get(namespace);
+    if (table?.has(key) !== true && this.kvEntries >= this.options.maxKvConfigItems) {
+      return createResponse(
+        request,
+        ResponseCode.SYSTEM_ERROR,
+        `KV config is full (${this.options.maxKvConfigItems} items); delete some first`,
+      );
+    }
     if (!table) this.kv.set(namespace, (table = new Map()));
+    if (!table.has(key)) this.kvEntries++;
     table.set(key, value);
     return createResponse(request, ResponseCode.SUCCESS);
   }
@@ -259,7 +278,7 @@ export class NameServer {
   private deleteKv(request: RemotingCommand): RemotingCommand {
     const { namespace, key } = requestHeader(DeleteKVConfig, request);
     const table = this.kv.get(namespace);
-    table?.delete(key);
+    if (table?.delete(key) === true) this.kvEntries--;
     if (table?.size === 0) this.kv.delete(namespace);
     return createResponse(request, ResponseCode.SUCCESS);
   }

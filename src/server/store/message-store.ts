@@ -43,7 +43,21 @@ interface PendingPut {
 interface QueuePlan {
   queue: ConsumeQueue;
   first: number;
-  entries: Buffer[];
+  count: number;
+  /** Per entry: physical offset, size, tags code (encoded into one buffer at write time). */
+  entries: number[];
+}
+
+function encodeCqEntries(plan: QueuePlan): Buffer {
+  const buf = Buffer.allocUnsafe(plan.count * CQ_ENTRY_SIZE);
+  const e = plan.entries;
+  for (let i = 0, at = 0; i < e.length; i += 3, at += CQ_ENTRY_SIZE)
+    writeCqEntry(buf, at, e[i]!, e[i + 1]!, e[i + 2]!);
+  return buf;
+}
+
+function firstResult(results: PutResult[]): PutResult {
+  return results[0]!;
 }
 
 const IO_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
@@ -225,7 +239,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   // ---------------------------------------------------------------- put
 
   putMessage(msg: MessageToStore): Promise<PutResult> {
-    return this.enqueue([msg]).then((r) => r[0]!);
+    return this.enqueue([msg]).then(firstResult);
   }
 
   /** Stores `msgs` contiguously with consecutive queue offsets; all succeed or all fail. */
@@ -344,17 +358,16 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
             (await this.createQueue(p.stored.topic, p.stored.queueId));
           let plan = plans.get(queue);
           if (plan === undefined) {
-            plan = { queue, first: queue.maxOffset, entries: [] };
+            plan = { queue, first: queue.maxOffset, count: 0, entries: [] };
             plans.set(queue, plan);
           }
-          const queueOffset = plan.first + plan.entries.length;
+          const queueOffset = plan.first + plan.count;
           p.stored.queueOffset = queueOffset;
           p.stored.physicalOffset = pos;
           p.stored.storeTimestamp = now;
           const record = encodeStoredMessage(p.stored);
-          const entry = Buffer.allocUnsafe(CQ_ENTRY_SIZE);
-          writeCqEntry(entry, 0, pos, record.length, p.tagsCode);
-          plan.entries.push(entry);
+          plan.entries.push(pos, record.length, p.tagsCode);
+          plan.count++;
           cur.parts.push(record);
           cur.bytes += record.length;
           out.push({
@@ -381,12 +394,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       // The fsync of the log and the consume-queue writes overlap; both must succeed.
       const settled = await Promise.allSettled([
         this.options.flush === 'sync' ? this.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
-        ...[...plans.values()].map((plan) =>
-          plan.queue.write(
-            plan.first,
-            plan.entries.length === 1 ? plan.entries[0]! : Buffer.concat(plan.entries),
-          ),
-        ),
+        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan))),
       ]);
       for (const r of settled) if (r.status === 'rejected') throw r.reason;
       const status = (settled[0] as PromiseFulfilledResult<PutStatus>).value;
@@ -406,7 +414,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
 
     this.writePos = pos;
     this.confirmedPos = pos;
-    for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.entries.length;
+    for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.count;
     for (const put of batch)
       for (const p of put.messages)
         for (const key of p.keys) this.keyIndex.add(p.stored.topic, key, p.stored.physicalOffset);

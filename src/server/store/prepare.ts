@@ -24,6 +24,10 @@ export interface Prepared {
   keys: string[];
 }
 
+/** Topics already found to be valid folder names: the check runs once per topic, not per put. */
+const checkedTopics = new Set<unknown>();
+const CHECKED_TOPICS_MAX = 4096;
+
 export function failed(status: PutStatus, error?: Error): PutResult {
   return { status, physicalOffset: -1, queueOffset: -1, wroteBytes: 0, storeTimestamp: 0, error };
 }
@@ -31,14 +35,18 @@ export function failed(status: PutStatus, error?: Error): PutResult {
 /** A problem gives `MESSAGE_ILLEGAL` or `PROPERTIES_SIZE_EXCEEDED` with the reason in `error`. */
 export function prepareMessage(msg: MessageToStore, options: Readonly<StoreOptions>): Prepared | PutResult {
   const topic = msg.topic;
-  if (
-    typeof topic !== 'string' ||
-    topic.length === 0 ||
-    topic === '.' ||
-    topic === '..' ||
-    /[/\\\0]/.test(topic)
-  ) {
-    return failed('MESSAGE_ILLEGAL', new RangeError(`illegal topic ${JSON.stringify(topic)}`));
+  if (!checkedTopics.has(topic)) {
+    if (
+      typeof topic !== 'string' ||
+      topic.length === 0 ||
+      topic === '.' ||
+      topic === '..' ||
+      /[/\\\0]/.test(topic)
+    ) {
+      return failed('MESSAGE_ILLEGAL', new RangeError(`illegal topic ${JSON.stringify(topic)}`));
+    }
+    if (checkedTopics.size >= CHECKED_TOPICS_MAX) checkedTopics.clear();
+    checkedTopics.add(topic);
   }
   if (!Number.isInteger(msg.queueId) || msg.queueId < 0 || msg.queueId > 0x7fffffff) {
     return failed('MESSAGE_ILLEGAL', new RangeError(`illegal queueId ${msg.queueId}`));

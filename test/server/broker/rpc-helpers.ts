@@ -77,3 +77,21 @@ export function decodeBody(cmd: RemotingCommand): DecodedStoredMessage[] {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/**
+ * Polls `predicate` (every `intervalMs`) until it returns true; throws `message` once `timeoutMs`
+ * has passed. Replaces fixed sleeps before asserting on asynchronous effects.
+ */
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  message = 'condition not met',
+  intervalMs = 10,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() >= deadline) throw new Error(`${message} within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}

@@ -8,7 +8,7 @@ import { decodeOffsetMsgId } from '../../../src/protocol/message/message-id.js';
 import { decodeProperties, encodeProperties } from '../../../src/protocol/message/properties.js';
 import { MessageSysFlag } from '../../../src/protocol/message/sysflag.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { decodeBody, Rpc, sendV2Header, sleep, uniqueName } from './rpc-helpers.js';
+import { decodeBody, Rpc, sendV2Header, sleep, uniqueName, waitFor } from './rpc-helpers.js';
 
 async function pullAll(
   rpc: Rpc,
@@ -121,9 +121,12 @@ describe('broker send path', () => {
       data.queueDatas.map((q) => [q.perm, q.writeQueueNums]),
       [[6, 4]],
     );
-    await sleep(50);
-    const file = await readFile(join(cluster.dataDirectory, 'broker-a', 'config', 'topics.json'), 'utf8');
-    assert.ok(file.includes(topic));
+    const path = join(cluster.dataDirectory, 'broker-a', 'config', 'topics.json');
+    await waitFor(
+      async () => (await readFile(path, 'utf8').catch(() => '')).includes(topic),
+      5000,
+      'auto-created topic persisted to topics.json',
+    );
   });
 
   it('SEND_BATCH_MESSAGE stores each record with consecutive offsets and comma-joined msgIds', async () => {

@@ -112,7 +112,15 @@ describe('a broker killed with SIGKILL during synchronous-flush sends', () => {
       }
     };
     const senders = Array.from({ length: 8 }, () => sender());
-    while (acked.size < 150) await new Promise((r) => setTimeout(r, 5));
+    const deadline = Date.now() + 30_000;
+    while (acked.size < 150) {
+      if (Date.now() > deadline) {
+        stop = true;
+        rpc.close();
+        assert.fail(`only ${acked.size} of 150 sends were acknowledged within 30 s`);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
     first.child.kill('SIGKILL');
     await Promise.all(senders);
     stop = true;

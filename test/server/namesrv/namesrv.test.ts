@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { describe, it, before, after } from 'node:test';
-import { crc32 } from 'node:zlib';
 import { deflateSync } from 'node:zlib';
 import { NameServer } from '../../../src/server/namesrv/namesrv.js';
 import { RouteInfoManager } from '../../../src/server/namesrv/route-info-manager.js';
@@ -10,7 +9,8 @@ import {
   type TopicConfig,
 } from '../../../src/protocol/headers/register.js';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
-import { Rpc, sleep } from '../broker/rpc-helpers.js';
+import { crc32 } from '../../../src/protocol/message/crc32.js';
+import { Rpc, waitFor } from '../broker/rpc-helpers.js';
 
 function topic(name: string, queues = 4, perm = 6): TopicConfig {
   return topicConfig(name, { readQueueNums: queues, writeQueueNums: queues, perm });
@@ -199,10 +199,12 @@ describe('NameServer over the wire', () => {
       (await client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'ExpiringTopic' })).code,
       ResponseCode.SUCCESS,
     );
-    await sleep(600);
-    assert.equal(
-      (await client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'ExpiringTopic' })).code,
-      ResponseCode.TOPIC_NOT_EXIST,
+    await waitFor(
+      async () =>
+        (await client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'ExpiringTopic' })).code ===
+        ResponseCode.TOPIC_NOT_EXIST,
+      5000,
+      'expired broker dropped from the route',
     );
   });
 
@@ -219,10 +221,12 @@ describe('NameServer over the wire', () => {
       ResponseCode.SUCCESS,
     );
     brokerConn.close();
-    await sleep(100);
-    assert.equal(
-      (await client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'ClosingTopic' })).code,
-      ResponseCode.TOPIC_NOT_EXIST,
+    await waitFor(
+      async () =>
+        (await client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'ClosingTopic' })).code ===
+        ResponseCode.TOPIC_NOT_EXIST,
+      5000,
+      'closed broker dropped from the route',
     );
   });
 
@@ -271,6 +275,25 @@ describe('NameServer over the wire', () => {
       (await client.request(RequestCode.GET_KV_CONFIG, { namespace: 'NS', key: 'k' })).code,
       ResponseCode.QUERY_NOT_FOUND,
     );
+  });
+
+  it('a NameServer whose KV table is full refuses new items but still updates and frees old ones', async () => {
+    const small = new NameServer({ listenPort: 0, maxKvConfigItems: 2 });
+    await small.start();
+    const rpc = await Rpc.connect(small.address);
+    try {
+      const put = async (key: string, value = 'v'): Promise<number> =>
+        (await rpc.request(RequestCode.PUT_KV_CONFIG, { namespace: 'Cap', key, value })).code;
+      assert.equal(await put('a'), ResponseCode.SUCCESS);
+      assert.equal(await put('b'), ResponseCode.SUCCESS);
+      assert.equal(await put('c'), ResponseCode.SYSTEM_ERROR);
+      assert.equal(await put('a', 'updated'), ResponseCode.SUCCESS);
+      await rpc.request(RequestCode.DELETE_KV_CONFIG, { namespace: 'Cap', key: 'b' });
+      assert.equal(await put('c'), ResponseCode.SUCCESS);
+    } finally {
+      rpc.close();
+      await small.stop();
+    }
   });
 
   it('bad requests get an error and the server keeps serving', async () => {

@@ -1,6 +1,8 @@
 /** Topic administration: UPDATE_AND_CREATE_TOPIC (17), GET_ALL_TOPIC_CONFIG (21), DELETE_TOPIC_IN_BROKER (215). */
+import { statfs } from 'node:fs/promises';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
+import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
 import { PermName } from '../../../protocol/perm.js';
 import { checkTopic, isSystemTopic } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
@@ -94,14 +96,25 @@ async function deleteTopic(ctx: BrokerContext, request: RemotingCommand): Promis
   return createResponse(request, ResponseCode.SUCCESS);
 }
 
-/** The KV table `mqadmin clusterList` / `brokerStatus` read (Java `BrokerController` runtime info). */
+/**
+ * The KV table `mqadmin clusterList` / `brokerStatus` read (Java `BrokerController` runtime info).
+ * Left out on purpose: `sendThreadPoolQueueSize`, `pullThreadPoolQueueSize`, their
+ * `...HeadWaitTimeMills` and `pageCacheLockTimeMills` (this broker has no request thread pools
+ * and no page-cache lock, so there is nothing true to report); Java's tools print what is present.
+ */
 async function runtimeInfo(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
   const s = ctx.stats;
   let earliest = '';
   const min = ctx.store.minPhysicalOffset;
   if (ctx.store.maxPhysicalOffset > min) {
     const first = await ctx.store.readMessageAt(min).catch(() => undefined);
-    if (first && first.length >= 64) earliest = String(Number(first.readBigInt64BE(56)));
+    if (first) {
+      try {
+        earliest = String(decodeStoredMessage(first).message.storeTimestamp);
+      } catch {
+        earliest = '';
+      }
+    }
   }
   const table: Record<string, string> = {
     brokerVersionDesc: 'V4_9_7',
@@ -110,23 +123,31 @@ async function runtimeInfo(ctx: BrokerContext, request: RemotingCommand): Promis
     runtime: `[ ${Math.floor((Date.now() - s.bootTimestamp) / 1000)} seconds ]`,
     msgPutTotalTodayNow: String(s.putTotal),
     msgGetTotalTodayNow: String(s.getTotal),
-    msgPutTotalTodayMorning: '0',
-    msgGetTotalTodayMorning: '0',
-    msgPutTotalYesterdayMorning: '0',
-    msgGetTotalYesterdayMorning: '0',
+    msgPutTotalTodayMorning: String(s.putTotalTodayMorning),
+    msgGetTotalTodayMorning: String(s.getTotalTodayMorning),
+    msgPutTotalYesterdayMorning: String(s.putTotalYesterdayMorning),
+    msgGetTotalYesterdayMorning: String(s.getTotalYesterdayMorning),
     putTps: s.putTps(),
     getTransferedTps: s.getTps(),
-    sendThreadPoolQueueSize: '0',
-    pullThreadPoolQueueSize: '0',
-    sendThreadPoolQueueHeadWaitTimeMills: '0',
-    pullThreadPoolQueueHeadWaitTimeMills: '0',
-    pageCacheLockTimeMills: '0',
     earliestMessageTimeStamp: earliest,
-    commitLogDiskRatio: '0.0',
     commitLogMinOffset: String(min),
     commitLogMaxOffset: String(ctx.store.maxPhysicalOffset),
     brokerName: ctx.options.brokerName,
     brokerClusterName: ctx.options.brokerClusterName,
   };
+  const ratio = await diskUsedRatio(ctx.options.storePathRootDir);
+  if (ratio !== undefined) table.commitLogDiskRatio = String(ratio);
   return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeKVTable(table));
+}
+
+/** Used share of the store's file system (Java `UtilAll.getDiskPartitionSpaceUsedPercent`). */
+async function diskUsedRatio(path: string): Promise<number | undefined> {
+  try {
+    const fs = await statfs(path);
+    const total = fs.blocks * fs.bsize;
+    if (total <= 0) return undefined;
+    return (total - fs.bfree * fs.bsize) / total;
+  } catch {
+    return undefined;
+  }
 }

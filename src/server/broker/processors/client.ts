@@ -14,9 +14,9 @@ import {
   parseLockBatchBody,
   UnlockBatchMQ,
   type LockBatchBody,
-  type MessageQueueData,
 } from '../../../protocol/headers/consumer.js';
 import { HeartBeat, parseHeartbeatData, UnregisterClient } from '../../../protocol/headers/heartbeat.js';
+import { parseFastjsonBytes } from '../../../protocol/fastjson.js';
 import { PermName } from '../../../protocol/perm.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
 import type { Connection } from '../../../remoting/connection.js';
@@ -24,9 +24,7 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
 import type { HeartbeatConsumer } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
-
-/** Java `REBALANCE_LOCK_MAX_LIVE_TIME`. */
-const LOCK_MAX_LIVE_MS = 60_000;
+import { filterUnsupportedRemark, isTagExpression } from './pull.js';
 
 interface Heartbeat {
   clientID: string;
@@ -64,15 +62,39 @@ function parseLockBody(request: RemotingCommand, what: string): LockBatchBody {
 }
 
 export function clientProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
-  const locks = new Map<string, Map<string, { clientId: string; lastUpdate: number }>>();
   return [
     [HeartBeat.code, (r, c) => heartbeat(ctx, r, c)],
     [UnregisterClient.code, (r, c) => unregisterClient(ctx, r, c)],
     [GetConsumerListByGroup.code, (r) => consumerList(ctx, r)],
-    [LockBatchMQ.code, (r) => lockBatch(locks, r)],
-    [UnlockBatchMQ.code, (r) => unlockBatch(locks, r)],
-    [CheckClientConfig.code, (r) => createResponse(r, ResponseCode.SUCCESS)],
+    [LockBatchMQ.code, (r) => lockBatch(ctx, r)],
+    [UnlockBatchMQ.code, (r) => unlockBatch(ctx, r)],
+    [CheckClientConfig.code, (r) => checkClientConfig(r)],
   ];
+}
+
+/**
+ * CHECK_CLIENT_CONFIG: a push consumer asks before start whether its filter is supported. Only TAG
+ * is (no property filtering), so any other expression type gets Java's SYSTEM_ERROR remark.
+ */
+function checkClientConfig(request: RemotingCommand): RemotingCommand {
+  if (request.body && request.body.length > 0) {
+    const body = parseFastjsonBytes(request.body);
+    const sub =
+      body !== null && typeof body === 'object'
+        ? (body as Record<string, unknown>).subscriptionData
+        : undefined;
+    if (sub !== null && typeof sub === 'object') {
+      const type = (sub as Record<string, unknown>).expressionType;
+      const expressionType = typeof type === 'string' ? type : undefined;
+      if (!isTagExpression(expressionType))
+        return createResponse(
+          request,
+          ResponseCode.SYSTEM_ERROR,
+          filterUnsupportedRemark(expressionType ?? ''),
+        );
+    }
+  }
+  return createResponse(request, ResponseCode.SUCCESS);
 }
 
 function heartbeat(ctx: BrokerContext, request: RemotingCommand, conn: Connection): RemotingCommand {
@@ -111,29 +133,11 @@ function consumerList(ctx: BrokerContext, request: RemotingCommand): RemotingCom
   return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeConsumerListBody(ids));
 }
 
-function mqKey(mq: MessageQueueData): string {
-  return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
-}
-
-function lockBatch(
-  locks: Map<string, Map<string, { clientId: string; lastUpdate: number }>>,
-  request: RemotingCommand,
-): RemotingCommand {
+function lockBatch(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
   const { consumerGroup: group, clientId, mqSet } = parseLockBody(request, 'lock batch');
   if (group === '' || clientId === '')
     throw new ProtocolError('lock batch: consumerGroup and clientId are required');
-  let table = locks.get(group);
-  if (!table) locks.set(group, (table = new Map()));
-  const now = Date.now();
-  const locked: MessageQueueData[] = [];
-  for (const mq of mqSet) {
-    const k = mqKey(mq);
-    const entry = table.get(k);
-    if (!entry || entry.clientId === clientId || now - entry.lastUpdate > LOCK_MAX_LIVE_MS) {
-      table.set(k, { clientId, lastUpdate: now });
-      locked.push(mq);
-    }
-  }
+  const locked = ctx.clients.locks.lock(group, clientId, mqSet);
   return createResponse(
     request,
     ResponseCode.SUCCESS,
@@ -143,17 +147,8 @@ function lockBatch(
   );
 }
 
-function unlockBatch(
-  locks: Map<string, Map<string, { clientId: string; lastUpdate: number }>>,
-  request: RemotingCommand,
-): RemotingCommand {
+function unlockBatch(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
   const { consumerGroup, clientId, mqSet } = parseLockBody(request, 'unlock batch');
-  const table = locks.get(consumerGroup);
-  if (table) {
-    for (const mq of mqSet) {
-      const k = mqKey(mq);
-      if (table.get(k)?.clientId === clientId) table.delete(k);
-    }
-  }
+  ctx.clients.locks.unlock(consumerGroup, clientId, mqSet);
   return createResponse(request, ResponseCode.SUCCESS);
 }

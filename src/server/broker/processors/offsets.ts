@@ -40,6 +40,9 @@ function queryConsumerOffset(ctx: BrokerContext, request: RemotingCommand): Remo
   const offset = ctx.store.consumerOffsets.get(group, topic, queueId);
   if (offset !== undefined && offset >= 0) return offsetResponse(request, offset);
   // Java: a group new to a queue that still starts at 0 begins there; [5.x] setZeroIfNotFound=false opts out.
+  // Deviation: Java also requires that message 0 is still in memory (checkInDiskByConsumeOffset
+  // false), otherwise QUERY_NOT_FOUND sends the client to its consumeFromWhere. This store has no
+  // page-cache notion, so any queue still starting at 0 answers 0.
   if ((setZeroIfNotFound ?? true) && ctx.store.getMinOffset(topic, queueId) <= 0) {
     return offsetResponse(request, 0);
   }

@@ -38,9 +38,25 @@ function pullResponse(
   return createResponse(request, code, remark, header, body);
 }
 
+/** Java's answer to a non-TAG filter when `enablePropertyFilter` is off, which this broker always is. */
+export function filterUnsupportedRemark(expressionType: string): string {
+  return `The broker does not support consumer to filter message by ${expressionType}`;
+}
+
+/** True for a filter type this broker evaluates (TAG, or none given, which means TAG). */
+export function isTagExpression(expressionType: string | undefined): boolean {
+  return expressionType === undefined || expressionType === '' || expressionType === 'TAG';
+}
+
+/** The header's filter type when FLAG_SUBSCRIPTION, else the one the group registered. */
+function effectiveExpressionType(ctx: BrokerContext, req: PullRequest): string | undefined {
+  if ((req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0) return req.expressionType;
+  const registered = ctx.clients.consumerGroup(req.consumerGroup)?.subscriptions.get(req.topic);
+  return registered?.expressionType ?? req.expressionType;
+}
+
 /** The tag filter: the header's expression when FLAG_SUBSCRIPTION, else the group's registered one. */
 function subscriptionOf(ctx: BrokerContext, req: PullRequest): Subscription {
-  if (req.expressionType !== undefined && req.expressionType !== 'TAG') return SUBSCRIBE_ALL; // SQL92 is not evaluated here
   if ((req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0 && req.subscription !== undefined)
     return parseSubscription(req.subscription);
   const registered = ctx.clients.consumerGroup(req.consumerGroup)?.subscriptions.get(req.topic);
@@ -87,6 +103,9 @@ async function processPull(
   }
   if (req.maxMsgNums <= 0)
     return pullResponse(request, ResponseCode.SYSTEM_ERROR, `maxMsgNums[${req.maxMsgNums}] is illegal`);
+  const expressionType = effectiveExpressionType(ctx, req);
+  if (!isTagExpression(expressionType))
+    return pullResponse(request, ResponseCode.SYSTEM_ERROR, filterUnsupportedRemark(expressionType ?? ''));
   const sub = subscriptionOf(ctx, req);
   const maxNums = Math.min(req.maxMsgNums, 1024);
   const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes);

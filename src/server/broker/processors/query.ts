@@ -1,6 +1,7 @@
 /** VIEW_MESSAGE_BY_ID (33) and QUERY_MESSAGE (12): look messages up by commit-log offset or key. */
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
+import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { QueryMessage, QueryMessageResponse, ViewMessageById } from '../../../protocol/headers/query.js';
 import { requestHeader } from '../../namesrv/decode-request.js';
@@ -35,9 +36,10 @@ async function queryMessage(ctx: BrokerContext, request: RemotingCommand): Promi
   if (h.uniqueKeyQuery === true) maxNum = DEFAULT_QUERY_MAX_NUM;
   if (maxNum <= 0) maxNum = DEFAULT_QUERY_MAX_NUM;
   const records = await ctx.store.queryMessagesByKey(topic, key, Math.min(maxNum, 64), begin, end);
+  const last = await lastStoredMessage(ctx);
   const header = QueryMessageResponse.encode({
-    indexLastUpdateTimestamp: Date.now(),
-    indexLastUpdatePhyoffset: 0,
+    indexLastUpdateTimestamp: last?.storeTimestamp ?? 0,
+    indexLastUpdatePhyoffset: last?.physicalOffset ?? 0,
   });
   if (records.length === 0) {
     return createResponse(
@@ -48,4 +50,34 @@ async function queryMessage(ctx: BrokerContext, request: RemotingCommand): Promi
     );
   }
   return createResponse(request, ResponseCode.SUCCESS, undefined, header, Buffer.concat(records));
+}
+
+/**
+ * The newest stored message: where Java's index header says the index last grew (endPhyOffset,
+ * endTimestamp). The key index is updated with every put, so that is the last put; Java counts
+ * only messages with keys, which nearly all are (producers set UNIQ_KEY). Without a put since
+ * start, the last message of every queue is read once.
+ */
+async function lastStoredMessage(
+  ctx: BrokerContext,
+): Promise<{ physicalOffset: number; storeTimestamp: number } | undefined> {
+  const arrivals =
+    ctx.stats.latestArrivals() ??
+    ctx.store
+      .topics()
+      .flatMap((topic) =>
+        ctx.store
+          .queueIds(topic)
+          .map((queueId) => ({ topic, queueId, maxOffset: ctx.store.getMaxOffset(topic, queueId) })),
+      );
+  let best: { physicalOffset: number; storeTimestamp: number } | undefined;
+  for (const { topic, queueId, maxOffset } of arrivals) {
+    if (maxOffset <= 0) continue;
+    const got = await ctx.store.getMessages(topic, queueId, maxOffset - 1, 1);
+    const record = got.status === 'FOUND' ? got.messages[0] : undefined;
+    if (!record) continue;
+    const { physicalOffset, storeTimestamp } = decodeStoredMessage(record).message;
+    if (!best || physicalOffset > best.physicalOffset) best = { physicalOffset, storeTimestamp };
+  }
+  return best;
 }

@@ -3,7 +3,7 @@
  * delay level 3 + reconsumeTimes (unless the consumer chose one), or to `%DLQ%<group>` once it has
  * been retried maxReconsumeTimes times (Java `SendMessageProcessor.consumerSendMsgBack`).
  */
-import { ResponseCode } from '../../../protocol/codes.js';
+import { MQVersion, ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { encodeOffsetMsgId } from '../../../protocol/message/message-id.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
@@ -16,8 +16,6 @@ import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 import { putStatusToResponse } from '../message-util.js';
 
-/** Java `MQVersion.V3_4_9` ordinal: from it on, the header's maxReconsumeTimes is honoured. */
-const V3_4_9 = 58;
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
 
 export function retryProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
@@ -47,7 +45,8 @@ async function sendMsgBack(ctx: BrokerContext, request: RemotingCommand): Promis
   props[PropertyKey.WAIT] = 'false';
 
   const maxReconsumeTimes =
-    request.version >= V3_4_9 && headerMaxReconsume !== undefined
+    // From V3_4_9 on the header's maxReconsumeTimes is honoured (Java consumerSendMsgBack).
+    request.version >= MQVersion.V3_4_9 && headerMaxReconsume !== undefined
       ? headerMaxReconsume
       : ctx.options.maxReconsumeTimes;
   let queueId = 0;

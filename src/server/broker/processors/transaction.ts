@@ -53,8 +53,13 @@ async function endTransaction(ctx: BrokerContext, request: RemotingCommand): Pro
   const realQid = Number(props[PropertyKey.REAL_QID] ?? '0');
   if (realTopic === undefined)
     return createResponse(request, ResponseCode.SYSTEM_ERROR, 'half message has no REAL_TOPIC');
+  // Java endMessageTransaction: the committed copy loses the half-message routing and the
+  // delay, and is stored with WAIT=false (nobody waits on this put).
   delete props[PropertyKey.TRAN_MSG];
   delete props[PropertyKey.DELAY];
+  delete props[PropertyKey.REAL_TOPIC];
+  delete props[PropertyKey.REAL_QID];
+  props[PropertyKey.WAIT] = 'false';
   const result = await ctx.store.putMessage({
     topic: realTopic,
     queueId: Number.isInteger(realQid) ? realQid : 0,
