@@ -4,7 +4,9 @@
  *
  *   npm run bench:remoting -- --duration 5 --inflight 64 --size 128
  *
- * Prints round trips per second, p50/p99 latency and the client's RSS. Figures, not assertions.
+ * Prints round trips per second, p50/p99 latency and the client's RSS, then the same echo with
+ * bare length-prefixed frames (`remoting-bare.ts`) and the ratio of the two, measured in the same
+ * run (`--no-baseline` skips it). Figures, not assertions.
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { createRequest, createResponse } from '../src/protocol/command.js';
 import { Connection } from '../src/remoting/connection.js';
 import { RemotingServer } from '../src/remoting/server.js';
+import { runBareClient, startBareServer } from './remoting-bare.js';
 import { MicrosecondHistogram } from './remoting-histogram.js';
 
 const ECHO_CODE = 10;
@@ -24,6 +27,7 @@ const { values, positionals } = parseArgs({
     warmup: { type: 'string', default: '1' },
     inflight: { type: 'string', default: '64' },
     size: { type: 'string', default: '128' },
+    'no-baseline': { type: 'boolean', default: false },
   },
 });
 
@@ -41,6 +45,24 @@ async function runServer(): Promise<void> {
     }
     if (msg.stop) void server.close().then(() => process.exit(0));
   });
+}
+
+async function runBareServerChild(): Promise<void> {
+  const server = await startBareServer();
+  process.send?.({ port: server.port });
+  process.on('message', (msg: { stop?: boolean }) => {
+    if (msg.stop) void server.close().then(() => process.exit(0));
+  });
+}
+
+/** Bare-framing round trips/s, with the server in a child process like the real run. */
+async function measureBaseline(inflight: number, size: number, warmupMs: number, durationMs: number) {
+  const child = fork(fileURLToPath(import.meta.url), ['bare-server'], { stdio: 'inherit' });
+  const [{ port }] = (await once(child, 'message')) as [{ port: number }];
+  const rate = await runBareClient(port, inflight, size, warmupMs, durationMs);
+  child.send({ stop: true });
+  await once(child, 'exit');
+  return rate;
 }
 
 async function runClient(): Promise<void> {
@@ -116,7 +138,15 @@ async function runClient(): Promise<void> {
     `  CPU/round trip: client ${perRt(clientCpu.user + clientCpu.system)}, server ${perRt(serverCpuUs)}`,
   );
   if (errors > 0) console.log(`  errors        : ${errors}`);
+  if (values['no-baseline']) return;
+  const bare = await measureBaseline(inflight, body.length, warmupMs, durationMs);
+  const ours = count / elapsedS;
+  console.log(
+    `bare length-prefixed framing, same setup: ${Math.round(bare).toLocaleString('en-US')} round trips/s`,
+  );
+  console.log(`  rocketmq-ts / bare framing: ${(ours / bare).toFixed(2)}`);
 }
 
 if (positionals[0] === 'server') await runServer();
+else if (positionals[0] === 'bare-server') await runBareServerChild();
 else await runClient();

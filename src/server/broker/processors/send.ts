@@ -34,7 +34,7 @@ import {
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import type { MessageToStore, PutResult } from '../../store/types.js';
-import type { TopicConfig } from '../../../protocol/headers/register.js';
+import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/register.js';
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
@@ -147,6 +147,10 @@ async function processSend(
   try {
     const batch = request.code === RequestCode.SEND_BATCH_MESSAGE;
     const topicConfig = checkMessage(ctx, header, batch);
+    // Java marks single messages of a MULTI_TAG topic; batches keep the client's sysFlag.
+    if (!batch && topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) {
+      header.sysFlag |= MessageSysFlag.MULTI_TAGS_FLAG;
+    }
     let queueId = header.queueId;
     if (queueId < 0) queueId = Math.floor(Math.random() * Math.max(1, topicConfig.writeQueueNums));
     const body = request.body ?? new Uint8Array(0);
