@@ -28,8 +28,8 @@ describe('namespace', () => {
 
 describe('client identity', () => {
   it('clientId is ip@instance[@unit]; DEFAULT becomes <pid>#<hrtime>, fixed per process', () => {
-    assert.equal(buildClientId('10.0.0.1', 'inst'), '10.0.0.1@inst');
-    assert.equal(buildClientId('10.0.0.1', 'inst', 'unit'), '10.0.0.1@inst@unit');
+    assert.equal(buildClientId('127.0.0.9', 'inst'), '127.0.0.9@inst');
+    assert.equal(buildClientId('127.0.0.9', 'inst', 'unit'), '127.0.0.9@inst@unit');
     assert.match(defaultInstanceName(), new RegExp(`^${process.pid}#\\d+$`));
     assert.equal(resolveInstanceName('DEFAULT'), resolveInstanceName('DEFAULT'));
     assert.equal(buildClientId('1.2.3.4', 'DEFAULT'), `1.2.3.4@${defaultInstanceName()}`);

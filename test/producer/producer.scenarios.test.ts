@@ -305,13 +305,13 @@ describe('two clusters', () => {
       namesrvAddr: c1.namesrvAddr,
       producerGroup: 'G1',
       instanceName: 'same',
-      clientIP: '10.0.0.1',
+      clientIP: '127.0.0.9',
     });
     const p2 = new Producer({
       namesrvAddr: c2.namesrvAddr,
       producerGroup: 'G2',
       instanceName: 'same',
-      clientIP: '10.0.0.1',
+      clientIP: '127.0.0.9',
     });
     try {
       await p1.start();

@@ -14,6 +14,7 @@ import {
   jsonString,
   type HeaderOf,
 } from './fields.js';
+import { javaStringHashCode } from '../java-string-hash.js';
 
 export const ConsumeType = {
   CONSUME_ACTIVELY: 'CONSUME_ACTIVELY',
@@ -65,12 +66,7 @@ export interface HeartbeatData {
   isWithoutSub?: boolean;
 }
 
-/** Java `String.hashCode()` (UTF-16 code units, int32 wrap-around). */
-export function javaStringHashCode(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
-  return h;
-}
+export { javaStringHashCode };
 
 function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
   return {

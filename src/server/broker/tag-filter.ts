@@ -3,12 +3,9 @@
  * matched by tagsCode = `String.hashCode()` of TAGS; the client re-checks the tag text.
  */
 
-/** Java `String.hashCode()` over UTF-16 code units, as a signed int32. */
-export function javaStringHashCode(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return h;
-}
+import { javaStringHashCode } from '../../protocol/java-string-hash.js';
+
+export { javaStringHashCode };
 
 export interface Subscription {
   /** `*` or empty: everything matches. */

@@ -6,6 +6,7 @@
 import { readInt64, writeInt64 } from '../../protocol/message/int64.js';
 import { SegmentedFile } from './segmented-file.js';
 import type { StoreTestHooks } from './options.js';
+import { javaStringHashCode } from '../../protocol/java-string-hash.js';
 
 export const CQ_ENTRY_SIZE = 20;
 
@@ -15,12 +16,8 @@ export interface CqEntry {
   tagsCode: number;
 }
 
-/** Java `String.hashCode()`, the tagsCode of a message with TAGS (0 without). */
-export function tagsHashCode(tags: string): number {
-  let h = 0;
-  for (let i = 0; i < tags.length; i++) h = (Math.imul(31, h) + tags.charCodeAt(i)) | 0;
-  return h;
-}
+/** The tagsCode of a message with TAGS (0 without): Java `String.hashCode()` of the tags. */
+export const tagsHashCode = javaStringHashCode;
 
 export function writeCqEntry(
   buf: Buffer,
