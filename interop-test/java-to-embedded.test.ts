@@ -18,6 +18,7 @@ import {
   type ConsumeResult,
   type ProduceResult,
   type TopicRouteResult,
+  consumeWithJava,
 } from './java.js';
 
 describe('the Java client and mqadmin against our embedded cluster', { concurrency: 1 }, () => {
@@ -57,20 +58,7 @@ describe('the Java client and mqadmin against our embedded cluster', { concurren
       }
 
       function consume(t: string, expect: number, extra: string[] = []): Promise<ConsumeResult> {
-        return runDriver<ConsumeResult>(version, [
-          'consume',
-          '--namesrv',
-          cluster.namesrvAddr,
-          '--topic',
-          t,
-          '--group',
-          `interop_cg_${t}`,
-          '--expect',
-          String(expect),
-          '--timeout-ms',
-          '60000',
-          ...extra,
-        ]);
+        return consumeWithJava(version, cluster.namesrvAddr, t, expect, 60000, extra);
       }
 
       it('a Java producer sends sync and batch messages that a Java consumer reads back intact', async () => {

@@ -192,6 +192,34 @@ export async function runDriver<T = Record<string, unknown>>(
   return JSON.parse(line) as T;
 }
 
+/**
+ * The driver's verifying push consumer on `topic` (group `interop_cg_<topic>`): waits for
+ * `expect` distinct messages or `timeoutMs`, and reports missing, corrupt and duplicate ones.
+ */
+export function consumeWithJava(
+  version: string,
+  namesrvAddr: string,
+  topic: string,
+  expect: number,
+  timeoutMs: number,
+  extra: readonly string[] = [],
+): Promise<ConsumeResult> {
+  return runDriver<ConsumeResult>(version, [
+    'consume',
+    '--namesrv',
+    namesrvAddr,
+    '--topic',
+    topic,
+    '--group',
+    `interop_cg_${topic}`,
+    '--expect',
+    String(expect),
+    '--timeout-ms',
+    String(timeoutMs),
+    ...extra,
+  ]);
+}
+
 /** `mqadmin <args>` (org.apache.rocketmq.tools.command.MQAdminStartup); returns stdout. */
 export async function runMqadmin(
   version: string,

@@ -16,6 +16,7 @@ import {
   runDriver,
   type ConsumeResult,
   type TopicRouteResult,
+  consumeWithJava,
 } from './java.js';
 import { RealCluster } from './real-cluster.js';
 
@@ -48,20 +49,7 @@ describe('our producer against real RocketMQ', { concurrency: 1 }, () => {
       });
 
       function consume(topic: string, expect: number, extra: string[] = []): Promise<ConsumeResult> {
-        return runDriver<ConsumeResult>(version, [
-          'consume',
-          '--namesrv',
-          cluster.namesrvAddr,
-          '--topic',
-          topic,
-          '--group',
-          `interop_cg_${topic}`,
-          '--expect',
-          String(expect),
-          '--timeout-ms',
-          '90000',
-          ...extra,
-        ]);
+        return consumeWithJava(version, cluster.namesrvAddr, topic, expect, 90000, extra);
       }
 
       function assertIntact(r: ConsumeResult, expect: number, results: ReadonlyMap<number, string>): void {

@@ -21,7 +21,7 @@ import { UniqIdGenerator, decodeOffsetMsgId } from '../src/protocol/message/mess
 import { encodeProperties } from '../src/protocol/message/properties.js';
 import { ConnectionPool } from '../src/remoting/pool.js';
 import { detBody, detKeys, detTags, detUserProperties } from './deterministic.js';
-import { INTEROP_VERSIONS, describeConsume, runDriver, type ConsumeResult } from './java.js';
+import { INTEROP_VERSIONS, describeConsume, type ConsumeResult, consumeWithJava } from './java.js';
 import { RealCluster } from './real-cluster.js';
 
 const TIMEOUT_MS = 5000;
@@ -96,20 +96,7 @@ describe('our remoting layer against real RocketMQ', { concurrency: 1 }, () => {
       }
 
       function consume(topic: string, expect: number, extra: string[] = []): Promise<ConsumeResult> {
-        return runDriver<ConsumeResult>(version, [
-          'consume',
-          '--namesrv',
-          cluster.namesrvAddr,
-          '--topic',
-          topic,
-          '--group',
-          `interop_cg_${topic}`,
-          '--expect',
-          String(expect),
-          '--timeout-ms',
-          '60000',
-          ...extra,
-        ]);
+        return consumeWithJava(version, cluster.namesrvAddr, topic, expect, 60000, extra);
       }
 
       it('GET_ROUTEINFO_BY_TOPIC for TBW102 lists both brokers with quoted keys', async () => {
