@@ -9,12 +9,6 @@ import {
 } from '../../src/consumer/message-view.js';
 import { ProtocolError } from '../../src/errors.js';
 
-// protocol.md §14.5, also used by test/protocol/stored-message.test.ts: 103 bytes, topic T,
-// body "hello", properties TAGS=A, queue 1 offset 5, commit-log offset 1234, store 127.0.0.1:10911.
-const V14_5 =
-  '00000067 daa320a7 3610a686 00000001 00000000 0000000000000005 00000000000004d2 00000000 0000018bcfe56800 7f000001 0000c350 0000018bcfe56801 7f000001 00002a9f 00000000 0000000000000000 00000005 68656c6c6f 01 54 0006 544147530141';
-const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
-
 const props = (p: Record<string, string>): string =>
   Object.entries(p)
     .map(([k, v]) => `${k}\u0001${v}`)
@@ -92,8 +86,16 @@ function batchBody(entries: { body: string; flag: number; properties: Record<str
 const QUEUE = { topic: 'T', brokerName: 'broker-a', queueId: 1 };
 
 describe('decodePullBody', () => {
-  it('decodes the §14.5 record into the listener view', () => {
-    const [m, ...rest] = decodePullBody(hex(V14_5), { queue: QUEUE });
+  it('decodes a stored record into the listener view', () => {
+    const stored = record({
+      topic: 'T',
+      body: Buffer.from('hello'),
+      queueId: 1,
+      queueOffset: 5,
+      commitLogOffset: 1234,
+      properties: { TAGS: 'A' },
+    });
+    const [m, ...rest] = decodePullBody(stored, { queue: QUEUE });
     assert.equal(rest.length, 0);
     assert.ok(m);
     assert.equal(m.topic, 'T');
@@ -235,7 +237,8 @@ describe('decodePullBody', () => {
   });
 
   it('a truncated body is a ProtocolError, not a silent partial list', () => {
-    const body = Buffer.concat([hex(V14_5), hex(V14_5).subarray(0, 50)]);
+    const one = record({ topic: 'T', body: Buffer.from('x'), properties: {} });
+    const body = Buffer.concat([one, one.subarray(0, 50)]);
     assert.throws(() => decodePullBody(body, { queue: QUEUE }), ProtocolError);
   });
 
