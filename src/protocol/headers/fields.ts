@@ -61,6 +61,11 @@ export interface HeaderCodec<S extends HeaderSpec> {
 const INT_RE = /^[+-]?\d{1,20}$/;
 
 function parseNumber(raw: string, kind: 'int' | 'long', name: string, what: string): number {
+  // Fast path for the canonical decimal every Java peer writes (hot on the send path).
+  const fast = Number(raw);
+  if (Number.isSafeInteger(fast) && String(fast) === raw) {
+    if (kind === 'long' || (fast >= -2147483648 && fast <= 2147483647)) return fast;
+  }
   const s = raw.trim();
   if (!INT_RE.test(s))
     throw new ProtocolError(`${what}: field ${name} is not a number: ${JSON.stringify(raw)}`);
@@ -79,7 +84,14 @@ function toWire(kind: Kind, value: unknown): string {
 
 /** Builds a codec; `what` names the header in error messages. */
 export function defineHeader<S extends HeaderSpec>(what: string, spec: S): HeaderCodec<S> {
-  const entries = Object.entries(spec).map(([name, f]) => ({ name, key: f.key ?? name, ...f }));
+  // One object shape for every field keeps the encode/decode loops monomorphic (send hot path).
+  const entries = Object.entries(spec).map(([name, f]) => ({
+    name,
+    key: f.key ?? name,
+    kind: f.kind,
+    required: f.required,
+    defaultValue: f.defaultValue,
+  }));
   return {
     spec,
     encode(h) {
