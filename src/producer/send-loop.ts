@@ -26,7 +26,7 @@ import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { MessageQueue } from '../client/route.js';
 import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
-import type { FailureKind, LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
+import { chooseQueue, type FailureKind, type LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
 import type { PreparedMessage } from './message.js';
 import { buildSendRequest, type RequestSettings } from './request-builder.js';
 import { interpretSendResponse, type SendResult } from './send-result.js';
@@ -97,21 +97,6 @@ class NotStoreOkError extends RocketMQError {
 
 function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
-}
-
-/** Picks the queue for an attempt, enforcing avoid-last-broker on top of the strategy. */
-export function chooseQueue(
-  strategy: LatencyFaultStrategy,
-  tp: TopicPublishInfo,
-  lastBrokerName: string | undefined,
-  attempt: number,
-): MessageQueue {
-  const mq = strategy.select(tp, lastBrokerName, attempt);
-  if (lastBrokerName !== undefined && mq.brokerName === lastBrokerName && tp.brokerNames.length > 1) {
-    // Prefer brokers the strategy has not isolated; any other broker beats the last one.
-    return tp.selectAvoiding(lastBrokerName, strategy.isAvailable?.bind(strategy));
-  }
-  return mq;
 }
 
 /**

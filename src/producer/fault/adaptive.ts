@@ -190,10 +190,9 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     return s === undefined || !s.isolated || this.host.now() >= s.isolatedUntil;
   }
 
-  select(tp: TopicPublishInfo, lastBrokerName: string | undefined, _attempt = 0): MessageQueue {
+  select(tp: TopicPublishInfo, avoid: string | undefined, _attempt = 0): MessageQueue {
     const now = this.host.now();
-    const avoidLast = lastBrokerName !== undefined && tp.brokerNames.some((b) => b !== lastBrokerName);
-    const excluded = (b: string): boolean => avoidLast && b === lastBrokerName;
+    const excluded = (b: string): boolean => b === avoid;
     const limit = this.slowLimit(tp.brokerNames, now);
     const gates = new Map<string, Gate>();
     for (const b of tp.brokerNames) gates.set(b, excluded(b) ? 'closed' : this.gate(b, now, limit));
@@ -218,7 +217,7 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     }
     const mine = best === undefined ? [] : tp.queues.filter((mq) => mq.brokerName === best.name);
     if (mine.length > 0) return this.take(mine[start % mine.length] as MessageQueue, false, now);
-    return this.take(tp.selectAvoiding(avoidLast ? lastBrokerName : undefined), false, now);
+    return this.take(tp.selectAvoiding(avoid), false, now);
   }
 
   private take(mq: MessageQueue, trial: boolean, now: number): MessageQueue {
