@@ -1,0 +1,50 @@
+import { describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { Deadline } from '../../src/client/deadline.js';
+
+describe('Deadline', () => {
+  it('counts down on the injected clock and never goes negative', () => {
+    let now = 500;
+    const d = Deadline.after(100, () => now);
+    assert.equal(d.at, 600);
+    assert.equal(d.remaining(), 100);
+    now = 570;
+    assert.equal(d.remaining(), 30);
+    now = 700;
+    assert.equal(d.remaining(), 0);
+  });
+
+  it('race: the promise when it settles first, the timeout error otherwise, at once when spent', async () => {
+    const live = Deadline.after(1000);
+    assert.equal(await live.race(Promise.resolve(7), () => new Error('late')), 7);
+    await assert.rejects(
+      live.race(Promise.reject(new Error('own')), () => new Error('late')),
+      /own/,
+    );
+    const spent = Deadline.after(0);
+    let rejectedLater = false;
+    const never = new Promise<number>((_, reject) =>
+      setImmediate(() => {
+        rejectedLater = true;
+        reject(new Error('swallowed'));
+      }),
+    );
+    await assert.rejects(
+      spent.race(never, () => new Error('timed out')),
+      /timed out/,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(rejectedLater, 'the raced promise settled later without an unhandled rejection');
+    // The race's timer is unref'd (it never holds the process open): keep the loop alive meanwhile.
+    const keepAlive = setTimeout(() => undefined, 5000);
+    try {
+      const short = Deadline.after(20);
+      await assert.rejects(
+        short.race(new Promise(() => undefined), () => new Error('timer')),
+        /timer/,
+      );
+    } finally {
+      clearTimeout(keepAlive);
+    }
+  });
+});
