@@ -12,7 +12,7 @@ import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import { Deadline } from '../../client/deadline.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
-import { MASTER_ID } from '../../client/route.js';
+import { MASTER_ID } from '../../protocol/headers/route.js';
 import { silentLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
 import { PullReader, queuesFromRoute } from '../../consumer/pull-reader.js';
