@@ -37,6 +37,8 @@ export class TopicPublishInfo {
   readonly queues: readonly MessageQueue[];
   /** Broker names in route order, each once. */
   readonly brokerNames: readonly string[];
+  /** Index in `brokerNames` of each queue's broker (per-send strategies avoid string lookups). */
+  readonly queueBroker: readonly number[];
 
   constructor(
     readonly topic: string,
@@ -47,6 +49,7 @@ export class TopicPublishInfo {
   ) {
     this.queues = Object.freeze(publishQueues(topic, route));
     this.brokerNames = Object.freeze([...new Set(this.queues.map((q) => q.brokerName))]);
+    this.queueBroker = Object.freeze(this.queues.map((q) => this.brokerNames.indexOf(q.brokerName)));
   }
 
   ok(): boolean {

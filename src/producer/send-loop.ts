@@ -125,6 +125,16 @@ function readSendResponse(
   }
 }
 
+function sendFailed(
+  p: PreparedMessage,
+  attempts: SendAttempt[],
+  elapsedMs: number,
+  reason: string,
+  cause: unknown,
+): SendFailedError {
+  return new SendFailedError(p.userTopic, attempts, elapsedMs, reason, { cause });
+}
+
 /** Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. */
 export async function runSend(
   p: PreparedMessage,
@@ -137,8 +147,6 @@ export async function runSend(
   const deadline = Deadline.after(s.sendMsgTimeout, clock);
   const started = deadline.at - s.sendMsgTimeout;
   const attempts: SendAttempt[] = [];
-  const failed = (reason: string, cause: unknown): SendFailedError =>
-    new SendFailedError(p.userTopic, attempts, clock() - started, reason, { cause });
 
   let tp: TopicPublishInfo;
   try {
@@ -150,7 +158,13 @@ export async function runSend(
     // failure, listed as its one attempt; route errors (unknown topic) propagate as they are.
     if (!(err instanceof TimeoutError || err instanceof IllegalStateError)) throw err;
     attempts.push({ stage: 'route', brokerName: '', queueId: -1, error: err, latencyMs: clock() - started });
-    throw failed(err instanceof TimeoutError ? 'the route lookup timed out' : err.message, err);
+    throw sendFailed(
+      p,
+      attempts,
+      clock() - started,
+      err instanceof TimeoutError ? 'the route lookup timed out' : err.message,
+      err,
+    );
   }
 
   const total = oneway ? 1 : 1 + s.retryTimesWhenSendFailed;
@@ -216,7 +230,8 @@ export async function runSend(
       if (!shouldRetry(err, s.retryResponseCodes)) {
         if (notOk !== undefined) return notOk;
         // The producer shut down under this send: say so with the attempts made.
-        if (err instanceof IllegalStateError) throw failed(err.message, err);
+        if (err instanceof IllegalStateError)
+          throw sendFailed(p, attempts, clock() - started, err.message, err);
         throw err;
       }
       s.logger.warn('send attempt failed, trying again', {
@@ -228,8 +243,8 @@ export async function runSend(
     }
   }
   if (notOk !== undefined) return notOk;
-  throw failed(
-    timedOut ? `sendMsgTimeout ${s.sendMsgTimeout} ms exhausted` : `all ${attempts.length} attempt(s) failed`,
-    lastError,
-  );
+  const reason = timedOut
+    ? `sendMsgTimeout ${s.sendMsgTimeout} ms exhausted`
+    : `all ${attempts.length} attempt(s) failed`;
+  throw sendFailed(p, attempts, clock() - started, reason, lastError);
 }
