@@ -26,6 +26,16 @@ export class Deadline {
     return Math.max(0, this.at - this.clock());
   }
 
+  expired(): boolean {
+    return this.clock() >= this.at;
+  }
+
+  /** This deadline, or an earlier one `ms` from now when that comes first (e.g. one request of a longer operation). */
+  cap(ms: number): Deadline {
+    const at = this.clock() + ms;
+    return at < this.at ? new Deadline(at, this.clock) : this;
+  }
+
   /** `promise`, or a rejection with `onTimeout()` when the deadline passes first (remoting `raceTimeout`). */
   race<T>(promise: Promise<T>, onTimeout: () => Error): Promise<T> {
     return raceTimeout(promise, this.remaining(), onTimeout);

@@ -10,8 +10,20 @@ describe('Deadline', () => {
     assert.equal(d.remaining(), 100);
     now = 570;
     assert.equal(d.remaining(), 30);
+    assert.equal(d.expired(), false);
     now = 700;
     assert.equal(d.remaining(), 0);
+    assert.equal(d.expired(), true);
+  });
+
+  it('cap: the earlier of the deadline and `ms` from now, on the same clock', () => {
+    let now = 0;
+    const d = Deadline.after(100, () => now);
+    assert.equal(d.cap(30).at, 30);
+    assert.equal(d.cap(500), d, 'a longer cap keeps the deadline itself');
+    const c = d.cap(30);
+    now = 20;
+    assert.equal(c.remaining(), 10, 'the capped deadline reads the injected clock');
   });
 
   it('race: the promise when it settles first, the timeout error otherwise, at once when spent', async () => {
