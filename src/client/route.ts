@@ -2,7 +2,8 @@
  * Route data as the client uses it (protocol.md §7.2–§7.5): the publish view of a topic
  * (writable queues on brokers that have a master) and the TBW102 fallback.
  */
-import { isWriteable } from '../protocol/perm.js';
+import { MASTER_ID } from '../protocol/headers/route.js';
+import { isReadable, isWriteable } from '../protocol/perm.js';
 
 /** Structural view of `TopicRouteData` (protocol/headers/route.ts); only what the client reads. */
 export interface RouteQueueData {
@@ -29,8 +30,6 @@ export interface MessageQueue {
   readonly brokerName: string;
   readonly queueId: number;
 }
-
-export const MASTER_ID = '0';
 
 /** Master address of `brokerName` in `route`, if any. */
 export function masterAddress(route: RouteData, brokerName: string): string | undefined {
@@ -65,6 +64,19 @@ export function publishQueues(topic: string, route: RouteData): MessageQueue[] {
   return out;
 }
 
+/**
+ * Java `topicRouteData2TopicSubscribeInfo`: queues 0..readQueueNums-1 of every readable
+ * QueueData (the consumer's view; a broker without a master still serves pulls from a slave).
+ */
+export function subscribeQueues(topic: string, route: RouteData): MessageQueue[] {
+  const out: MessageQueue[] = [];
+  for (const qd of route.queueDatas) {
+    if (!isReadable(qd.perm)) continue;
+    for (let i = 0; i < qd.readQueueNums; i++) out.push({ topic, brokerName: qd.brokerName, queueId: i });
+  }
+  return out;
+}
+
 /** The TBW102 route used for a topic that does not exist yet: queue nums capped (§7.5 step 3). */
 export function capDefaultTopicRoute<R extends RouteData>(route: R, defaultTopicQueueNums: number): R {
   return {
@@ -74,14 +86,4 @@ export function capDefaultTopicRoute<R extends RouteData>(route: R, defaultTopic
       return { ...qd, readQueueNums: n, writeQueueNums: n };
     }),
   };
-}
-
-/** Every broker name → master address in a route. */
-export function masterAddresses(route: RouteData): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const b of route.brokerDatas) {
-    const addr = b.brokerAddrs[MASTER_ID];
-    if (addr !== undefined) out.set(b.brokerName, addr);
-  }
-  return out;
 }
