@@ -1,0 +1,101 @@
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InvalidArgumentError } from '../src/errors.js';
+import {
+  checkBoolean,
+  checkEnum,
+  checkInt,
+  checkLogger,
+  checkPositive,
+  checkString,
+  closestName,
+  editDistance,
+  keyList,
+  rejectUnknownKeys,
+  stripUndefined,
+  withDefaults,
+} from '../src/options.js';
+import { silentLogger } from '../src/observability/logger.js';
+
+/** The InvalidArgumentError `fn` throws: its field and message. */
+function thrown(fn: () => unknown): { field: string; message: string } {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof InvalidArgumentError, String(err));
+    return { field: err.field, message: err.message };
+  }
+  assert.fail('expected InvalidArgumentError');
+}
+
+describe('option validation', () => {
+  it('measures edits with adjacent transpositions as one', () => {
+    assert.equal(editDistance('tags', 'tags'), 0);
+    assert.equal(editDistance('tag', 'tags'), 1);
+    assert.equal(editDistance('tgas', 'tags'), 1);
+    assert.equal(editDistance('kitten', 'sitting'), 3);
+    assert.equal(editDistance('', 'abc'), 3);
+  });
+
+  it('suggests the closest known name, preferring a difference of case, and nothing when far', () => {
+    const known = ['sendMsgTimeout', 'retryTimesWhenSendFailed', 'maxMessageSize'];
+    assert.equal(closestName('sendMsgTimeOut', known), 'sendMsgTimeout');
+    assert.equal(closestName('sendMsgTimout', known), 'sendMsgTimeout');
+    assert.equal(closestName('maxMesageSize', known), 'maxMessageSize');
+    assert.equal(closestName('compressLevel', known), undefined);
+    assert.equal(closestName('tag', ['topic', 'tags', 'keys']), 'tags');
+  });
+
+  it('rejects an unknown key naming it and the closest known name', () => {
+    const e = thrown(() => rejectUnknownKeys({ sendMsgTimeOut: 1 }, ['sendMsgTimeout', 'namesrvAddr']));
+    assert.equal(e.field, 'sendMsgTimeOut');
+    assert.match(e.message, /not a known option; did you mean sendMsgTimeout\?/);
+    const far = thrown(() => rejectUnknownKeys({ zzz: 1 }, ['sendMsgTimeout']));
+    assert.equal(far.field, 'zzz');
+    assert.doesNotMatch(far.message, /did you mean/);
+    const batch = thrown(() => rejectUnknownKeys({ tag: 'a' }, ['tags'], 'message field', 'messages[1].'));
+    assert.equal(batch.field, 'messages[1].tag');
+    assert.match(batch.message, /did you mean messages\[1\]\.tags\?/);
+    rejectUnknownKeys({ tags: 'a' }, ['tags']);
+  });
+
+  it('fills defaults, keeps them for undefined values and rejects unknown keys and non-objects', () => {
+    const defaults = Object.freeze({ a: 1, b: 'x' });
+    assert.deepEqual(withDefaults(defaults, { a: undefined, b: 'y' }), { a: 1, b: 'y' });
+    assert.deepEqual(withDefaults(defaults, undefined), { a: 1, b: 'x' });
+    assert.equal(thrown(() => withDefaults(defaults, { c: 1 })).field, 'c');
+    assert.equal(thrown(() => withDefaults(defaults, 'a')).field, 'options');
+    assert.equal(thrown(() => withDefaults(defaults, null)).field, 'options');
+    assert.deepEqual(withDefaults(defaults, { c: 2 }, ['a', 'b', 'c']), { a: 1, b: 'x', c: 2 });
+    assert.deepEqual(stripUndefined({ a: undefined, b: 0 }), { b: 0 });
+  });
+
+  it('lists every key of a type', () => {
+    interface T {
+      a: number;
+      b?: string;
+    }
+    assert.deepEqual(keyList<T>({ a: true, b: true }), ['a', 'b']);
+  });
+
+  it('checks integers, numbers, booleans, enums, strings and loggers, naming the field', () => {
+    assert.equal(checkInt('n', 5, 1, 10), 5);
+    for (const bad of [0, 11, 1.5, '5', NaN, undefined])
+      assert.equal(thrown(() => checkInt('n', bad, 1, 10)).field, 'n');
+    assert.match(thrown(() => checkInt('n', -1, 0)).message, /integer >= 0, got -1/);
+    assert.match(thrown(() => checkInt('n', 11, 1, 10)).message, /integer in \[1, 10\], got 11/);
+    assert.equal(checkPositive('t', 0.5), 0.5);
+    assert.equal(thrown(() => checkPositive('t', 0)).field, 't');
+    assert.equal(checkBoolean('b', false), false);
+    assert.equal(thrown(() => checkBoolean('b', 'true')).field, 'b');
+    assert.equal(checkEnum('e', 'x', ['x', 'y'] as const), 'x');
+    assert.match(thrown(() => checkEnum('e', 'z', ['x', 'y'])).message, /one of x, y, got z/);
+    assert.equal(checkString('s', 'ab', { maxLength: 2, pattern: /^[a-z]+$/ }), 'ab');
+    assert.equal(checkString('s', '', { allowEmpty: true }), '');
+    for (const bad of ['', 'abc', 'A1', 7]) {
+      assert.equal(thrown(() => checkString('s', bad, { maxLength: 2, pattern: /^[a-z]+$/ })).field, 's');
+    }
+    assert.equal(checkLogger('logger', silentLogger), silentLogger);
+    assert.equal(thrown(() => checkLogger('logger', { warn() {} })).field, 'logger');
+  });
+});
