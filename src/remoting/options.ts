@@ -1,6 +1,6 @@
 /**
  * Options shared by client and server connections: one interface, one frozen defaults object,
- * one validator (house style §9).
+ * one validator (docs/architecture.md §4).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { silentLogger, type Logger } from '../observability/logger.js';

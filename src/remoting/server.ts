@@ -1,6 +1,6 @@
 /**
  * A remoting server (NameServer and Broker side): accepts connections and dispatches requests
- * by code, answering like Java's `NettyRemotingAbstract` (protocol.md §1.5).
+ * by code, answering like Java's `NettyRemotingAbstract` (docs/protocol.md §1.5).
  */
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Message properties string (protocol.md §4.1): `name U+0001 value U+0002 name U+0001 value …`.
+ * Message properties string (docs/protocol.md §4.1): `name U+0001 value U+0002 name U+0001 value …`.
  */
 
 export const NAME_VALUE_SEPARATOR = '\u0001';
@@ -8,7 +8,7 @@ export const PROPERTY_SEPARATOR = '\u0002';
 const NAME_VALUE_CODE = 1;
 const PROPERTY_CODE = 2;
 
-/** Well-known property keys (Java `MessageConst`, protocol.md §4.2). */
+/** Well-known property keys (Java `MessageConst`, docs/protocol.md §4.2). */
 export const PropertyKey = {
   KEYS: 'KEYS',
   TAGS: 'TAGS',

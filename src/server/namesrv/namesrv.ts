@@ -1,5 +1,5 @@
 /**
- * An embedded NameServer (protocol.md §7): brokers register their topic tables, clients ask for
+ * An embedded NameServer (docs/protocol.md §7): brokers register their topic tables, clients ask for
  * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
  * drop out of every route.
  */

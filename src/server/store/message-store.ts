@@ -1,6 +1,6 @@
 /**
  * The broker's message store: a commit log of fixed-size segment files holding stored-format
- * records (protocol.md §6.2, see `commit-log.ts`), a consume queue per (topic, queueId), a key
+ * records (docs/protocol.md §6.2, see `commit-log.ts`), a consume queue per (topic, queueId), a key
  * index and the consumer offsets. Layout under `dataDir`, as in Java:
  *
  *   commitlog/00000000000000000000        segments named by their first physical offset

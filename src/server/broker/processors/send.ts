@@ -1,6 +1,6 @@
 /**
  * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320): the broker's send path
- * as in Java 4.9.7 (protocol.md §3.5, §6.1, §7.5, §11).
+ * as in Java 4.9.7 (docs/protocol.md §3.5, §6.1, §7.5, §11).
  */
 import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
@@ -140,7 +140,7 @@ async function processSend(
     let queueId = header.queueId;
     if (queueId < 0) queueId = Math.floor(Math.random() * Math.max(1, topicConfig.writeQueueNums));
     const body = request.body ?? new Uint8Array(0);
-    // The real broker's size rule: the body as stored (compressed when the producer compressed
+    // The 5.x broker's size rule: the body as stored (compressed when the producer compressed
     // it; the whole encoded batch for SEND_BATCH_MESSAGE) against maxMessageSize. Properties
     // over 32767 bytes are the store's PROPERTIES_SIZE_EXCEEDED (docs/protocol.md §3.5).
     if (body.length > ctx.options.maxMessageSize) {
@@ -293,7 +293,7 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
 };
 
 /**
- * Stored properties of one batch record: inner + separator + batch-level (protocol.md §6.1, as
+ * Stored properties of one batch record: inner + separator + batch-level (docs/protocol.md §6.1, as
  * 4.9.7–5.3.3 do), except batch-level keys the inner message already has: a 5.5 client puts a
  * batch UNIQ_KEY on the batch itself, which must not replace each message's own id (newer Java
  * brokers stopped appending batch properties for that reason).
