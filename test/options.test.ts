@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidArgumentError } from '../src/errors.js';
+import { invalidArgument } from './invalid-argument.js';
 import {
   checkBoolean,
   checkEnum,
@@ -16,17 +16,6 @@ import {
   withDefaults,
 } from '../src/options.js';
 import { silentLogger } from '../src/observability/logger.js';
-
-/** The InvalidArgumentError `fn` throws: its field and message. */
-function thrown(fn: () => unknown): { field: string; message: string } {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof InvalidArgumentError, String(err));
-    return { field: err.field, message: err.message };
-  }
-  assert.fail('expected InvalidArgumentError');
-}
 
 describe('option validation', () => {
   it('measures edits with adjacent transpositions as one', () => {
@@ -47,13 +36,17 @@ describe('option validation', () => {
   });
 
   it('rejects an unknown key naming it and the closest known name', () => {
-    const e = thrown(() => rejectUnknownKeys({ sendMsgTimeOut: 1 }, ['sendMsgTimeout', 'namesrvAddr']));
+    const e = invalidArgument(() =>
+      rejectUnknownKeys({ sendMsgTimeOut: 1 }, ['sendMsgTimeout', 'namesrvAddr']),
+    );
     assert.equal(e.field, 'sendMsgTimeOut');
     assert.match(e.message, /not a known option; did you mean sendMsgTimeout\?/);
-    const far = thrown(() => rejectUnknownKeys({ zzz: 1 }, ['sendMsgTimeout']));
+    const far = invalidArgument(() => rejectUnknownKeys({ zzz: 1 }, ['sendMsgTimeout']));
     assert.equal(far.field, 'zzz');
     assert.doesNotMatch(far.message, /did you mean/);
-    const batch = thrown(() => rejectUnknownKeys({ tag: 'a' }, ['tags'], 'message field', 'messages[1].'));
+    const batch = invalidArgument(() =>
+      rejectUnknownKeys({ tag: 'a' }, ['tags'], 'message field', 'messages[1].'),
+    );
     assert.equal(batch.field, 'messages[1].tag');
     assert.match(batch.message, /did you mean messages\[1\]\.tags\?/);
     rejectUnknownKeys({ tags: 'a' }, ['tags']);
@@ -63,9 +56,9 @@ describe('option validation', () => {
     const defaults = Object.freeze({ a: 1, b: 'x' });
     assert.deepEqual(withDefaults(defaults, { a: undefined, b: 'y' }), { a: 1, b: 'y' });
     assert.deepEqual(withDefaults(defaults, undefined), { a: 1, b: 'x' });
-    assert.equal(thrown(() => withDefaults(defaults, { c: 1 })).field, 'c');
-    assert.equal(thrown(() => withDefaults(defaults, 'a')).field, 'options');
-    assert.equal(thrown(() => withDefaults(defaults, null)).field, 'options');
+    assert.equal(invalidArgument(() => withDefaults(defaults, { c: 1 })).field, 'c');
+    assert.equal(invalidArgument(() => withDefaults(defaults, 'a')).field, 'options');
+    assert.equal(invalidArgument(() => withDefaults(defaults, null)).field, 'options');
     assert.deepEqual(withDefaults(defaults, { c: 2 }, ['a', 'b', 'c']), { a: 1, b: 'x', c: 2 });
     assert.deepEqual(stripUndefined({ a: undefined, b: 0 }), { b: 0 });
   });
@@ -81,21 +74,24 @@ describe('option validation', () => {
   it('checks integers, numbers, booleans, enums, strings and loggers, naming the field', () => {
     assert.equal(checkInt('n', 5, 1, 10), 5);
     for (const bad of [0, 11, 1.5, '5', NaN, undefined])
-      assert.equal(thrown(() => checkInt('n', bad, 1, 10)).field, 'n');
-    assert.match(thrown(() => checkInt('n', -1, 0)).message, /integer >= 0, got -1/);
-    assert.match(thrown(() => checkInt('n', 11, 1, 10)).message, /integer in \[1, 10\], got 11/);
+      assert.equal(invalidArgument(() => checkInt('n', bad, 1, 10)).field, 'n');
+    assert.match(invalidArgument(() => checkInt('n', -1, 0)).message, /integer >= 0, got -1/);
+    assert.match(invalidArgument(() => checkInt('n', 11, 1, 10)).message, /integer in \[1, 10\], got 11/);
     assert.equal(checkPositive('t', 0.5), 0.5);
-    assert.equal(thrown(() => checkPositive('t', 0)).field, 't');
+    assert.equal(invalidArgument(() => checkPositive('t', 0)).field, 't');
     assert.equal(checkBoolean('b', false), false);
-    assert.equal(thrown(() => checkBoolean('b', 'true')).field, 'b');
+    assert.equal(invalidArgument(() => checkBoolean('b', 'true')).field, 'b');
     assert.equal(checkEnum('e', 'x', ['x', 'y'] as const), 'x');
-    assert.match(thrown(() => checkEnum('e', 'z', ['x', 'y'])).message, /one of x, y, got z/);
+    assert.match(invalidArgument(() => checkEnum('e', 'z', ['x', 'y'])).message, /one of x, y, got z/);
     assert.equal(checkString('s', 'ab', { maxLength: 2, pattern: /^[a-z]+$/ }), 'ab');
     assert.equal(checkString('s', '', { allowEmpty: true }), '');
     for (const bad of ['', 'abc', 'A1', 7]) {
-      assert.equal(thrown(() => checkString('s', bad, { maxLength: 2, pattern: /^[a-z]+$/ })).field, 's');
+      assert.equal(
+        invalidArgument(() => checkString('s', bad, { maxLength: 2, pattern: /^[a-z]+$/ })).field,
+        's',
+      );
     }
     assert.equal(checkLogger('logger', silentLogger), silentLogger);
-    assert.equal(thrown(() => checkLogger('logger', { warn() {} })).field, 'logger');
+    assert.equal(invalidArgument(() => checkLogger('logger', { warn() {} })).field, 'logger');
   });
 });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { invalidArgument } from '../invalid-argument.js';
 import { MAX_DELAY_LEVEL, prepareBatch, prepareMessage, type Message } from '../../src/producer/message.js';
 import { resolveProducerOptions, type ProducerOptions } from '../../src/producer/options.js';
 import { decompressBody } from '../../src/protocol/message/compression.js';
@@ -17,16 +17,6 @@ const settings = {
   namespace: undefined,
 };
 
-function thrown(fn: () => unknown): InvalidArgumentError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof InvalidArgumentError, String(err));
-    return err;
-  }
-  assert.fail('expected InvalidArgumentError');
-}
-
 /** What a JavaScript caller can write: no types stop a misspelt key. */
 function fromJavaScript<T>(value: object): T {
   return value as unknown as T;
@@ -34,7 +24,7 @@ function fromJavaScript<T>(value: object): T {
 
 describe('bad input from a JavaScript caller', () => {
   it('an unknown option is rejected naming it and the closest known option', () => {
-    const err = thrown(() =>
+    const err = invalidArgument(() =>
       resolveProducerOptions(
         fromJavaScript<ProducerOptions>({ namesrvAddr: '127.0.0.1:9876', sendMsgTimeOut: 500 }),
       ),
@@ -44,12 +34,12 @@ describe('bad input from a JavaScript caller', () => {
   });
 
   it('an unknown message field is rejected naming it and the closest known field, in a batch too', () => {
-    const single = thrown(() =>
+    const single = invalidArgument(() =>
       prepareMessage(fromJavaScript<Message>({ topic: 'T', body: 'x', tag: 'A' }), settings, ids),
     );
     assert.equal(single.field, 'tag');
     assert.match(single.message, /did you mean tags\?/);
-    const batch = thrown(() =>
+    const batch = invalidArgument(() =>
       prepareBatch(
         [{ topic: 'T', body: 'x' }, fromJavaScript<Message>({ topic: 'T', body: 'y', delayLevel: 1 })],
         settings,
@@ -62,7 +52,7 @@ describe('bad input from a JavaScript caller', () => {
 
   it('delayTimeLevel outside 1..18 is rejected; 0 means no delay', () => {
     for (const level of [-1, MAX_DELAY_LEVEL + 1, 1.5, '3']) {
-      const err = thrown(() =>
+      const err = invalidArgument(() =>
         prepareMessage(
           fromJavaScript<Message>({ topic: 'T', body: 'x', delayTimeLevel: level }),
           settings,
