@@ -16,6 +16,14 @@ import {
   withDefaults,
 } from '../src/options.js';
 import { silentLogger } from '../src/observability/logger.js';
+import { validatePullReaderOptions } from '../src/consumer/pull-reader.js';
+import { resolveProducerOptions } from '../src/producer/options.js';
+import { validateConnectionOptions } from '../src/remoting/options.js';
+import { validateRemotingServerOptions } from '../src/remoting/server.js';
+import { validateBrokerOptions } from '../src/server/broker/options.js';
+import { EmbeddedCluster } from '../src/server/cluster.js';
+import { validateNameServerOptions } from '../src/server/namesrv/namesrv.js';
+import { resolveStoreOptions } from '../src/server/store/options.js';
 
 describe('option validation', () => {
   it('measures edits with adjacent transpositions as one', () => {
@@ -93,5 +101,52 @@ describe('option validation', () => {
     }
     assert.equal(checkLogger('logger', silentLogger), silentLogger);
     assert.equal(invalidArgument(() => checkLogger('logger', { warn() {} })).field, 'logger');
+  });
+});
+
+describe('every options validator rejects a misspelt option, naming the closest one', () => {
+  const cases: Array<[string, () => unknown, string, string]> = [
+    [
+      'producer',
+      () => resolveProducerOptions({ namesrvAddr: '127.0.0.1:9876', retryTimesWhenSendFailled: 1 } as never),
+      'retryTimesWhenSendFailled',
+      'retryTimesWhenSendFailed',
+    ],
+    ['broker', () => validateBrokerOptions({ brokerNmae: 'b' } as never), 'brokerNmae', 'brokerName'],
+    [
+      'store',
+      () => resolveStoreOptions({ dataDir: '/tmp/x', segmentsize: 4096 } as never),
+      'segmentsize',
+      'segmentSize',
+    ],
+    ['NameServer', () => validateNameServerOptions({ listenport: 0 } as never), 'listenport', 'listenPort'],
+    [
+      'connection',
+      () => validateConnectionOptions({ maxInflight: 1 } as never),
+      'maxInflight',
+      'maxInFlight',
+    ],
+    ['remoting server', () => validateRemotingServerOptions({ prot: 0 } as never), 'prot', 'port'],
+    [
+      'pull reader',
+      () => validatePullReaderOptions({ namesrvAddr: '127.0.0.1:9876', maxMsgNum: 1 } as never),
+      'maxMsgNum',
+      'maxMsgNums',
+    ],
+  ];
+  for (const [name, fn, field, hint] of cases) {
+    it(name, () => {
+      const e = invalidArgument(fn);
+      assert.equal(e.field, field);
+      assert.ok(e.message.endsWith(`did you mean ${hint}?`), e.message);
+    });
+  }
+
+  it('embedded cluster', async () => {
+    await assert.rejects(
+      EmbeddedCluster.start({ broker: 1 } as never),
+      (e: unknown) =>
+        e instanceof Error && /broker: is not a known option; did you mean brokers\?/.test(e.message),
+    );
   });
 });
