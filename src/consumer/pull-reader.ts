@@ -5,9 +5,9 @@
  * said; it is not a consumer for applications.
  */
 import { BrokerResponseError, InvalidArgumentError, ProtocolError } from '../errors.js';
+import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../options.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
-import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../options.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { parseFastjsonBytes } from '../protocol/fastjson.js';

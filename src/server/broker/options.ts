@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
-import { checkEnum, checkInt, checkLogger, checkString, withDefaults } from '../../options.js';
+import { checkBoolean, checkEnum, checkInt, checkLogger, checkString, withDefaults } from '../../options.js';
 
 export type FlushDiskType = 'ASYNC_FLUSH' | 'SYNC_FLUSH';
 
@@ -155,6 +155,15 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   checkInt('transactionCheckMax', o.transactionCheckMax, 1);
   checkInt('flushConsumerOffsetInterval', o.flushConsumerOffsetInterval, 1);
   checkEnum('flushDiskType', o.flushDiskType, ['ASYNC_FLUSH', 'SYNC_FLUSH'] as const);
+  for (const field of [
+    'autoCreateTopicEnable',
+    'traceOn',
+    'longPollingEnable',
+    'rejectTransactionMessage',
+    'faultInjection',
+  ] as const) {
+    checkBoolean(field, o[field]);
+  }
   parseDelayLevels(o.messageDelayLevel);
   checkLogger('logger', o.logger);
   return o;
