@@ -1,5 +1,5 @@
 /**
- * SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE requests (protocol.md §3.1) from the protocol layer's
+ * SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE requests (docs/protocol.md §3.1) from the protocol layer's
  * own declarations (protocol/headers/send.ts), so client and broker share one header table.
  * The wire keys are exactly what a Java 4.9.7 producer sends: `a b c d e f g h i j k m n`
  * (`j` reconsumeTimes 0, `k` unitMode false, no `l`: maxReconsumeTimes is unset). The body is

@@ -1,6 +1,6 @@
 /**
  * Reads JSON written by fastjson. fastjson's default serializer writes non-string map keys
- * unquoted (`{"brokerAddrs":{0:"127.0.0.1:10911"}}`, protocol.md §7.2), which `JSON.parse`
+ * unquoted (`{"brokerAddrs":{0:"127.0.0.1:10911"}}`, docs/protocol.md §7.2), which `JSON.parse`
  * rejects. We quote such keys with a scan that knows when it is inside a string literal, so
  * a `:` inside an address or remark is never mistaken for a key separator.
  */
