@@ -3,11 +3,12 @@
 //   node scripts/build.mjs             clean build (prepare, npm pack, publish)
 //   node scripts/build.mjs --if-stale  incremental build, skipped when dist/ is newer than every
 //                                      input (npm run cli, test/package)
-import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newestMtime } from './newest-mtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -15,15 +16,6 @@ const dist = join(root, 'dist');
 // build started, so a source saved during the build still makes dist/ stale.
 const stamp = join(dist, '.build-stamp');
 const inputs = ['src', 'tsconfig.base.json', 'tsconfig.build.json', 'tsconfig.cjs.json', 'scripts/build.mjs'];
-
-/** Newest mtime under a path; directories count too, so deleting a source file makes dist stale. */
-function newestMtime(path) {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
-  return newest;
-}
 
 function isStale() {
   let built;

@@ -95,6 +95,12 @@ describe('a CommonJS application', () => {
     assert.deepEqual(required, imported);
     assert.ok(required['rocketmq-ts']!.includes('Producer'));
     assert.ok(required['rocketmq-ts/server']!.includes('EmbeddedCluster'));
+    const internals = ['nextOpaque', 'FrameParser', 'encodeFrame', 'RequestCode', 'Broker', 'MessageStore'];
+    assert.deepEqual(
+      internals.filter((n) => required['rocketmq-ts']!.includes(n)),
+      [],
+      'internals stay out of the root',
+    );
   });
 
   it('compiled from TypeScript (module nodenext, type commonjs) type-checks and sends a message', () => {
