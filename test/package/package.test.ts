@@ -87,6 +87,13 @@ describe('the packed tarball', () => {
   });
 });
 
+describe('the installed command', () => {
+  it('runs through the bin link npm created', () => {
+    const help = run(join(project, 'node_modules', '.bin', 'rocketmq-ts'), ['--help'], project);
+    assert.match(help, /^\s+send\s/m);
+  });
+});
+
 describe('a CommonJS application', () => {
   it('requires every entry point from a .cjs file and gets the same names as ESM', () => {
     const required = JSON.parse(node(['names.cjs'])) as Record<string, string[]>;
