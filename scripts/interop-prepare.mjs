@@ -1,10 +1,11 @@
 // Builds the Java interop harness (interop/) when it is missing or older than its sources:
 // the driver jar plus each RocketMQ version's classpath in interop/target/<version>/lib.
 // Fails loudly when Java or Maven is missing. `--force` rebuilds unconditionally.
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { newestMtime } from './newest-mtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const interop = join(root, 'interop');
@@ -27,14 +28,6 @@ export function findJava() {
     );
   }
   return candidate;
-}
-
-function newestMtime(path) {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
-  return newest;
 }
 
 function upToDate() {

@@ -1,4 +1,7 @@
-/** The embedded server side: NameServer, Broker, EmbeddedCluster and fault injection. */
+/**
+ * `rocketmq-ts/server`: the embedded NameServer, Broker, message store and EmbeddedCluster.
+ * A separate entry point, so that applications importing `Producer` never load them.
+ */
 export { EmbeddedCluster, DEFAULT_EMBEDDED_CLUSTER_OPTIONS, brokerNameAt } from './cluster.js';
 export type { EmbeddedClusterOptions, EmbeddedBroker } from './cluster.js';
 export { NameServer, DEFAULT_NAMESERVER_OPTIONS } from './namesrv/namesrv.js';
@@ -13,3 +16,4 @@ export {
   faultSpecFromExtFields,
 } from './broker/faults.js';
 export type { FaultSpec } from './broker/faults.js';
+export * from './store/index.js';

@@ -1,0 +1,135 @@
+/**
+ * The files of a throw-away project that installs the packed tarball: plain CommonJS and ESM
+ * scripts, a module-load recorder, and a TypeScript project (`module: nodenext`, package
+ * `"type": "commonjs"`) with one CommonJS and one ESM source. Kept as text: they import
+ * 'rocketmq-ts' by name, which only resolves inside that project.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Entry points of the package, as an application names them. */
+export const ENTRY_POINTS = [
+  'rocketmq-ts',
+  'rocketmq-ts/protocol',
+  'rocketmq-ts/remoting',
+  'rocketmq-ts/server',
+];
+
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'package-test-consumer', private: true, type: 'commonjs' }),
+
+  // Prints every module file require() evaluated for the entry point in argv[2].
+  'loaded.cjs': `require(process.argv[2]);
+console.log(JSON.stringify(Object.keys(require.cache)));
+`,
+
+  // ESM has no module cache to read, so a loader hook logs every URL Node loads to LOADED_LOG.
+  'record-hooks.mjs': `import { appendFileSync } from 'node:fs';
+export async function load(url, context, nextLoad) {
+  appendFileSync(process.env.LOADED_LOG, url + '\\n');
+  return nextLoad(url, context);
+}
+`,
+  'record.mjs': `import { register } from 'node:module';
+register('./record-hooks.mjs', import.meta.url);
+`,
+  'loaded.mjs': `await import(process.argv[2]);
+`,
+
+  // Every entry point's export names, as require() and import() see them.
+  'names.cjs': `const entries = ${JSON.stringify(ENTRY_POINTS)};
+console.log(JSON.stringify(Object.fromEntries(entries.map((e) => [e, Object.keys(require(e)).sort()]))));
+`,
+  'names.mjs': `const entries = ${JSON.stringify(ENTRY_POINTS)};
+const names = {};
+for (const e of entries) names[e] = Object.keys(await import(e)).filter((k) => k !== 'default').sort();
+console.log(JSON.stringify(names));
+`,
+
+  'tsconfig.json': '', // written by writeConsumerProject: needs the repository's @types path
+
+  // Compiled to CommonJS (package type commonjs): runs a send on an embedded cluster.
+  'app.ts': `import { Producer, PRODUCER_DEFAULTS, InvalidArgumentError, RocketMQError, type SendResult } from 'rocketmq-ts';
+import { EmbeddedCluster } from 'rocketmq-ts/server';
+import { ResponseCode } from 'rocketmq-ts/protocol';
+import { nextOpaque } from 'rocketmq-ts/remoting';
+
+export function typeChecks(): void {
+  // @ts-expect-error producerGroup is a string: fails to compile unless the declarations were found
+  new Producer({ producerGroup: 42 });
+}
+
+async function main(): Promise<void> {
+  const cluster = await EmbeddedCluster.start({ brokers: 1 });
+  const producer = new Producer({ producerGroup: 'PG', namesrvAddr: cluster.namesrvAddr });
+  try {
+    await producer.start();
+    const result: SendResult = await producer.send({ topic: 'PackageTest', body: 'from CommonJS' });
+    let invalid: unknown;
+    try {
+      new Producer({ namesrvAddr: cluster.namesrvAddr, sendMsgTimeout: -1 });
+    } catch (err) {
+      invalid = err;
+    }
+    console.log(
+      JSON.stringify({
+        commonjs: typeof require === 'function',
+        status: result.status,
+        invalidArgument: invalid instanceof InvalidArgumentError && invalid instanceof RocketMQError,
+        sendMsgTimeout: PRODUCER_DEFAULTS.sendMsgTimeout,
+        success: ResponseCode.SUCCESS,
+        opaque: typeof nextOpaque(),
+      }),
+    );
+  } finally {
+    await producer.shutdown();
+    await cluster.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
+`,
+
+  // The same project's ESM side (.mts): the import condition's declarations.
+  'esm.mts': `import { Producer, PRODUCER_DEFAULTS, type ProducerOptions } from 'rocketmq-ts';
+import { EmbeddedCluster } from 'rocketmq-ts/server';
+
+export function typeChecks(): void {
+  // @ts-expect-error producerGroup is a string: fails to compile unless the declarations were found
+  new Producer({ producerGroup: 42 });
+}
+
+const options: ProducerOptions = { producerGroup: 'PG', namesrvAddr: '127.0.0.1:9876' };
+console.log(
+  JSON.stringify({
+    commonjs: typeof require === 'function',
+    producer: new Producer(options) instanceof Producer,
+    cluster: typeof EmbeddedCluster.start,
+    sendMsgTimeout: PRODUCER_DEFAULTS.sendMsgTimeout,
+  }),
+);
+`,
+};
+
+/** Writes the consumer project into `dir`; `typesDir` is the repository's node_modules/@types. */
+export function writeConsumerProject(dir: string, typesDir: string): void {
+  for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, name), text);
+  const tsconfig = {
+    compilerOptions: {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      strict: true,
+      // check the package's declarations too, not just our use of them
+      skipLibCheck: false,
+      outDir: 'out',
+      typeRoots: [typesDir],
+      types: ['node'],
+    },
+    files: ['app.ts', 'esm.mts'],
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+}

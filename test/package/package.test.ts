@@ -1,0 +1,159 @@
+/**
+ * The package as npm ships it: packed once with `npm pack`, installed from the tarball into a
+ * temporary project, then used with require(), import and TypeScript (`module: nodenext`).
+ */
+import { after, before, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ENTRY_POINTS, writeConsumerProject } from './consumer-project.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+// The Node.js that runs the installed package; PACKAGE_TEST_NODE=/path/to/node tries another one.
+const NODE = process.env.PACKAGE_TEST_NODE ?? process.execPath;
+
+let work: string;
+let project: string;
+let packedFiles: string[];
+
+/** Runs a command and returns its stdout; throws with its output when it fails. */
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
+  }
+  return r.stdout;
+}
+
+function node(args: string[], env?: NodeJS.ProcessEnv): string {
+  return run(NODE, args, project, env);
+}
+
+/** Package-relative paths of the module files that loading `entry` evaluated. */
+function loadedWithRequire(entry: string): string[] {
+  return packageFiles(JSON.parse(node(['loaded.cjs', entry])) as string[]);
+}
+
+function loadedWithImport(entry: string): string[] {
+  const log = join(work, `loaded-${entry.replace(/\W/g, '_')}.log`);
+  node(['--import', './record.mjs', 'loaded.mjs', entry], { ...process.env, LOADED_LOG: log });
+  const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  return packageFiles(urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u)));
+}
+
+function packageFiles(paths: string[]): string[] {
+  const base = join(project, 'node_modules', 'rocketmq-ts') + '/';
+  return paths.filter((p) => p.startsWith(base)).map((p) => p.slice(base.length));
+}
+
+before(() => {
+  run(process.execPath, ['scripts/build.mjs', '--if-stale'], ROOT);
+  work = mkdtempSync(join(tmpdir(), 'rocketmq-ts-package-'));
+  const packed = JSON.parse(
+    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT),
+  ) as { filename: string; files: { path: string }[] }[];
+  const tarball = join(work, packed[0]!.filename);
+  packedFiles = packed[0]!.files.map((f) => f.path);
+  project = join(work, 'project');
+  mkdirSync(project);
+  writeConsumerProject(project, join(ROOT, 'node_modules', '@types'));
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], project);
+});
+
+after(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('ships the license, every exports target and the CLI, but no source maps or build state', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | Record<string, Record<string, string>>>;
+      bin: Record<string, string>;
+    };
+    const targets = Object.values(pkg.exports).flatMap((e) =>
+      typeof e === 'string' ? [e] : Object.values(e).flatMap((c) => Object.values(c)),
+    );
+    targets.push(...Object.values(pkg.bin));
+    for (const t of targets) assert.ok(packedFiles.includes(t.replace(/^\.\//, '')), `${t} is packed`);
+    assert.ok(packedFiles.includes('LICENSE'));
+    assert.ok(packedFiles.includes('dist/cjs/package.json'));
+    const unwanted = packedFiles.filter((f) => /\.map$|tsbuildinfo|build-stamp|^src\/|^test\//.test(f));
+    assert.deepEqual(unwanted, []);
+  });
+});
+
+describe('the installed command', () => {
+  it('runs through the bin link npm created', () => {
+    const help = run(join(project, 'node_modules', '.bin', 'rocketmq-ts'), ['--help'], project);
+    assert.match(help, /^\s+send\s/m);
+  });
+});
+
+describe('a CommonJS application', () => {
+  it('requires every entry point from a .cjs file and gets the same names as ESM', () => {
+    const required = JSON.parse(node(['names.cjs'])) as Record<string, string[]>;
+    const imported = JSON.parse(node(['names.mjs'])) as Record<string, string[]>;
+    assert.deepEqual(Object.keys(required), ENTRY_POINTS);
+    assert.deepEqual(required, imported);
+    assert.ok(required['rocketmq-ts']!.includes('Producer'));
+    assert.ok(required['rocketmq-ts/server']!.includes('EmbeddedCluster'));
+    const internals = ['nextOpaque', 'FrameParser', 'encodeFrame', 'RequestCode', 'Broker', 'MessageStore'];
+    assert.deepEqual(
+      internals.filter((n) => required['rocketmq-ts']!.includes(n)),
+      [],
+      'internals stay out of the root',
+    );
+  });
+
+  it('compiled from TypeScript (module nodenext, type commonjs) type-checks and sends a message', () => {
+    const listed = run(process.execPath, [TSC, '-p', '.', '--listFiles'], project);
+    // each side read the declarations of its own condition
+    assert.match(listed, /node_modules\/rocketmq-ts\/dist\/cjs\/index\.d\.ts/);
+    assert.match(listed, /node_modules\/rocketmq-ts\/dist\/index\.d\.ts/);
+    const cjs = JSON.parse(node(['out/app.js'])) as Record<string, unknown>;
+    assert.deepEqual(cjs, {
+      commonjs: true,
+      status: 'SEND_OK',
+      invalidArgument: true,
+      sendMsgTimeout: 3000,
+      success: 0,
+      opaque: 'number',
+    });
+    const esm = JSON.parse(node(['out/esm.mjs'])) as Record<string, unknown>;
+    assert.deepEqual(esm, { commonjs: false, producer: true, cluster: 'function', sendMsgTimeout: 3000 });
+  });
+});
+
+describe('importing Producer from the root entry', () => {
+  const server = /^dist\/(cjs\/)?server\//;
+
+  it('loads neither the broker nor the store with import', () => {
+    const root = loadedWithImport('rocketmq-ts');
+    assert.ok(root.includes('dist/producer/producer.js'), 'the recorder sees package modules');
+    assert.deepEqual(
+      root.filter((f) => server.test(f) || f.startsWith('dist/cjs/')),
+      [],
+    );
+    // the same recorder does see them when the server entry is imported
+    const withServer = loadedWithImport('rocketmq-ts/server');
+    assert.ok(withServer.includes('dist/server/broker/broker.js'));
+    assert.ok(withServer.includes('dist/server/store/message-store.js'));
+  });
+
+  it('loads neither the broker nor the store with require', () => {
+    const root = loadedWithRequire('rocketmq-ts');
+    assert.ok(root.includes('dist/cjs/producer/producer.js'), 'the cache lists package modules');
+    assert.deepEqual(
+      root.filter((f) => server.test(f) || !f.startsWith('dist/cjs/')),
+      [],
+    );
+    const withServer = loadedWithRequire('rocketmq-ts/server');
+    assert.ok(withServer.includes('dist/cjs/server/broker/broker.js'));
+    assert.ok(withServer.includes('dist/cjs/server/store/message-store.js'));
+  });
+});
