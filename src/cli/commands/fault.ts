@@ -1,4 +1,4 @@
-import { BrokerResponseError } from '../../errors.js';
+import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
 import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { Connection } from '../../remoting/connection.js';
@@ -10,6 +10,19 @@ import {
 } from '../../server/broker/faults.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
+
+const FLAGS = {
+  broker: { type: 'string' },
+  latency: { type: 'string' },
+  'error-code': { type: 'string' },
+  'error-rate': { type: 'string' },
+  hang: { type: 'boolean' },
+  drop: { type: 'boolean' },
+  refuse: { type: 'boolean' },
+  codes: { type: 'string' },
+  duration: { type: 'string' },
+  clear: { type: 'boolean' },
+} as const;
 
 export const faultCommand: CliCommand = {
   path: ['fault'],
@@ -32,20 +45,16 @@ Options:
   --codes LIST      comma-separated request codes the fault applies to
   --duration MS     clear the fault by itself after MS ms
   --clear           remove every fault`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      broker: 'string',
-      latency: 'string',
-      'error-code': 'string',
-      'error-rate': 'string',
-      hang: 'boolean',
-      drop: 'boolean',
-      refuse: 'boolean',
-      codes: 'string',
-      duration: 'string',
-      clear: 'boolean',
-    });
+    const values = parseFlags(argv, FLAGS);
     const broker = requiredFlag('--broker', values.broker);
+    // a rate alone would be accepted by the broker and do nothing: say so instead
+    if (values['error-rate'] !== undefined && values['error-code'] === undefined)
+      throw new InvalidArgumentError(
+        '--error-rate',
+        'needs --error-code N (the response code to answer with)',
+      );
     let spec: FaultSpec | undefined;
     if (!values.clear) {
       const ext: Record<string, string> = {};

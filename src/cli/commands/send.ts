@@ -1,8 +1,7 @@
 import { Producer } from '../../producer/producer.js';
 import type { SendResult } from '../../producer/send-result.js';
-import type { LatencyFaultStrategyName } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
-import { intFlag, parseFlags, requiredFlag } from '../flags.js';
+import { STRATEGIES, intFlag, oneOf, parseFlags, requiredFlag } from '../flags.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
 
 export interface SendSummary {
@@ -15,6 +14,20 @@ export interface SendSummary {
   p50Ms: number;
   p99Ms: number;
 }
+
+const FLAGS = {
+  namesrv: { type: 'string' },
+  topic: { type: 'string' },
+  count: { type: 'string' },
+  size: { type: 'string' },
+  concurrency: { type: 'string' },
+  tag: { type: 'string' },
+  keys: { type: 'string' },
+  group: { type: 'string' },
+  timeout: { type: 'string' },
+  strategy: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 export const sendCommand: CliCommand = {
   path: ['send'],
@@ -37,20 +50,9 @@ Options:
   --timeout MS        sendMsgTimeout (default 3000)
   --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
   --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms}`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      namesrv: 'string',
-      topic: 'string',
-      count: 'string',
-      size: 'string',
-      concurrency: 'string',
-      tag: 'string',
-      keys: 'string',
-      group: 'string',
-      timeout: 'string',
-      strategy: 'string',
-      json: 'boolean',
-    });
+    const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);
     const topic = requiredFlag('--topic', values.topic);
     const count = intFlag('--count', values.count, 1, 1, 1e9);
@@ -61,7 +63,7 @@ Options:
       namesrvAddr: namesrv,
       producerGroup: values.group ?? 'rocketmq_ts_cli',
       sendMsgTimeout: timeout,
-      ...(values.strategy ? { latencyFaultStrategy: values.strategy as LatencyFaultStrategyName } : {}),
+      ...(values.strategy ? { latencyFaultStrategy: oneOf('--strategy', values.strategy, STRATEGIES) } : {}),
     });
     const body = Buffer.alloc(size, 'x');
     const keys = values.keys ? values.keys.split(',').filter((k) => k.length > 0) : undefined;
