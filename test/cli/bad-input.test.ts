@@ -103,13 +103,24 @@ test('an unknown command suggests the closest name', async () => {
   assertOneLineError(await runCli(['frobnicate']), 2, /unknown command 'frobnicate'$/);
 });
 
-test('fault --error-rate without --error-code is refused before anything is sent', async () => {
+test('fault --error-rate without --error-code, or a malformed fault, is refused before anything is sent', async () => {
   // nothing listens on the broker port: a connect attempt would fail with ERR_CONNECT and exit 1
   const port = await closedPort();
   assertOneLineError(
     await runCli(['fault', '--broker', `127.0.0.1:${port}`, '--error-rate', '0.5']),
     2,
     /--error-rate: needs --error-code/,
+  );
+  // the broker's own checks of the fault spec name the flag, not the spec field
+  assertOneLineError(
+    await runCli(['fault', '--broker', `127.0.0.1:${port}`, '--error-code', '2', '--error-rate', '5']),
+    2,
+    /^error: --error-rate: must be in \[0, 1\], got 5$/,
+  );
+  assertOneLineError(
+    await runCli(['fault', '--broker', `127.0.0.1:${port}`, '--latency', 'soon']),
+    2,
+    /^error: --latency: /,
   );
 });
 
@@ -127,7 +138,7 @@ test('a port in use is named with how to pick another, for namesrv, broker and c
       await runCli([
         'broker',
         '--namesrv',
-        `127.0.0.1:${port}`,
+        `127.0.0.1:${await closedPort()}`,
         '--data-dir',
         join(dir, 'b'),
         '--port',

@@ -24,6 +24,29 @@ const FLAGS = {
   clear: { type: 'boolean' },
 } as const;
 
+/** FaultSpec field (as sent in ext fields) → the flag that sets it. */
+const FLAG_OF_FIELD = {
+  latencyMs: 'latency',
+  errorCode: 'error-code',
+  errorRate: 'error-rate',
+  hang: 'hang',
+  dropConnections: 'drop',
+  refuseConnections: 'refuse',
+  requestCodes: 'codes',
+  durationMs: 'duration',
+} as const satisfies Record<string, keyof typeof FLAGS>;
+
+/** The broker's own validation, with errors naming the flag instead of the spec field. */
+function specOf(ext: Record<string, string>): FaultSpec | undefined {
+  try {
+    return faultSpecFromExtFields(ext);
+  } catch (err) {
+    if (!(err instanceof InvalidArgumentError) || !Object.hasOwn(FLAG_OF_FIELD, err.field)) throw err;
+    const flag = FLAG_OF_FIELD[err.field as keyof typeof FLAG_OF_FIELD];
+    throw new InvalidArgumentError(`--${flag}`, err.message.replace(`${err.field}: `, ''), { cause: err });
+  }
+}
+
 export const faultCommand: CliCommand = {
   path: ['fault'],
   summary: 'Inject faults into a broker started with --fault-injection',
@@ -58,15 +81,12 @@ Options:
     let spec: FaultSpec | undefined;
     if (!values.clear) {
       const ext: Record<string, string> = {};
-      if (values.latency !== undefined) ext.latencyMs = values.latency;
-      if (values['error-code'] !== undefined) ext.errorCode = values['error-code'];
-      if (values['error-rate'] !== undefined) ext.errorRate = values['error-rate'];
-      if (values.hang) ext.hang = 'true';
-      if (values.drop) ext.dropConnections = 'true';
-      if (values.refuse) ext.refuseConnections = 'true';
-      if (values.codes !== undefined) ext.requestCodes = values.codes;
-      if (values.duration !== undefined) ext.durationMs = values.duration;
-      spec = faultSpecFromExtFields(ext); // validates before anything is sent
+      for (const [field, flag] of Object.entries(FLAG_OF_FIELD)) {
+        const value = values[flag];
+        if (typeof value === 'string') ext[field] = value;
+        else if (value === true) ext[field] = 'true';
+      }
+      spec = specOf(ext); // validates before anything is sent
     }
     const conn = await Connection.connect(broker);
     try {

@@ -1,7 +1,8 @@
 import { Producer } from '../../producer/producer.js';
 import type { SendResult } from '../../producer/send-result.js';
 import type { CliCommand } from '../command.js';
-import { STRATEGIES, intFlag, oneOf, parseFlags, requiredFlag } from '../flags.js';
+import { STRATEGIES, intFlag, oneOf, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
+import { validateTopic } from '../../protocol/validation.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
 
 export interface SendSummary {
@@ -53,8 +54,9 @@ Options:
   flags: FLAGS,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
-    const namesrv = requiredFlag('--namesrv', values.namesrv);
+    const namesrv = parseNamesrv('--namesrv', requiredFlag('--namesrv', values.namesrv));
     const topic = requiredFlag('--topic', values.topic);
+    validateTopic(topic, '--topic');
     const count = intFlag('--count', values.count, 1, 1, 1e9);
     const size = intFlag('--size', values.size, 128, 1, 4 * 1024 * 1024);
     const concurrency = intFlag('--concurrency', values.concurrency, 1, 1, 10000);
