@@ -20,7 +20,7 @@ import { EmbeddedFaultController, RemoteFaultController, type FaultController } 
 import { PacedSender } from './pacer.js';
 import { RunRecorder, starvation, timeToRecover, type LiveBrokerView } from './recorder.js';
 import type { RecoveryFigure, RunResult, VerificationResult } from './result.js';
-import { buildSchedule, phaseIndexAt, type Phase } from './schedule.js';
+import { buildSchedule, phaseIndexAt, phasesUntil, type Phase } from './schedule.js';
 
 export interface DemoRunOptions {
   strategy: LatencyFaultStrategyName;
@@ -217,17 +217,17 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       clearInterval(ticker);
       options.signal?.removeEventListener('abort', onAbort);
     }
-    const endMs = elapsed();
-    recorder.finish(Math.min(endMs, options.durationMs));
+    // an interrupted run reports only what it went through: its phases, its length
+    const ranMs = Math.min(elapsed(), options.durationMs);
+    const ran = phasesUntil(phases, ranMs);
+    recorder.finish(ranMs);
     // end the last fault (restart a killed broker) so everything can be read back
     faultChain = faultChain.then(async () => {
       if (activeFault && faults) await faults.clear(activeFault.broker, activeFault.fault).catch(() => {});
       activeFault = undefined;
     });
     await faultChain;
-    options.onTick?.(
-      liveView(options, phases[phases.length - 1]!, recorder, sender, pacer, options.durationMs),
-    );
+    options.onTick?.(liveView(options, ran[ran.length - 1]!, recorder, sender, pacer, ranMs));
     await producer.shutdown();
     producer = undefined;
 
@@ -246,13 +246,13 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
     const timeline = recorder.timeline();
     const recovery: RecoveryFigure[] = [];
     if (target) {
+      // a fault still active when the run stopped has no recovery to measure
       for (const phase of phases) {
-        if (phase.kind !== 'fault' || !phase.fault) continue;
-        const observedMs = Math.max(0, options.durationMs - phase.endMs);
+        if (phase.kind !== 'fault' || !phase.fault || phase.endMs >= ranMs) continue;
         recovery.push({
           fault: phase.fault,
           ms: timeToRecover(timeline, target, phase.endMs, brokerNames.length),
-          observedMs,
+          observedMs: ranMs - phase.endMs,
         });
       }
     }
@@ -261,7 +261,7 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
           timeline,
           target,
           brokerNames,
-          phases.filter((p) => p.kind === 'recovery'),
+          ran.filter((p) => p.kind === 'recovery'),
         )
       : { starvedMs: 0, peakOtherShare: 0 };
     return {
@@ -270,10 +270,10 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       brokers: brokerNames,
       targetBroker: target,
       ratePerSec: options.ratePerSec,
-      durationMs: options.durationMs,
+      durationMs: ranMs,
       faultsInjected: faults !== undefined && brokerNames.length > 1,
-      phases,
-      phaseStats: recorder.phaseStats(phases),
+      phases: ran,
+      phaseStats: recorder.phaseStats(ran),
       timeline,
       bucketMs: recorder.bucketMs,
       sent: pacer.issued,
