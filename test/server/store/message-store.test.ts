@@ -38,6 +38,9 @@ test('put/get round trips across commit-log segment rollover', async () => {
       while (offset < 200) {
         const r = await store.getMessages('RollTopic', q, offset, 32);
         assert.equal(r.status, 'FOUND');
+        // The pull body: every record back to back in one buffer, the messages views of it.
+        assert.deepEqual(r.body, Buffer.concat(r.messages));
+        assert.equal(r.messages[0]!.buffer, r.body!.buffer);
         decodeStoredMessages(Buffer.concat(r.messages)).forEach((m, i) => {
           assert.equal(m.queueOffset, offset + i);
           assert.equal(m.queueId, q);

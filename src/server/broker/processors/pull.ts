@@ -155,7 +155,8 @@ async function processPull(
       if (kept.length > 0) {
         ctx.stats.getTotal += kept.length;
         code = ResponseCode.SUCCESS;
-        body = kept.length === 1 ? kept[0] : Buffer.concat(kept);
+        // Nothing filtered out: the store's buffer already holds them back to back.
+        body = kept.length === got.messages.length && got.body ? got.body : Buffer.concat(kept);
       } else code = ResponseCode.PULL_RETRY_IMMEDIATELY;
       break;
     }
