@@ -5,10 +5,8 @@
  * each tag's Java `String.hashCode`, which is what the consume queue stores as tagsCode. The broker
  * matches by code only; the client re-checks the tag text (consumer.md §2.9).
  */
+import { ExpressionType, SUB_ALL } from '../headers/heartbeat.js';
 import { javaStringHashCode } from '../java-string-hash.js';
-
-/** Java `ExpressionType`. */
-export const ExpressionType = Object.freeze({ TAG: 'TAG', SQL92: 'SQL92' } as const);
 
 /** Java `ExpressionType.isTagType`: absent, empty or `TAG`. */
 export function isTagType(expressionType: string | undefined | null): boolean {
@@ -19,9 +17,6 @@ export function isTagType(expressionType: string | undefined | null): boolean {
     expressionType === ExpressionType.TAG
   );
 }
-
-/** Java `SubscriptionData.SUB_ALL`. */
-export const SUB_ALL = '*';
 
 export interface TagSubscription {
   /** `*` or empty: everything matches. */

@@ -4,9 +4,9 @@
  * message's properties (TAGS included, as property `TAGS`).
  */
 import { compileSql92, type Sql92Expression } from '../../protocol/filter/sql92.js';
+import { ExpressionType } from '../../protocol/headers/heartbeat.js';
 import {
   buildTagSubscription,
-  ExpressionType,
   isTagType,
   matchesTagsCode,
   SUBSCRIBE_ALL,

@@ -3,7 +3,6 @@
  * time and by key. Reads only what is visible (below the confirmed end of the log), with
  * positional fs reads; neighbouring records of one pull come back from a single read.
  */
-import { totalmem } from 'node:os';
 import { InvalidArgumentError } from '../../errors.js';
 import { readInt64 } from '../../protocol/message/int64.js';
 import { MessageSysFlag } from '../../protocol/message/sysflag.js';
@@ -25,12 +24,6 @@ const MAX_ENTRIES_PER_GET = 2048;
 /** Two records of one queue closer than this in the log are read with one read. */
 const READ_MERGE_GAP = 16 * 1024;
 const READ_MERGE_SPAN = 1024 * 1024;
-/**
- * Records this close to the end of the log are taken to be in the page cache and read on the
- * event-loop thread (Java's in-memory zone, `accessMessageInMemoryMaxRatio` = 40% of RAM);
- * older ones go through the thread pool so a cold disk read never stalls the broker.
- */
-export const HOT_READ_BYTES = Math.floor(totalmem() * 0.4);
 
 let scratch = Buffer.allocUnsafe(0);
 /** The shared buffer for synchronous run reads (at least `length` bytes). */
@@ -44,6 +37,12 @@ export interface ReadSource {
   queueOf(topic: string, queueId: number): ConsumeQueue | undefined;
   /** End of the visible log. */
   confirmedPos(): number;
+  /**
+   * Records this close to the end of the log are taken to be in the page cache (Java's in-memory
+   * zone) and read on the event-loop thread; older ones go through the thread pool, so a cold
+   * disk read never stalls the broker.
+   */
+  readonly inMemoryBytes: number;
 }
 
 export class StoreReader {
@@ -144,7 +143,7 @@ export class StoreReader {
       runs.map(async (run) => {
         if (run.end > this.source.confirmedPos() || run.start < this.log.minOffset) return;
         const len = run.end - run.start;
-        const hot = this.source.confirmedPos() - run.start <= HOT_READ_BYTES;
+        const hot = this.source.confirmedPos() - run.start <= this.source.inMemoryBytes;
         const buf =
           (hot ? this.log.readSyncIfOpen(run.start, len, scratchOf(len)) : undefined) ??
           (await this.log.read(run.start, len));
@@ -188,6 +187,15 @@ export class StoreReader {
       return undefined;
     }
     return rec;
+  }
+
+  /**
+   * Java `checkInDiskByConsumeOffset`: the message at `offset` lies further than
+   * `inMemoryBytes` from the end of the log. False when the queue has no such entry.
+   */
+  async checkInDiskByConsumeOffset(topic: string, queueId: number, offset: number): Promise<boolean> {
+    const e = await this.source.queueOf(topic, queueId)?.entryAt(offset);
+    return e !== undefined && this.source.confirmedPos() - e.physicalOffset > this.source.inMemoryBytes;
   }
 
   /**

@@ -7,40 +7,34 @@ import { decodeProperties } from '../../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../../src/protocol/message/stored-message.js';
 import { MessageSysFlag } from '../../../src/protocol/message/sysflag.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { decodeBody, pullHeader, Rpc, sendV2Header, uniqueName, waitFor } from './rpc-helpers.js';
+import {
+  decodeBody,
+  heartbeatBody as heartbeatOf,
+  pullHeader,
+  Rpc,
+  sendV2Header,
+  uniqueName,
+  waitFor,
+} from './rpc-helpers.js';
 
-const FLAG_SUBSCRIPTION = 0x4;
-
+/** `type` SQL92 subscribes `a > 1`, TAG subscribes everything. */
 function heartbeatBody(
   clientID: string,
   group: string,
   subs: Array<{ topic: string; type: string }>,
 ): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      clientID,
-      producerDataSet: [],
-      consumerDataSet: [
-        {
-          groupName: group,
-          consumeType: 'CONSUME_PASSIVELY',
-          messageModel: 'CLUSTERING',
-          consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET',
-          subscriptionDataSet: subs.map((s) => ({
-            classFilterMode: false,
-            codeSet: [],
-            expressionType: s.type,
-            subString: s.type === 'TAG' ? '*' : 'a > 1',
-            subVersion: Date.now(),
-            tagsSet: [],
-            topic: s.topic,
-          })),
-          unitMode: false,
-        },
-      ],
-    }),
+  return heartbeatOf(
+    clientID,
+    group,
+    subs.map((s) => ({
+      topic: s.topic,
+      expressionType: s.type,
+      subString: s.type === 'TAG' ? '*' : 'a > 1',
+    })),
   );
 }
+
+const FLAG_SUBSCRIPTION = 0x4;
 
 function runtimeTable(r: RemotingCommand): Record<string, string> {
   return (JSON.parse(Buffer.from(r.body ?? []).toString()) as { table: Record<string, string> }).table;

@@ -66,6 +66,48 @@ export function sendV2Header(a: SendArgs): Record<string, string> {
   return h;
 }
 
+export interface HeartbeatSub {
+  topic: string;
+  subString?: string;
+  expressionType?: string;
+  subVersion?: number;
+  tagsSet?: string[];
+  codeSet?: number[];
+}
+
+/** A HEART_BEAT body of one push consumer (Java field order and defaults). */
+export function heartbeatBody(
+  clientID: string,
+  group: string,
+  subs: HeartbeatSub[],
+  consumeFromWhere = 'CONSUME_FROM_LAST_OFFSET',
+): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      clientID,
+      producerDataSet: [],
+      consumerDataSet: [
+        {
+          groupName: group,
+          consumeType: 'CONSUME_PASSIVELY',
+          messageModel: 'CLUSTERING',
+          consumeFromWhere,
+          subscriptionDataSet: subs.map((s) => ({
+            classFilterMode: false,
+            codeSet: s.codeSet ?? [],
+            expressionType: s.expressionType ?? 'TAG',
+            subString: s.subString ?? '*',
+            subVersion: s.subVersion ?? 1,
+            tagsSet: s.tagsSet ?? [],
+            topic: s.topic,
+          })),
+          unitMode: false,
+        },
+      ],
+    }),
+  );
+}
+
 /** PULL_MESSAGE extFields as a Java push consumer sends them (queue 0 from offset 0 unless overridden). */
 export function pullHeader(
   topic: string,

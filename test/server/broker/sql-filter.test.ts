@@ -4,38 +4,9 @@ import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import type { RemotingCommand } from '../../../src/protocol/command.js';
 import { decodeProperties } from '../../../src/protocol/message/properties.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { decodeBody, pullHeader, Rpc, sendV2Header, uniqueName } from './rpc-helpers.js';
+import { decodeBody, heartbeatBody, pullHeader, Rpc, sendV2Header, uniqueName } from './rpc-helpers.js';
 
 const FLAG_SUBSCRIPTION = 0x4;
-
-function heartbeat(group: string, topic: string, subString: string): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      clientID: `127.0.0.1@${group}`,
-      producerDataSet: [],
-      consumerDataSet: [
-        {
-          groupName: group,
-          consumeType: 'CONSUME_PASSIVELY',
-          messageModel: 'CLUSTERING',
-          consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-          subscriptionDataSet: [
-            {
-              classFilterMode: false,
-              codeSet: [],
-              expressionType: 'SQL92',
-              subString,
-              subVersion: 1,
-              tagsSet: [],
-              topic,
-            },
-          ],
-          unitMode: false,
-        },
-      ],
-    }),
-  );
-}
 
 describe('SQL92 filtering on the embedded broker (enablePropertyFilter on by default in EmbeddedCluster)', () => {
   let cluster: EmbeddedCluster;
@@ -105,7 +76,9 @@ describe('SQL92 filtering on the embedded broker (enablePropertyFilter on by def
     const hb = await broker.request(
       RequestCode.HEART_BEAT,
       undefined,
-      heartbeat(group, topic, "TAGS IN ('TagB')"),
+      heartbeatBody(`127.0.0.1@${group}`, group, [
+        { topic, expressionType: 'SQL92', subString: "TAGS IN ('TagB')" },
+      ]),
     );
     assert.equal(hb.code, ResponseCode.SUCCESS);
     const r = await broker.request(RequestCode.PULL_MESSAGE, pullHeader(topic, group, 0));
@@ -115,7 +88,11 @@ describe('SQL92 filtering on the embedded broker (enablePropertyFilter on by def
 
   it('a registered SQL92 subscription that does not compile answers FILTER_DATA_NOT_EXIST', async () => {
     const group = uniqueName('SqlHbBad');
-    await broker.request(RequestCode.HEART_BEAT, undefined, heartbeat(group, topic, 'a = = 1'));
+    await broker.request(
+      RequestCode.HEART_BEAT,
+      undefined,
+      heartbeatBody(`127.0.0.1@${group}`, group, [{ topic, expressionType: 'SQL92', subString: 'a = = 1' }]),
+    );
     const r = await broker.request(RequestCode.PULL_MESSAGE, pullHeader(topic, group, 0));
     assert.equal(r.code, ResponseCode.FILTER_DATA_NOT_EXIST);
   });

@@ -180,6 +180,29 @@ test('consumer offsets survive a restart', async () => {
   }
 });
 
+test('checkInDiskByConsumeOffset follows accessMessageInMemoryMaxRatio like Java', async () => {
+  const tmp = await tempDir();
+  try {
+    let store = await MessageStore.open({ dataDir: tmp.dir });
+    await store.putMessage(message('Mem', 0, 'x'));
+    await store.putMessage(message('Mem', 0, 'y'));
+    assert.equal(await store.checkInDiskByConsumeOffset('Mem', 0, 0), false, 'young data is in memory');
+    assert.equal(await store.checkInDiskByConsumeOffset('Empty', 0, 0), false, 'no entry: not on disk');
+    await store.close();
+    // A 0% in-memory zone puts everything but the very end "on disk"; reads still work.
+    store = await MessageStore.open({ dataDir: tmp.dir, accessMessageInMemoryMaxRatio: 0 });
+    assert.equal(await store.checkInDiskByConsumeOffset('Mem', 0, 0), true);
+    const got = await store.getMessages('Mem', 0, 0, 32);
+    assert.deepEqual(
+      decodeStoredMessages(got.body!).map((m) => m.body.toString()),
+      ['x', 'y'],
+    );
+    await store.close();
+  } finally {
+    await tmp.remove();
+  }
+});
+
 test('queryMessagesByKey finds KEYS and UNIQ_KEY within the time range', async () => {
   const tmp = await tempDir();
   try {

@@ -154,6 +154,7 @@ async function processPull(
       });
       if (kept.length > 0) {
         ctx.stats.getTotal += kept.length;
+        ctx.stats.noteGroupGet(req.topic, req.consumerGroup, kept.length);
         code = ResponseCode.SUCCESS;
         // Nothing filtered out: the store's buffer already holds them back to back.
         body = kept.length === got.messages.length && got.body ? got.body : Buffer.concat(kept);
