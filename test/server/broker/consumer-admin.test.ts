@@ -4,8 +4,16 @@ import { mqKey } from '../../../src/protocol/body/message-queue-map.js';
 import { parseConsumeStats, parseConsumerConnection } from '../../../src/protocol/body/consumer-admin.js';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import type { RemotingCommand } from '../../../src/protocol/command.js';
-import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { heartbeatBody, pullHeader, Rpc, sendV2Header, sleep, uniqueName } from './rpc-helpers.js';
+import type { EmbeddedCluster } from '../../../src/server/cluster.js';
+import {
+  brokerWithTopic,
+  heartbeatBody,
+  pullHeader,
+  type Rpc,
+  sendV2Header,
+  sleep,
+  uniqueName,
+} from './rpc-helpers.js';
 
 const FLAG_COMMIT_OFFSET = 0x1;
 const FLAG_SUSPEND = 0x2;
@@ -14,16 +22,11 @@ describe('consumer admin codes and offset rules on the embedded broker', () => {
   let cluster: EmbeddedCluster;
   let broker: Rpc;
   let topic: string;
+  let stop: () => Promise<void>;
   before(async () => {
-    cluster = await EmbeddedCluster.start({ brokers: 1 });
-    broker = await Rpc.connect(cluster.brokers[0]!.addr);
-    topic = uniqueName('AdminTopic');
-    await cluster.createTopic(topic, 2);
+    ({ cluster, broker, topic, stop } = await brokerWithTopic('AdminTopic', 2));
   });
-  after(async () => {
-    broker.close();
-    await cluster.stop();
-  });
+  after(() => stop());
 
   async function send(body: string, queueId: number): Promise<RemotingCommand> {
     const r = await broker.request(

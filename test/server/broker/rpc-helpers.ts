@@ -1,5 +1,6 @@
 /** Test helpers: raw remoting requests against an embedded cluster. */
 import { Connection } from '../../../src/remoting/connection.js';
+import { EmbeddedCluster } from '../../../src/server/cluster.js';
 import { createRequest, type RemotingCommand } from '../../../src/protocol/command.js';
 import { encodeProperties } from '../../../src/protocol/message/properties.js';
 import {
@@ -157,4 +158,24 @@ export async function waitFor(
     if (Date.now() >= deadline) throw new Error(`${message} within ${timeoutMs} ms`);
     await sleep(intervalMs);
   }
+}
+
+/** One embedded broker, a connection to it and a fresh topic: the set-up of a broker scenario. */
+export async function brokerWithTopic(
+  prefix: string,
+  queues: number,
+): Promise<{ cluster: EmbeddedCluster; broker: Rpc; topic: string; stop: () => Promise<void> }> {
+  const cluster = await EmbeddedCluster.start({ brokers: 1 });
+  const broker = await Rpc.connect(cluster.brokers[0]!.addr);
+  const topic = uniqueName(prefix);
+  await cluster.createTopic(topic, queues);
+  return {
+    cluster,
+    broker,
+    topic,
+    stop: async () => {
+      broker.close();
+      await cluster.stop();
+    },
+  };
 }

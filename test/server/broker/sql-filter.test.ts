@@ -3,20 +3,24 @@ import { after, before, describe, it } from 'node:test';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import type { RemotingCommand } from '../../../src/protocol/command.js';
 import { decodeProperties } from '../../../src/protocol/message/properties.js';
-import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { decodeBody, heartbeatBody, pullHeader, Rpc, sendV2Header, uniqueName } from './rpc-helpers.js';
+import {
+  brokerWithTopic,
+  decodeBody,
+  heartbeatBody,
+  pullHeader,
+  type Rpc,
+  sendV2Header,
+  uniqueName,
+} from './rpc-helpers.js';
 
 const FLAG_SUBSCRIPTION = 0x4;
 
 describe('SQL92 filtering on the embedded broker (enablePropertyFilter on by default in EmbeddedCluster)', () => {
-  let cluster: EmbeddedCluster;
   let broker: Rpc;
   let topic: string;
+  let stop: () => Promise<void>;
   before(async () => {
-    cluster = await EmbeddedCluster.start({ brokers: 1 });
-    broker = await Rpc.connect(cluster.brokers[0]!.addr);
-    topic = uniqueName('SqlTopic');
-    await cluster.createTopic(topic, 1);
+    ({ broker, topic, stop } = await brokerWithTopic('SqlTopic', 1));
     const rows: Array<Record<string, string>> = [
       { TAGS: 'TagA', price: '5' },
       { TAGS: 'TagB', price: '15' },
@@ -33,10 +37,7 @@ describe('SQL92 filtering on the embedded broker (enablePropertyFilter on by def
       assert.equal(r.code, ResponseCode.SUCCESS, r.remark);
     }
   });
-  after(async () => {
-    broker.close();
-    await cluster.stop();
-  });
+  after(() => stop());
 
   const bodies = (r: RemotingCommand): string[] => decodeBody(r).map((m) => Buffer.from(m.body).toString());
   const pullSql = (group: string, subscription: string): Promise<RemotingCommand> =>
