@@ -21,6 +21,25 @@
  *   property on the left, and the whole expression must be boolean.
  */
 import { InvalidArgumentError } from '../../errors.js';
+import { Lexer, type Kind, type Token } from './sql92-lexer.js';
+import {
+  DOUBLE_MIN_VALUE,
+  INT_MAX,
+  LONG_MAX,
+  Sql92EvaluationError,
+  compareDouble,
+  double,
+  int,
+  isNumber,
+  javaCompare,
+  javaDouble,
+  javaEquals,
+  long,
+  type JavaNumber,
+  type SqlValue,
+} from './sql92-values.js';
+
+export { Sql92EvaluationError, type JavaNumber, type SqlValue };
 
 /** A bad SQL92 expression; the broker answers SUBSCRIPTION_PARSE_FAILED (23). */
 export class FilterExpressionError extends InvalidArgumentError {
@@ -30,15 +49,6 @@ export class FilterExpressionError extends InvalidArgumentError {
     this.expression = expression;
   }
 }
-
-/** Java's boxed numbers, kept apart because conversions depend on the type (Integer.valueOf…). */
-export type JavaNumber =
-  | { readonly kind: 'int'; readonly value: bigint }
-  | { readonly kind: 'long'; readonly value: bigint }
-  | { readonly kind: 'double'; readonly value: number };
-
-/** A value during evaluation: Java null, Boolean, String or a number. */
-export type SqlValue = null | boolean | string | JavaNumber;
 
 /** How the evaluator reads a property: the message property's value, or undefined when absent. */
 export type PropertyLookup = (name: string) => string | undefined;
@@ -62,111 +72,6 @@ export interface Sql92Expression {
   evaluate(get: PropertyLookup): SqlValue;
   /** The broker's decision: true only for TRUE; null, non-boolean or a failed conversion → false. */
   matches(get: PropertyLookup): boolean;
-}
-
-/** A Java runtime exception during evaluation (NumberFormatException, ClassCastException). */
-export class Sql92EvaluationError extends Error {}
-
-const INT_MIN = -(2n ** 31n);
-const INT_MAX = 2n ** 31n - 1n;
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
-const DOUBLE_MIN_VALUE = 5e-324;
-
-const isNumber = (v: SqlValue): v is JavaNumber => v !== null && typeof v === 'object';
-const int = (value: bigint): JavaNumber => ({ kind: 'int', value });
-const long = (value: bigint): JavaNumber => ({ kind: 'long', value });
-const double = (value: number): JavaNumber => ({ kind: 'double', value });
-
-// ---------------------------------------------------------------------------------------------
-// Java conversions
-
-function javaIntegral(s: string, min: bigint, max: bigint): bigint {
-  if (!/^[+-]?\d+$/.test(s)) throw new Sql92EvaluationError(`NumberFormatException: ${s}`);
-  const v = BigInt(s);
-  if (v < min || v > max) throw new Sql92EvaluationError(`NumberFormatException: ${s}`);
-  return v;
-}
-
-/** Java `Double.valueOf(String)` for decimal text (hex floats are not supported here). */
-function javaDouble(s: string): number {
-  // eslint-disable-next-line no-control-regex
-  const t = s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
-  const m = /^([+-]?)(NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?$/.exec(t);
-  if (!m) throw new Sql92EvaluationError(`NumberFormatException: ${s}`);
-  const body = m[2]!;
-  const v = body === 'NaN' ? NaN : body === 'Infinity' ? Infinity : Number(body);
-  return m[1] === '-' ? -v : v;
-}
-
-function toDouble(n: JavaNumber): number {
-  return n.kind === 'double' ? n.value : Number(n.value);
-}
-
-/** Java `Double.compare`: -0.0 < 0.0, NaN above everything and equal to itself. */
-function compareDouble(a: number, b: number): number {
-  if (a < b) return -1;
-  if (a > b) return 1;
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
-  if (a === 0 && b === 0) return Object.is(a, -0) === Object.is(b, -0) ? 0 : Object.is(a, -0) ? -1 : 1;
-  return 0;
-}
-
-function compareSame(a: SqlValue, b: SqlValue): number {
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
-  const x = a as JavaNumber;
-  const y = b as JavaNumber;
-  if (x.kind === 'double' || y.kind === 'double') return compareDouble(toDouble(x), toDouble(y));
-  return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
-}
-
-function classOf(v: SqlValue): 'boolean' | 'string' | 'int' | 'long' | 'double' {
-  if (typeof v === 'boolean') return 'boolean';
-  if (typeof v === 'string') return 'string';
-  return (v as JavaNumber).kind;
-}
-
-/** Java `ComparisonExpression.__compare` with string conversion on (the parser's default). */
-function javaCompare(lv: SqlValue, rv: SqlValue): number {
-  const lc = classOf(lv);
-  const rc = classOf(rv);
-  if (lc === rc) return compareSame(lv, rv);
-  switch (lc) {
-    case 'boolean':
-      // Java casts the Boolean to String here and fails.
-      if (rc === 'string') throw new Sql92EvaluationError('ClassCastException');
-      return -1;
-    case 'int':
-    case 'long':
-      if (rc === 'string') return compareSame(lv, parseAs(lc, rv as string));
-      if (rc === 'boolean') return -1;
-      return compareSame(lv, rv);
-    case 'double':
-      if (rc === 'string') return compareSame(lv, double(javaDouble(rv as string)));
-      if (rc === 'boolean') return -1;
-      return compareSame(lv, rv);
-    case 'string':
-      if (rc === 'boolean') return compareSame((lv as string).toLowerCase() === 'true', rv);
-      return compareSame(parseAs(rc as JavaNumber['kind'], lv as string), rv);
-  }
-}
-
-function parseAs(kind: 'int' | 'long' | 'double', s: string): JavaNumber {
-  if (kind === 'int') return int(javaIntegral(s, INT_MIN, INT_MAX));
-  if (kind === 'long') return long(javaIntegral(s, LONG_MIN, LONG_MAX));
-  return double(javaDouble(s));
-}
-
-/** Java `Object.equals` between two values (same class and value). */
-function javaEquals(a: SqlValue, b: SqlValue): boolean {
-  if (classOf(a) !== classOf(b)) return false;
-  if (isNumber(a) && isNumber(b)) {
-    if (a.kind === 'double' && b.kind === 'double')
-      return Object.is(a.value, b.value) || (a.value === b.value && a.value !== 0);
-    return a.value === b.value;
-  }
-  return a === b;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,111 +141,6 @@ function evaluate(node: Node, get: PropertyLookup): SqlValue {
       if (typeof v !== 'string') return null;
       return node.list.has(v) !== node.not;
     }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Lexer (lazy, like JavaCC's token manager: only tokens the parser looks at are read)
-
-type Kind =
-  | 'NOT'
-  | 'AND'
-  | 'OR'
-  | 'BETWEEN'
-  | 'IN'
-  | 'TRUE'
-  | 'FALSE'
-  | 'NULL'
-  | 'IS'
-  | 'DEC'
-  | 'FLOAT'
-  | 'STR'
-  | 'ID'
-  | '='
-  | '<>'
-  | '>'
-  | '>='
-  | '<'
-  | '<='
-  | '('
-  | ')'
-  | ','
-  | '+'
-  | '-'
-  | 'EOF';
-
-interface Token {
-  readonly kind: Kind;
-  readonly text: string;
-  readonly pos: number;
-}
-
-const KEYWORDS = new Set(['NOT', 'AND', 'OR', 'BETWEEN', 'IN', 'TRUE', 'FALSE', 'NULL', 'IS']);
-const OPERATORS = ['<>', '>=', '<=', '=', '>', '<', '(', ')', ',', '+', '-'] as const;
-const DEC_RE = /0|[1-9][0-9]*[lL]?/y;
-const FLOAT_RE = /[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+/y;
-const ID_RE = /[A-Za-z_$][A-Za-z0-9_$]*/y;
-const STR_RE = /'(?:''|[^'])*'/y;
-const LINE_COMMENT_RE = /--[^\n\r]*(?:\r\n|\n|\r)/y;
-const BLOCK_COMMENT_RE = /\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\//y;
-
-function matchAt(re: RegExp, text: string, pos: number): string | undefined {
-  re.lastIndex = pos;
-  return re.exec(text)?.[0];
-}
-
-class Lexer {
-  private pos = 0;
-  private readonly buffered: Token[] = [];
-  constructor(
-    private readonly text: string,
-    private readonly fail: (msg: string) => never,
-  ) {}
-
-  peek(k = 0): Token {
-    while (this.buffered.length <= k) this.buffered.push(this.read());
-    return this.buffered[k]!;
-  }
-
-  next(): Token {
-    const t = this.peek();
-    this.buffered.shift();
-    return t;
-  }
-
-  private read(): Token {
-    const s = this.text;
-    for (;;) {
-      while (this.pos < s.length && ' \t\n\r\f'.includes(s[this.pos]!)) this.pos++;
-      const comment = matchAt(LINE_COMMENT_RE, s, this.pos) ?? matchAt(BLOCK_COMMENT_RE, s, this.pos);
-      if (comment === undefined) break;
-      this.pos += comment.length;
-    }
-    const pos = this.pos;
-    if (pos >= s.length) return { kind: 'EOF', text: '', pos };
-    const take = (kind: Kind, text: string): Token => {
-      this.pos += text.length;
-      return { kind, text, pos };
-    };
-    const c = s[pos]!;
-    if (/[0-9.]/.test(c)) {
-      const dec = matchAt(DEC_RE, s, pos) ?? '';
-      const flt = matchAt(FLOAT_RE, s, pos) ?? '';
-      if (flt.length > dec.length) return take('FLOAT', flt);
-      if (dec.length > 0) return take('DEC', dec);
-    }
-    const id = matchAt(ID_RE, s, pos);
-    if (id !== undefined) {
-      const upper = id.toUpperCase();
-      return take(KEYWORDS.has(upper) ? (upper as Kind) : 'ID', id);
-    }
-    if (c === "'") {
-      const str = matchAt(STR_RE, s, pos);
-      if (str === undefined) this.fail(`unterminated string at ${pos}`);
-      return take('STR', str);
-    }
-    for (const op of OPERATORS) if (s.startsWith(op, pos)) return take(op, op);
-    return this.fail(`unexpected character ${JSON.stringify(c)} at ${pos}`);
   }
 }
 
