@@ -92,6 +92,21 @@ describe('Map<MessageQueue, V> codec (fastjson bare object keys)', () => {
     for (const [mq, v] of entries) assert.deepEqual(m.get(mqKey(mq)), { mq, value: v });
   });
 
+  it('decodes a pretty-printed offsets.json (LocalFileOffsetStore writes it with tabs and newlines)', () => {
+    const text =
+      '{\n\t"offsetTable":{{\n\t\t\t"brokerName":"broker-a",\n\t\t\t"queueId":0,\n\t\t\t"topic":"T"\n\t\t}:5,' +
+      '{\n\t\t\t"brokerName":"broker-a",\n\t\t\t"queueId":1,\n\t\t\t"topic":"T"\n\t\t}:0\n\t}\n}';
+    const body = parseFastjson(text) as { offsetTable: unknown };
+    const m = decodeMessageQueueMap(body.offsetTable, decodeLongValue);
+    assert.deepEqual(
+      [...m.values()].map((e) => [e.mq.queueId, e.value]),
+      [
+        [0, 5],
+        [1, 0],
+      ],
+    );
+  });
+
   it('accepts an empty {}, a missing field, and keys written as quoted JSON', () => {
     assert.equal(decodeMessageQueueMap({}, decodeLongValue).size, 0);
     assert.equal(decodeMessageQueueMap(undefined, decodeLongValue).size, 0);
