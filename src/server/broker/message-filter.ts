@@ -22,6 +22,26 @@ export type MessageFilter =
 
 export const MATCH_ALL: MessageFilter = Object.freeze({ type: 'TAG', tags: SUBSCRIBE_ALL });
 
+/** Java `SelectorParser.PARSE_CACHE`: clients that post their subscription send it with every pull. */
+const PARSE_CACHE_SIZE = 100;
+const parseCache = new Map<string, Sql92Expression | FilterExpressionError>();
+
+function compileCached(expression: string): Sql92Expression {
+  let entry = parseCache.get(expression);
+  if (entry === undefined) {
+    try {
+      entry = compileSql92(expression);
+    } catch (err) {
+      if (!(err instanceof FilterExpressionError)) throw err;
+      entry = err;
+    }
+    if (parseCache.size >= PARSE_CACHE_SIZE) parseCache.delete(parseCache.keys().next().value as string);
+    parseCache.set(expression, entry);
+  }
+  if (entry instanceof FilterExpressionError) throw entry;
+  return entry;
+}
+
 /**
  * Java `FilterAPI.build` + `ConsumerFilterManager.build`: the filter of a subscription. Throws
  * FilterExpressionError for a bad SQL92 expression or an expression type the broker does not know.
@@ -31,7 +51,7 @@ export function buildMessageFilter(
   subString: string | undefined,
 ): MessageFilter {
   if (isTagType(expressionType)) return { type: 'TAG', tags: buildTagSubscription(subString) };
-  if (expressionType === ExpressionType.SQL92) return { type: 'SQL92', sql: compileSql92(subString ?? '') };
+  if (expressionType === ExpressionType.SQL92) return { type: 'SQL92', sql: compileCached(subString ?? '') };
   throw new FilterExpressionError(subString ?? '', `unknown expression type ${String(expressionType)}`);
 }
 

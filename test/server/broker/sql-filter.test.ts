@@ -68,8 +68,11 @@ describe('SQL92 filtering on the embedded broker (enablePropertyFilter on by def
   });
 
   it('a bad expression in the pull answers SUBSCRIPTION_PARSE_FAILED', async () => {
-    const r = await pullSql('SqlBad', 'price >');
-    assert.equal(r.code, ResponseCode.SUBSCRIPTION_PARSE_FAILED);
+    // Twice: the second answer comes from the parse cache.
+    for (let i = 0; i < 2; i++) {
+      const r = await pullSql('SqlBad', 'price >');
+      assert.equal(r.code, ResponseCode.SUBSCRIPTION_PARSE_FAILED);
+    }
   });
 
   it('a pull without FLAG_SUBSCRIPTION uses the SQL92 subscription the group registered by heartbeat', async () => {
