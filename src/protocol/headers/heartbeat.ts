@@ -68,7 +68,8 @@ export interface HeartbeatData {
 
 export { javaStringHashCode };
 
-function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
+/** fastjson's SubscriptionData object (keys sorted; filterClassSource is not serialized). */
+export function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
   return {
     classFilterMode: s.classFilterMode,
     codeSet: s.codeSet,
@@ -102,7 +103,7 @@ export function encodeHeartbeatData(h: HeartbeatData): Buffer {
   return Buffer.from(JSON.stringify(out), 'utf8');
 }
 
-function parseSubscription(value: unknown): SubscriptionData {
+export function parseSubscription(value: unknown): SubscriptionData {
   const o = expectObject(value, 'SubscriptionData');
   return {
     topic: jsonString(o.topic, 'SubscriptionData.topic'),

@@ -15,6 +15,7 @@ import {
   NotifyConsumerIdsChanged,
   UnlockBatchMQ,
 } from './consumer.js';
+import { GetConsumeStats, GetConsumerConnectionList } from './consumer-admin.js';
 import type { HeaderSpec, RequestDeclaration } from './fields.js';
 import { HeartBeat, UnregisterClient } from './heartbeat.js';
 import {
@@ -81,6 +82,8 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   CheckClientConfig,
   LockBatchMQ,
   UnlockBatchMQ,
+  GetConsumerConnectionList,
+  GetConsumeStats,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -34,6 +34,11 @@ export class BrokerStats {
   private tailTick = 0;
   private tick = 0;
   private tickScheduled = false;
+  /**
+   * Messages pulled per `topic@group` (Java GROUP_GET_NUMS) with one total per second, newest
+   * last, at most 61: the minute TPS of GET_CONSUME_STATS. Idle keys are dropped after a minute.
+   */
+  private readonly groupGets = new Map<string, { total: number; samples: number[] }>();
 
   start(): void {
     this.samples.length = 0;
@@ -51,6 +56,11 @@ export class BrokerStats {
   sample(now: number): void {
     this.samples.push([this.putTotal, this.getTotal]);
     if (this.samples.length > 601) this.samples.shift();
+    for (const [key, g] of this.groupGets) {
+      g.samples.push(g.total);
+      if (g.samples.length > 61) g.samples.shift();
+      if (g.samples.length === 61 && g.samples[0] === g.total) this.groupGets.delete(key);
+    }
     const day = localDay(now);
     if (day !== this.day) {
       this.day = day;
@@ -59,6 +69,22 @@ export class BrokerStats {
       this.putTotalTodayMorning = this.putTotal;
       this.getTotalTodayMorning = this.getTotal;
     }
+  }
+
+  /** A PULL of `group` returned `count` messages of `topic`. */
+  noteGroupGet(topic: string, group: string, count: number): void {
+    const key = `${topic}@${group}`;
+    let g = this.groupGets.get(key);
+    if (g === undefined) this.groupGets.set(key, (g = { total: 0, samples: [0] }));
+    g.total += count;
+  }
+
+  /** Messages per second that `group` pulled from `topic` over the last minute (Java getStatsDataInMinute). */
+  groupGetTps(topic: string, group: string): number {
+    const g = this.groupGets.get(`${topic}@${group}`);
+    if (g === undefined) return 0;
+    const from = g.samples[0] ?? 0;
+    return (g.total - from) / Math.max(1, g.samples.length - 1);
   }
 
   /** The store reported a put; the queues of one batch are reported within one tick. */

@@ -27,6 +27,7 @@ import {
 import { applyDelayLevel } from './message-util.js';
 import { NamesrvRegistrar, parseNamesrvAddrList, type BrokerIdentity } from './namesrv-registrar.js';
 import { parseDelayLevels, validateBrokerOptions, type BrokerOptions } from './options.js';
+import { consumerAdminProcessors } from './processors/consumer-admin.js';
 import { adminProcessors } from './processors/admin.js';
 import { clientProcessors } from './processors/client.js';
 import { offsetProcessors } from './processors/offsets.js';
@@ -241,6 +242,7 @@ export class Broker implements BrokerContext {
       ...clientProcessors(this),
       ...offsetProcessors(this),
       ...adminProcessors(this),
+      ...consumerAdminProcessors(this),
       ...queryProcessors(this),
       ...retryProcessors(this),
       ...transactionProcessors(this),

@@ -72,11 +72,17 @@ export class ConsumeQueue {
     await this.file.write(first * CQ_ENTRY_SIZE, entries);
   }
 
-  /** Raw entries `[offset, offset + count)` clipped to what is visible. */
+  /**
+   * Raw entries `[offset, offset + count)` clipped to what is visible. Read synchronously when
+   * the file is open: entries are 20 bytes, written moments ago, and a pull needs them before
+   * anything else, so the thread-pool round trip would only add latency.
+   */
   async readEntries(offset: number, count: number): Promise<Buffer> {
     const n = Math.max(0, Math.min(count, this.maxOffset - offset));
     if (n === 0 || offset < this.minOffset) return Buffer.alloc(0);
-    const buf = await this.file.read(offset * CQ_ENTRY_SIZE, n * CQ_ENTRY_SIZE);
+    const at = offset * CQ_ENTRY_SIZE;
+    const len = n * CQ_ENTRY_SIZE;
+    const buf = this.file.readSyncIfOpen(at, len) ?? (await this.file.read(at, len));
     return buf.subarray(0, buf.length - (buf.length % CQ_ENTRY_SIZE));
   }
 

@@ -13,6 +13,7 @@
  * batch is fdatasync'ed before any of its puts resolve (group commit). A failed write rolls the
  * files back to where the batch started, so later puts continue on a clean log.
  */
+import { totalmem } from 'node:os';
 import { EventEmitter } from 'node:events';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -92,6 +93,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     this.reader = new StoreReader(log.file, this.keyIndex, {
       queueOf: (topic, queueId) => this.queueOf(topic, queueId),
       confirmedPos: () => log.confirmedOffset,
+      inMemoryBytes: Math.floor((totalmem() * options.accessMessageInMemoryMaxRatio) / 100),
     });
     this.consumerOffsets = new ConsumerOffsetStore(
       join(options.dataDir, 'config', 'consumerOffset.json'),
@@ -402,6 +404,11 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
    */
   getOffsetByTimestamp(topic: string, queueId: number, timestamp: number): Promise<number> {
     return this.reader.getOffsetByTimestamp(topic, queueId, timestamp);
+  }
+
+  /** Java `checkInDiskByConsumeOffset` (outside the in-memory zone; false for no such entry). */
+  checkInDiskByConsumeOffset(topic: string, queueId: number, offset: number): Promise<boolean> {
+    return this.reader.checkInDiskByConsumeOffset(topic, queueId, offset);
   }
 
   /**

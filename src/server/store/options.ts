@@ -47,6 +47,12 @@ export interface StoreOptions {
   offsetPersistIntervalMs: number;
   /** Bytes of accepted but not yet written messages above which puts get `SERVICE_NOT_AVAILABLE`. @default 67108864 */
   maxPendingBytes: number;
+  /**
+   * Percent of RAM, counted back from the end of the commit log, taken to be in the page cache
+   * (Java `accessMessageInMemoryMaxRatio`): such records are read on the event-loop thread, and a
+   * new group's message 0 beyond it makes QUERY_CONSUMER_OFFSET answer QUERY_NOT_FOUND. @default 40
+   */
+  accessMessageInMemoryMaxRatio: number;
   /** Fault hooks for tests. @default undefined */
   testHooks: StoreTestHooks | undefined;
 }
@@ -62,6 +68,7 @@ export const DEFAULT_STORE_OPTIONS: Readonly<Omit<StoreOptions, 'dataDir'>> = Ob
   keyIndexCapacity: 1 << 20,
   offsetPersistIntervalMs: 5000,
   maxPendingBytes: 64 * 1024 * 1024,
+  accessMessageInMemoryMaxRatio: 40,
   testHooks: undefined,
 });
 
@@ -85,5 +92,6 @@ export function resolveStoreOptions(input: Partial<StoreOptions> & { dataDir: st
   checkInt('maxPendingBytes', options.maxPendingBytes, 1);
   checkLogger('logger', options.logger);
   if (options.testHooks !== undefined) checkObject('testHooks', options.testHooks);
+  checkInt('accessMessageInMemoryMaxRatio', options.accessMessageInMemoryMaxRatio, 0, 100);
   return options;
 }

@@ -25,11 +25,24 @@ const MAX_ENTRIES_PER_GET = 2048;
 const READ_MERGE_GAP = 16 * 1024;
 const READ_MERGE_SPAN = 1024 * 1024;
 
+let scratch = Buffer.allocUnsafe(0);
+/** The shared buffer for synchronous run reads (at least `length` bytes). */
+function scratchOf(length: number): Buffer {
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, 256 * 1024));
+  return scratch;
+}
+
 /** What the reader needs from the store. */
 export interface ReadSource {
   queueOf(topic: string, queueId: number): ConsumeQueue | undefined;
   /** End of the visible log. */
   confirmedPos(): number;
+  /**
+   * Records this close to the end of the log are taken to be in the page cache (Java's in-memory
+   * zone) and read on the event-loop thread; older ones go through the thread pool, so a cold
+   * disk read never stalls the broker.
+   */
+  readonly inMemoryBytes: number;
 }
 
 export class StoreReader {
@@ -82,7 +95,7 @@ export class StoreReader {
       bytes += e.size;
     }
     if (entries.length === 0) return result('OFFSET_FOUND_NULL', offset);
-    const records = await this.readRecords(entries);
+    const { records, body } = await this.readRecords(entries);
     const out = result('FOUND', offset + entries.length);
     records.forEach((rec, i) => {
       if (rec !== undefined) {
@@ -91,16 +104,25 @@ export class StoreReader {
       }
     });
     if (out.messages.length === 0) out.status = 'OFFSET_FOUND_NULL';
+    else if (out.messages.length === entries.length) out.body = body;
     return out;
   }
 
-  /** Reads records in runs: neighbours in the log come back from one read. */
+  /**
+   * Reads records in runs (neighbours in the log come back from one read) and copies each into
+   * one buffer sized for them all, so a pull body needs no further concatenation. Hot runs are
+   * read synchronously into a reused scratch buffer (nothing else can use it before the copy).
+   */
   private async readRecords(
-    entries: Array<{ physicalOffset: number; size: number }>,
-  ): Promise<Array<Buffer | undefined>> {
-    const out: Array<Buffer | undefined> = new Array<Buffer | undefined>(entries.length);
+    entries: CqEntry[],
+  ): Promise<{ records: Array<Buffer | undefined>; body: Buffer }> {
+    const records: Array<Buffer | undefined> = new Array<Buffer | undefined>(entries.length);
+    const positions: number[] = new Array<number>(entries.length);
+    let total = 0;
     const runs: Array<{ from: number; to: number; start: number; end: number }> = [];
     entries.forEach((e, i) => {
+      positions[i] = total;
+      total += e.size;
       const last = runs[runs.length - 1];
       const segStart = e.physicalOffset - (e.physicalOffset % this.log.segmentSize);
       if (
@@ -116,26 +138,32 @@ export class StoreReader {
         runs.push({ from: i, to: i + 1, start: e.physicalOffset, end: e.physicalOffset + e.size });
       }
     });
+    const body = Buffer.allocUnsafe(total);
     await Promise.all(
       runs.map(async (run) => {
         if (run.end > this.source.confirmedPos() || run.start < this.log.minOffset) return;
-        const buf = await this.log.read(run.start, run.end - run.start);
+        const len = run.end - run.start;
+        const hot = this.source.confirmedPos() - run.start <= this.source.inMemoryBytes;
+        const buf =
+          (hot ? this.log.readSyncIfOpen(run.start, len, scratchOf(len)) : undefined) ??
+          (await this.log.read(run.start, len));
         for (let i = run.from; i < run.to; i++) {
           const e = entries[i]!;
           const at = e.physicalOffset - run.start;
           if (at + e.size > buf.length || e.size < MIN_RECORD_SIZE) continue;
-          const rec = buf.subarray(at, at + e.size);
-          const magic = rec.readInt32BE(4);
+          const magic = buf.readInt32BE(at + 4);
           if (
-            rec.readInt32BE(0) !== e.size ||
+            buf.readInt32BE(at) !== e.size ||
             (magic !== MESSAGE_MAGIC_CODE && magic !== MESSAGE_MAGIC_CODE_V2)
           )
             continue;
-          out[i] = rec;
+          const pos = positions[i]!;
+          buf.copy(body, pos, at, at + e.size);
+          records[i] = body.subarray(pos, pos + e.size);
         }
       }),
     );
-    return out;
+    return { records, body };
   }
 
   /** The record at a commit-log offset (VIEW_MESSAGE_BY_ID), or undefined when there is none. */
@@ -159,6 +187,15 @@ export class StoreReader {
       return undefined;
     }
     return rec;
+  }
+
+  /**
+   * Java `checkInDiskByConsumeOffset`: the message at `offset` lies further than
+   * `inMemoryBytes` from the end of the log. False when the queue has no such entry.
+   */
+  async checkInDiskByConsumeOffset(topic: string, queueId: number, offset: number): Promise<boolean> {
+    const e = await this.source.queueOf(topic, queueId)?.entryAt(offset);
+    return e !== undefined && this.source.confirmedPos() - e.physicalOffset > this.source.inMemoryBytes;
   }
 
   /**

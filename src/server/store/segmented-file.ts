@@ -5,7 +5,7 @@
  * synchronous `pwrite`s: they land in the page cache (what Java's mmap'ed writes do too), and a
  * thread-pool round trip per append costs more CPU than the copy itself on the broker's hot path.
  */
-import { writeSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 import { open, readdir, stat, unlink, mkdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
@@ -184,6 +184,34 @@ export class SegmentedFile {
       if (bytesRead < want) break;
     }
     return done === length ? out : out.subarray(0, done);
+  }
+
+  /**
+   * `read` done on this thread with `pread` when every segment it touches is already open, else
+   * undefined (then use `read`). For data that is almost surely in the page cache: a thread-pool
+   * round trip costs several times the copy (about 30 µs against 8 µs for 10 KiB here), and a
+   * pull makes two reads. Cold data must go through `read`, which does not block the loop.
+   * With `into` (at least `length` bytes) the bytes land there and a view of it is returned.
+   */
+  readSyncIfOpen(offset: number, length: number, into?: Buffer): Buffer | undefined {
+    for (let at = offset; at < offset + length; at = at - (at % this.segmentSize) + this.segmentSize) {
+      const seg = this.segmentAt(at);
+      if (seg === undefined) break;
+      if (seg.handle === undefined) return undefined;
+    }
+    const out = into !== undefined && into.length >= length ? into : Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const seg = this.segmentAt(offset + done);
+      if (seg?.handle === undefined) break;
+      const inSeg = offset + done - seg.start;
+      const want = Math.min(length - done, seg.size - inSeg);
+      if (want <= 0) break;
+      const bytesRead = readSync(seg.handle.fd, out, done, want, inSeg);
+      done += bytesRead;
+      if (bytesRead < want) break;
+    }
+    return out.length === done ? out : out.subarray(0, done);
   }
 
   /** Removes every byte at or after `offset`: later segments are deleted, the one holding it is cut. */

@@ -54,6 +54,11 @@ export interface GetMessagesResult {
   /** Stored-format records (docs/protocol.md §6.2); concatenated they form a PULL response body. */
   messages: Buffer[];
   /**
+   * When every record came back: all of `messages` back to back in one buffer (they are views
+   * of it), which is a PULL body as it is, without another copy.
+   */
+  body?: Buffer;
+  /**
    * Consume-queue `tagsCode` of each returned message (Java `String.hashCode()` of TAGS, 0 when
    * absent), parallel to `messages`; lets the broker filter by tag without decoding.
    */

@@ -7,55 +7,34 @@ import { decodeProperties } from '../../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../../src/protocol/message/stored-message.js';
 import { MessageSysFlag } from '../../../src/protocol/message/sysflag.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { decodeBody, Rpc, sendV2Header, uniqueName, waitFor } from './rpc-helpers.js';
+import {
+  decodeBody,
+  heartbeatBody as heartbeatOf,
+  pullHeader,
+  Rpc,
+  sendV2Header,
+  uniqueName,
+  waitFor,
+} from './rpc-helpers.js';
 
-const FLAG_SUBSCRIPTION = 0x4;
-
-function pullHeader(topic: string, group: string, sysFlag: number, extra: Record<string, string> = {}) {
-  return {
-    consumerGroup: group,
-    topic,
-    queueId: '0',
-    queueOffset: '0',
-    maxMsgNums: '32',
-    sysFlag: String(sysFlag),
-    commitOffset: '0',
-    suspendTimeoutMillis: '0',
-    subVersion: '0',
-    ...extra,
-  };
-}
-
+/** `type` SQL92 subscribes `a > 1`, TAG subscribes everything. */
 function heartbeatBody(
   clientID: string,
   group: string,
   subs: Array<{ topic: string; type: string }>,
 ): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      clientID,
-      producerDataSet: [],
-      consumerDataSet: [
-        {
-          groupName: group,
-          consumeType: 'CONSUME_PASSIVELY',
-          messageModel: 'CLUSTERING',
-          consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET',
-          subscriptionDataSet: subs.map((s) => ({
-            classFilterMode: false,
-            codeSet: [],
-            expressionType: s.type,
-            subString: s.type === 'TAG' ? '*' : 'a > 1',
-            subVersion: Date.now(),
-            tagsSet: [],
-            topic: s.topic,
-          })),
-          unitMode: false,
-        },
-      ],
-    }),
+  return heartbeatOf(
+    clientID,
+    group,
+    subs.map((s) => ({
+      topic: s.topic,
+      expressionType: s.type,
+      subString: s.type === 'TAG' ? '*' : 'a > 1',
+    })),
   );
 }
+
+const FLAG_SUBSCRIPTION = 0x4;
 
 function runtimeTable(r: RemotingCommand): Record<string, string> {
   return (JSON.parse(Buffer.from(r.body ?? []).toString()) as { table: Record<string, string> }).table;
@@ -65,7 +44,11 @@ describe('a broker checked against the review findings', () => {
   let cluster: EmbeddedCluster;
   let broker: Rpc;
   before(async () => {
-    cluster = await EmbeddedCluster.start({ brokers: 1, brokerOptions: { maxReconsumeTimes: 2 } });
+    // enablePropertyFilter off (Java's default) for the SQL92 refusal checks below.
+    cluster = await EmbeddedCluster.start({
+      brokers: 1,
+      brokerOptions: { maxReconsumeTimes: 2, enablePropertyFilter: false },
+    });
     broker = await Rpc.connect(cluster.brokers[0]!.addr);
   });
   after(async () => {

@@ -1,5 +1,6 @@
 /** Test helpers: raw remoting requests against an embedded cluster. */
 import { Connection } from '../../../src/remoting/connection.js';
+import { EmbeddedCluster } from '../../../src/server/cluster.js';
 import { createRequest, type RemotingCommand } from '../../../src/protocol/command.js';
 import { encodeProperties } from '../../../src/protocol/message/properties.js';
 import {
@@ -66,6 +67,69 @@ export function sendV2Header(a: SendArgs): Record<string, string> {
   return h;
 }
 
+export interface HeartbeatSub {
+  topic: string;
+  subString?: string;
+  expressionType?: string;
+  subVersion?: number;
+  tagsSet?: string[];
+  codeSet?: number[];
+}
+
+/** A HEART_BEAT body of one push consumer (Java field order and defaults). */
+export function heartbeatBody(
+  clientID: string,
+  group: string,
+  subs: HeartbeatSub[],
+  consumeFromWhere = 'CONSUME_FROM_LAST_OFFSET',
+): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      clientID,
+      producerDataSet: [],
+      consumerDataSet: [
+        {
+          groupName: group,
+          consumeType: 'CONSUME_PASSIVELY',
+          messageModel: 'CLUSTERING',
+          consumeFromWhere,
+          subscriptionDataSet: subs.map((s) => ({
+            classFilterMode: false,
+            codeSet: s.codeSet ?? [],
+            expressionType: s.expressionType ?? 'TAG',
+            subString: s.subString ?? '*',
+            subVersion: s.subVersion ?? 1,
+            tagsSet: s.tagsSet ?? [],
+            topic: s.topic,
+          })),
+          unitMode: false,
+        },
+      ],
+    }),
+  );
+}
+
+/** PULL_MESSAGE extFields as a Java push consumer sends them (queue 0 from offset 0 unless overridden). */
+export function pullHeader(
+  topic: string,
+  group: string,
+  sysFlag: number,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    consumerGroup: group,
+    topic,
+    queueId: '0',
+    queueOffset: '0',
+    maxMsgNums: '32',
+    sysFlag: String(sysFlag),
+    commitOffset: '0',
+    suspendTimeoutMillis: '0',
+    subVersion: '0',
+    ...extra,
+  };
+}
+
 export function bodyOf(b: string | Uint8Array): Buffer {
   return typeof b === 'string' ? Buffer.from(b) : Buffer.from(b);
 }
@@ -94,4 +158,24 @@ export async function waitFor(
     if (Date.now() >= deadline) throw new Error(`${message} within ${timeoutMs} ms`);
     await sleep(intervalMs);
   }
+}
+
+/** One embedded broker, a connection to it and a fresh topic: the set-up of a broker scenario. */
+export async function brokerWithTopic(
+  prefix: string,
+  queues: number,
+): Promise<{ cluster: EmbeddedCluster; broker: Rpc; topic: string; stop: () => Promise<void> }> {
+  const cluster = await EmbeddedCluster.start({ brokers: 1 });
+  const broker = await Rpc.connect(cluster.brokers[0]!.addr);
+  const topic = uniqueName(prefix);
+  await cluster.createTopic(topic, queues);
+  return {
+    cluster,
+    broker,
+    topic,
+    stop: async () => {
+      broker.close();
+      await cluster.stop();
+    },
+  };
 }

@@ -24,14 +24,22 @@ interface AliProducer {
 }
 interface AliConsumer {
   ready(): Promise<void>;
-  subscribe(topic: string, expr: string, handler: (msg: AliMessage) => Promise<void>): void;
+  subscribe(
+    topic: string,
+    expr: string | { expressionType: string; subString: string },
+    handler: (msg: AliMessage) => Promise<void>,
+  ): void;
   close(): Promise<void>;
   on(event: 'error', l: (err: Error) => void): void;
 }
 const ons = require('ali-ons') as {
   Producer: (new (o: object) => AliProducer) & { defaultProducer?: AliProducer | null };
   Consumer: new (o: object) => AliConsumer;
-  Message: new (topic: string, tags: string, body: string | Buffer) => { keys: string[] | string };
+  Message: new (
+    topic: string,
+    tags: string,
+    body: string | Buffer,
+  ) => { keys: string[] | string; properties: Record<string, string> };
 };
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {} };
@@ -58,6 +66,46 @@ function aliOptions(extra: object, namesrv: string): object {
     pullTimeDelayMillsWhenException: 200,
     ...extra,
   };
+}
+
+/**
+ * Runs an ali-ons push consumer (fresh group, from the first offset) until `onMessage` returns
+ * true, or fails after 20 s with `progress()` and the consumer's errors in the message.
+ */
+async function consumeUntil(
+  namesrv: string,
+  topic: string,
+  expr: string | { expressionType: string; subString: string },
+  onMessage: (msg: AliMessage) => boolean,
+  progress: () => string,
+): Promise<void> {
+  const consumer = new ons.Consumer(
+    aliOptions(
+      { consumerGroup: uniqueName('OnsCG'), consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' },
+      namesrv,
+    ),
+  );
+  const errors: Error[] = [];
+  consumer.on('error', (err) => errors.push(err));
+  let done: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  consumer.subscribe(topic, expr, async (msg) => {
+    if (onMessage(msg)) done();
+  });
+  await consumer.ready();
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(
+      () => reject(new Error(`${progress()}; errors: ${errors.map((e) => e.message).join('; ')}`)),
+      20_000,
+    ).unref(),
+  );
+  try {
+    await Promise.race([finished, timeout]);
+  } finally {
+    await consumer.close();
+  }
 }
 
 describe('ali-ons against the embedded cluster', () => {
@@ -95,43 +143,50 @@ describe('ali-ons against the embedded cluster', () => {
     assert.equal(brokersUsed.size, 2, 'the producer spread messages over both brokers');
     await producer.close();
 
-    const consumer = new ons.Consumer(
-      aliOptions(
-        { consumerGroup: uniqueName('OnsCG'), consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' },
-        cluster.namesrvAddr,
-      ),
-    );
-    const errors: Error[] = [];
-    consumer.on('error', (err) => errors.push(err));
     const received = new Map<string, { tags: string; keys: string }>();
-    let done: () => void = () => undefined;
-    const allReceived = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    consumer.subscribe(topic, '*', async (msg) => {
-      received.set(msg.body.toString(), {
-        tags: msg.tags,
-        keys: Array.isArray(msg.keys) ? msg.keys.join(' ') : msg.keys,
-      });
-      if (received.size >= n) done();
-    });
-    await consumer.ready();
-    const timeout = new Promise<never>((_, reject) =>
-      setTimeout(
-        () =>
-          reject(
-            new Error(
-              `only ${received.size}/${n} received; errors: ${errors.map((e) => e.message).join('; ')}`,
-            ),
-          ),
-        20_000,
-      ).unref(),
+    await consumeUntil(
+      cluster.namesrvAddr,
+      topic,
+      '*',
+      (msg) => {
+        received.set(msg.body.toString(), {
+          tags: msg.tags,
+          keys: Array.isArray(msg.keys) ? msg.keys.join(' ') : msg.keys,
+        });
+        return received.size >= n;
+      },
+      () => `only ${received.size}/${n} received`,
     );
-    try {
-      await Promise.race([allReceived, timeout]);
-    } finally {
-      await consumer.close();
-    }
     assert.deepEqual(new Map([...received].sort()), new Map([...sent].sort()));
+  });
+
+  it('a push consumer with a SQL92 selector receives only the messages whose properties match', async () => {
+    const topic = uniqueName('OnsSqlTopic');
+    await cluster.createTopic(topic, 4);
+    const producer = new ons.Producer(
+      aliOptions({ producerGroup: uniqueName('OnsSqlPG') }, cluster.namesrvAddr),
+    );
+    await producer.ready();
+    const expected = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const tag = i % 2 === 0 ? 'Even' : 'Odd';
+      const msg = new ons.Message(topic, tag, `sql-${i}`);
+      msg.properties.price = String(i);
+      assert.equal((await producer.send(msg)).sendStatus, 'SEND_OK');
+      if (i >= 6 && tag === 'Even') expected.add(`sql-${i}`);
+    }
+    await producer.close();
+    const received = new Set<string>();
+    await consumeUntil(
+      cluster.namesrvAddr,
+      topic,
+      { expressionType: 'SQL92', subString: "price >= 6 AND TAGS = 'Even'" },
+      (msg) => {
+        received.add(msg.body.toString());
+        return [...expected].every((b) => received.has(b));
+      },
+      () => `received ${[...received].join(',')}`,
+    );
+    assert.deepEqual([...received].sort(), [...expected].sort());
   });
 });

@@ -38,6 +38,9 @@ test('put/get round trips across commit-log segment rollover', async () => {
       while (offset < 200) {
         const r = await store.getMessages('RollTopic', q, offset, 32);
         assert.equal(r.status, 'FOUND');
+        // The pull body: every record back to back in one buffer, the messages views of it.
+        assert.deepEqual(r.body, Buffer.concat(r.messages));
+        assert.equal(r.messages[0]!.buffer, r.body!.buffer);
         decodeStoredMessages(Buffer.concat(r.messages)).forEach((m, i) => {
           assert.equal(m.queueOffset, offset + i);
           assert.equal(m.queueId, q);
@@ -171,6 +174,29 @@ test('consumer offsets survive a restart', async () => {
     assert.equal(store.consumerOffsets.get('G2', 'T', 0), 1);
     assert.equal(store.consumerOffsets.get('G3', 'T', 0), undefined);
     assert.deepEqual(store.consumerOffsets.groupsOf('T').sort(), ['G1', 'G2']);
+    await store.close();
+  } finally {
+    await tmp.remove();
+  }
+});
+
+test('checkInDiskByConsumeOffset follows accessMessageInMemoryMaxRatio like Java', async () => {
+  const tmp = await tempDir();
+  try {
+    let store = await MessageStore.open({ dataDir: tmp.dir });
+    await store.putMessage(message('Mem', 0, 'x'));
+    await store.putMessage(message('Mem', 0, 'y'));
+    assert.equal(await store.checkInDiskByConsumeOffset('Mem', 0, 0), false, 'young data is in memory');
+    assert.equal(await store.checkInDiskByConsumeOffset('Empty', 0, 0), false, 'no entry: not on disk');
+    await store.close();
+    // A 0% in-memory zone puts everything but the very end "on disk"; reads still work.
+    store = await MessageStore.open({ dataDir: tmp.dir, accessMessageInMemoryMaxRatio: 0 });
+    assert.equal(await store.checkInDiskByConsumeOffset('Mem', 0, 0), true);
+    const got = await store.getMessages('Mem', 0, 0, 32);
+    assert.deepEqual(
+      decodeStoredMessages(got.body!).map((m) => m.body.toString()),
+      ['x', 'y'],
+    );
     await store.close();
   } finally {
     await tmp.remove();

@@ -30,7 +30,15 @@ export function offsetProcessors(ctx: BrokerContext): Array<[number, RequestHand
   ];
 }
 
-function queryConsumerOffset(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
+/**
+ * Java `ConsumerManageProcessor#queryConsumerOffset`: the stored offset; else 0 when the queue
+ * still starts at 0 and its message 0 is "in memory", else QUERY_NOT_FOUND (the client then
+ * starts from its consumeFromWhere). "In memory" is Java's rule: message 0 lies within the last
+ * 40% of RAM of the commit log (`accessMessageInMemoryMaxRatio`); an empty queue counts as in
+ * memory. So a new group on a young queue reads it from the start, like on a Java broker.
+ * [5.x] `setZeroIfNotFound=false` forces QUERY_NOT_FOUND.
+ */
+async function queryConsumerOffset(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
   const {
     consumerGroup: group,
     topic,
@@ -39,11 +47,11 @@ function queryConsumerOffset(ctx: BrokerContext, request: RemotingCommand): Remo
   } = requestHeader(QueryConsumerOffset, request);
   const offset = ctx.store.consumerOffsets.get(group, topic, queueId);
   if (offset !== undefined && offset >= 0) return offsetResponse(request, offset);
-  // Java: a group new to a queue that still starts at 0 begins there; [5.x] setZeroIfNotFound=false opts out.
-  // Deviation: Java also requires that message 0 is still in memory (checkInDiskByConsumeOffset
-  // false), otherwise QUERY_NOT_FOUND sends the client to its consumeFromWhere. This store has no
-  // page-cache notion, so any queue still starting at 0 answers 0.
-  if ((setZeroIfNotFound ?? true) && ctx.store.getMinOffset(topic, queueId) <= 0) {
+  if (
+    (setZeroIfNotFound ?? true) &&
+    ctx.store.getMinOffset(topic, queueId) <= 0 &&
+    !(await ctx.store.checkInDiskByConsumeOffset(topic, queueId, 0))
+  ) {
     return offsetResponse(request, 0);
   }
   return createResponse(

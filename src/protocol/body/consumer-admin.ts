@@ -1,0 +1,131 @@
+/**
+ * Bodies of GET_CONSUMER_CONNECTION_LIST (`ConsumerConnection`) and GET_CONSUME_STATS
+ * (`ConsumeStats`), written as fastjson writes them (keys sorted, MessageQueue map keys bare)
+ * and read tolerantly (admin-security.md §1.2).
+ */
+import { parseFastjson } from '../fastjson.js';
+import { parseSubscription, subscriptionJson, type SubscriptionData } from '../headers/heartbeat.js';
+import { expectArray, expectObject, jsonNumber, jsonString } from '../headers/fields.js';
+import {
+  decodeMessageQueueMap,
+  encodeMessageQueueMap,
+  type MessageQueueData,
+  type MessageQueueMapEntry,
+} from './message-queue-map.js';
+
+/** Java `Connection`: one client channel of the group. */
+export interface ConsumerConnectionEntry {
+  clientId: string;
+  /** `ip:port` of the client's channel. */
+  clientAddr: string;
+  /** LanguageCode name, e.g. `JAVA`. */
+  language: string;
+  version: number;
+}
+
+/** Java `ConsumerConnection`. */
+export interface ConsumerConnection {
+  connectionSet: ConsumerConnectionEntry[];
+  /** topic → SubscriptionData. */
+  subscriptionTable: Record<string, SubscriptionData>;
+  consumeType: string;
+  messageModel: string;
+  consumeFromWhere: string;
+}
+
+/** Java `OffsetWrapper`. */
+export interface OffsetWrapper {
+  brokerOffset: number;
+  consumerOffset: number;
+  /** Store time of the last consumed message (consumerOffset − 1), 0 when none. */
+  lastTimestamp: number;
+}
+
+/** Java `ConsumeStats`. */
+export interface ConsumeStats {
+  offsetTable: Array<readonly [MessageQueueData, OffsetWrapper]>;
+  consumeTps: number;
+}
+
+function text(body: Uint8Array | string): string {
+  return typeof body === 'string'
+    ? body
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+}
+
+/** Java's `Double.toString` for the values a TPS takes (`0.0`, `12.5`). */
+export function javaDoubleText(n: number): string {
+  return Number.isInteger(n) ? n.toFixed(1) : String(n);
+}
+
+export function encodeConsumerConnection(c: ConsumerConnection): Buffer {
+  const connectionSet = c.connectionSet.map((e) => ({
+    clientAddr: e.clientAddr,
+    clientId: e.clientId,
+    language: e.language,
+    version: e.version,
+  }));
+  const subscriptionTable: Record<string, unknown> = {};
+  for (const topic of Object.keys(c.subscriptionTable).sort())
+    subscriptionTable[topic] = subscriptionJson(c.subscriptionTable[topic]!);
+  return Buffer.from(
+    JSON.stringify({
+      connectionSet,
+      consumeFromWhere: c.consumeFromWhere,
+      consumeType: c.consumeType,
+      messageModel: c.messageModel,
+      subscriptionTable,
+    }),
+    'utf8',
+  );
+}
+
+export function parseConsumerConnection(body: Uint8Array | string): ConsumerConnection {
+  const o = expectObject(parseFastjson(text(body)), 'ConsumerConnection');
+  const subscriptionTable: Record<string, SubscriptionData> = {};
+  for (const [topic, sub] of Object.entries(expectObject(o.subscriptionTable ?? {}, 'subscriptionTable')))
+    subscriptionTable[topic] = parseSubscription(sub);
+  return {
+    connectionSet: expectArray(o.connectionSet ?? [], 'connectionSet').map((v) => {
+      const e = expectObject(v, 'Connection');
+      return {
+        clientId: jsonString(e.clientId, 'Connection.clientId', ''),
+        clientAddr: jsonString(e.clientAddr, 'Connection.clientAddr', ''),
+        language: jsonString(e.language, 'Connection.language', ''),
+        version: jsonNumber(e.version, 'Connection.version', 0),
+      };
+    }),
+    subscriptionTable,
+    consumeType: jsonString(o.consumeType, 'consumeType', ''),
+    messageModel: jsonString(o.messageModel, 'messageModel', ''),
+    consumeFromWhere: jsonString(o.consumeFromWhere, 'consumeFromWhere', ''),
+  };
+}
+
+export function encodeConsumeStats(s: ConsumeStats): Buffer {
+  const table = encodeMessageQueueMap(
+    s.offsetTable,
+    (w) =>
+      `{"brokerOffset":${w.brokerOffset},"consumerOffset":${w.consumerOffset},"lastTimestamp":${w.lastTimestamp}}`,
+  );
+  return Buffer.from(`{"consumeTps":${javaDoubleText(s.consumeTps)},"offsetTable":${table}}`, 'utf8');
+}
+
+/** `offsetTable` comes back keyed by `mqKey`. */
+export function parseConsumeStats(body: Uint8Array | string): {
+  offsetTable: Map<string, MessageQueueMapEntry<OffsetWrapper>>;
+  consumeTps: number;
+} {
+  const o = expectObject(parseFastjson(text(body)), 'ConsumeStats');
+  return {
+    consumeTps: jsonNumber(o.consumeTps, 'consumeTps', 0),
+    offsetTable: decodeMessageQueueMap(o.offsetTable, (v, what) => {
+      const w = expectObject(v, what);
+      return {
+        brokerOffset: jsonNumber(w.brokerOffset, `${what}.brokerOffset`, 0),
+        consumerOffset: jsonNumber(w.consumerOffset, `${what}.consumerOffset`, 0),
+        lastTimestamp: jsonNumber(w.lastTimestamp, `${what}.lastTimestamp`, 0),
+      };
+    }),
+  };
+}
