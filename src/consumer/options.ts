@@ -8,13 +8,16 @@ import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import { checkGroup } from '../protocol/validation.js';
 import { parseNamesrvAddr } from '../producer/options.js';
-import type { AllocateStrategy, AllocateStrategyName } from './allocate/types.js';
+import {
+  resolveAllocateStrategy,
+  type AllocateStrategy,
+  type AllocateStrategyName,
+  type AllocateStrategyOptions,
+} from './allocate/index.js';
 
 export type MessageModelName = 'CLUSTERING' | 'BROADCASTING';
 export type ConsumeFromWhereName =
-  | 'CONSUME_FROM_LAST_OFFSET'
-  | 'CONSUME_FROM_FIRST_OFFSET'
-  | 'CONSUME_FROM_TIMESTAMP';
+  'CONSUME_FROM_LAST_OFFSET' | 'CONSUME_FROM_FIRST_OFFSET' | 'CONSUME_FROM_TIMESTAMP';
 
 export interface PushConsumerOptions {
   /** Consumer group; required, `DEFAULT_CONSUMER` is refused as in Java. */
@@ -35,6 +38,8 @@ export interface PushConsumerOptions {
    * Queue allocation: a strategy name or a function (see `allocate/`). @default 'AVG'
    */
   allocateStrategy?: AllocateStrategyName | AllocateStrategy;
+  /** Settings of the strategy: `messageQueues` (CONFIG), `consumeridcs` (MACHINE_ROOM), … @default {} */
+  allocateStrategyOptions?: AllocateStrategyOptions;
   /** One handler call at a time per queue, in offset order, with queue locks. @default false */
   consumeOrderly?: boolean;
   /** Kept for Java configurations; handlers in flight are bounded by consumeThreadMax. @default 20 */
@@ -118,6 +123,8 @@ export interface ResolvedPushConsumerOptions {
   consumeFromWhere: ConsumeFromWhereName;
   consumeTimestamp: string;
   allocateStrategy: AllocateStrategyName | AllocateStrategy;
+  /** The strategy function, resolved (and its settings checked) at construction. */
+  allocate: AllocateStrategy;
   consumeOrderly: boolean;
   consumeThreadMin: number;
   consumeThreadMax: number;
@@ -196,14 +203,13 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   'consumerGroup',
   'namesrvAddr',
   'consumeTimestamp',
+  'allocateStrategyOptions',
   'offsetStoreDir',
   'namespace',
   'unitName',
   'clientIP',
   'logger',
 ]);
-
-const STRATEGY_NAMES: readonly string[] = ['AVG', 'AVG_BY_CIRCLE', 'CONSISTENT_HASH', 'CONFIG', 'MACHINE_ROOM'];
 
 /** Levenshtein distance, for "did you mean" on unknown option names. */
 function distance(a: string, b: string): number {
@@ -241,7 +247,8 @@ function int(field: string, value: unknown, min: number, max: number): number {
 }
 
 function bool(field: string, value: unknown): boolean {
-  if (typeof value !== 'boolean') throw new InvalidArgumentError(field, `must be a boolean, got ${typeof value}`);
+  if (typeof value !== 'boolean')
+    throw new InvalidArgumentError(field, `must be a boolean, got ${typeof value}`);
   return value;
 }
 
@@ -290,12 +297,14 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
   if (o.consumerGroup === 'DEFAULT_CONSUMER')
     throw new InvalidArgumentError('consumerGroup', 'DEFAULT_CONSUMER is reserved; choose a group name');
   const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
-  if (namesrvRaw === undefined) throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
+  if (namesrvRaw === undefined)
+    throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
   const consumeTimestamp =
-    optionalString('consumeTimestamp', o.consumeTimestamp) ?? formatConsumeTimestamp(Date.now() - 30 * 60_000);
+    optionalString('consumeTimestamp', o.consumeTimestamp) ??
+    formatConsumeTimestamp(Date.now() - 30 * 60_000);
   parseConsumeTimestamp(consumeTimestamp);
   const strategy = o.allocateStrategy;
-  if (typeof strategy !== 'function') oneOf('allocateStrategy', strategy, STRATEGY_NAMES);
+  const allocate = resolveAllocateStrategy(strategy, o.allocateStrategyOptions ?? {});
   const namespace = optionalString('namespace', o.namespace);
   if (namespace !== undefined && !NAME_PATTERN.test(namespace))
     throw new InvalidArgumentError('namespace', `must match ${NAME_PATTERN.source}`);
@@ -305,10 +314,14 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     ['instanceName', instanceName],
     ['unitName', unitName],
   ] as const)
-    if (v !== undefined && /[@\s]/.test(v)) throw new InvalidArgumentError(field, 'must not contain "@" or spaces');
+    if (v !== undefined && /[@\s]/.test(v))
+      throw new InvalidArgumentError(field, 'must not contain "@" or spaces');
   const consumeTimeout = o.consumeTimeout;
   if (typeof consumeTimeout !== 'number' || !(consumeTimeout > 0) || !Number.isFinite(consumeTimeout))
-    throw new InvalidArgumentError('consumeTimeout', `must be a positive number of minutes, got ${String(consumeTimeout)}`);
+    throw new InvalidArgumentError(
+      'consumeTimeout',
+      `must be a positive number of minutes, got ${String(consumeTimeout)}`,
+    );
   const logger = o.logger ?? silentLogger;
   if (typeof logger !== 'object' || typeof logger.warn !== 'function')
     throw new InvalidArgumentError('logger', 'must implement Logger');
@@ -317,7 +330,8 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     throw new InvalidArgumentError('language', 'must be a LanguageCode name');
   const threadMin = int('consumeThreadMin', o.consumeThreadMin, 1, 1000);
   const threadMax = int('consumeThreadMax', o.consumeThreadMax, 1, 1000);
-  if (threadMin > threadMax) throw new InvalidArgumentError('consumeThreadMin', 'must not exceed consumeThreadMax');
+  if (threadMin > threadMax)
+    throw new InvalidArgumentError('consumeThreadMin', 'must not exceed consumeThreadMax');
   const topicThreshold = (field: string, v: number, max: number): number =>
     v === -1 ? -1 : int(field, v, 1, max);
   return {
@@ -331,6 +345,7 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     ]),
     consumeTimestamp,
     allocateStrategy: strategy,
+    allocate,
     consumeOrderly: bool('consumeOrderly', o.consumeOrderly),
     consumeThreadMin: threadMin,
     consumeThreadMax: threadMax,
@@ -338,13 +353,22 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     pullThresholdForQueue: int('pullThresholdForQueue', o.pullThresholdForQueue, 1, 65535),
     pullThresholdSizeForQueue: int('pullThresholdSizeForQueue', o.pullThresholdSizeForQueue, 1, 1024),
     pullThresholdForTopic: topicThreshold('pullThresholdForTopic', o.pullThresholdForTopic, 6_553_500),
-    pullThresholdSizeForTopic: topicThreshold('pullThresholdSizeForTopic', o.pullThresholdSizeForTopic, 102_400),
+    pullThresholdSizeForTopic: topicThreshold(
+      'pullThresholdSizeForTopic',
+      o.pullThresholdSizeForTopic,
+      102_400,
+    ),
     pullInterval: int('pullInterval', o.pullInterval, 0, 65535),
     pullBatchSize: int('pullBatchSize', o.pullBatchSize, 1, 1024),
     consumeMessageBatchMaxSize: int('consumeMessageBatchMaxSize', o.consumeMessageBatchMaxSize, 1, 1024),
     postSubscriptionWhenPull: bool('postSubscriptionWhenPull', o.postSubscriptionWhenPull),
     maxReconsumeTimes: int('maxReconsumeTimes', o.maxReconsumeTimes, -1, MAX_INT),
-    suspendCurrentQueueTimeMillis: int('suspendCurrentQueueTimeMillis', o.suspendCurrentQueueTimeMillis, 10, 30_000),
+    suspendCurrentQueueTimeMillis: int(
+      'suspendCurrentQueueTimeMillis',
+      o.suspendCurrentQueueTimeMillis,
+      10,
+      30_000,
+    ),
     consumeTimeout,
     awaitTerminationMillisWhenShutdown: int(
       'awaitTerminationMillisWhenShutdown',
@@ -352,7 +376,12 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
       0,
       MAX_INT,
     ),
-    persistConsumerOffsetInterval: int('persistConsumerOffsetInterval', o.persistConsumerOffsetInterval, 10, MAX_INT),
+    persistConsumerOffsetInterval: int(
+      'persistConsumerOffsetInterval',
+      o.persistConsumerOffsetInterval,
+      10,
+      MAX_INT,
+    ),
     rebalanceInterval: int('rebalanceInterval', o.rebalanceInterval, 10, MAX_INT),
     pullTimeDelayMillsWhenException: int(
       'pullTimeDelayMillsWhenException',

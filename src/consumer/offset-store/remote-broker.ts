@@ -14,7 +14,7 @@ import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../..
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumerClient } from '../client-port.js';
-import { mqKey } from '../message-queue.js';
+import { MemoryOffsetTable, messageQueueKey, type OffsetStore, type ReadOffsetType } from './offset-store.js';
 
 export const OFFSET_NOT_FOUND = -1;
 export const OFFSET_READ_ERROR = -2;
@@ -28,8 +28,8 @@ export interface StoredOffset {
   ambiguousZero: boolean;
 }
 
-export class RemoteBrokerOffsetStore {
-  private readonly table = new Map<string, { mq: MessageQueue; offset: number }>();
+export class RemoteBrokerOffsetStore implements OffsetStore {
+  private readonly memory = new MemoryOffsetTable();
 
   constructor(
     private readonly client: ConsumerClient,
@@ -38,13 +38,25 @@ export class RemoteBrokerOffsetStore {
     private readonly logger: Logger,
   ) {}
 
-  /** In-memory offset, −1 when none. */
-  readOffset(mq: MessageQueue): number {
-    return this.table.get(mqKey(mq))?.offset ?? OFFSET_NOT_FOUND;
+  load(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number> {
+    if (type !== 'STORE') {
+      const cached = this.memory.get(mq);
+      if (cached !== undefined || type === 'MEMORY') return cached ?? OFFSET_NOT_FOUND;
+    }
+    return (await this.readStoredOffset(mq)).offset;
+  }
+
+  /** In-memory offset, −1 when none (the hot path of every pull). */
+  memoryOffset(mq: MessageQueue): number {
+    return this.memory.get(mq) ?? OFFSET_NOT_FOUND;
   }
 
   /** QUERY_CONSUMER_OFFSET from the queue's master; caches a found offset. */
-  async readOffsetFromBroker(mq: MessageQueue): Promise<StoredOffset> {
+  async readStoredOffset(mq: MessageQueue): Promise<StoredOffset> {
     const address = this.client.masterAddress(mq.brokerName);
     if (address === undefined) return { offset: OFFSET_READ_ERROR, ambiguousZero: false };
     try {
@@ -56,6 +68,7 @@ export class RemoteBrokerOffsetStore {
             consumerGroup: this.group,
             topic: mq.topic,
             queueId: mq.queueId,
+            // [5.x] brokers then answer QUERY_NOT_FOUND instead of an ambiguous 0.
             setZeroIfNotFound: false,
             bname: mq.brokerName,
           }),
@@ -66,7 +79,7 @@ export class RemoteBrokerOffsetStore {
       );
       if (response.code !== ResponseCode.SUCCESS) return { offset: OFFSET_NOT_FOUND, ambiguousZero: false };
       const { offset } = OffsetResponse.decode(response.extFields);
-      this.updateOffset(mq, offset, false);
+      this.memory.update(mq, offset, false);
       return { offset, ambiguousZero: offset === 0 && response.version < MQVersion.V5_0_0 };
     } catch (err) {
       this.logger.warn('reading the consumer offset failed', { mq, error: err });
@@ -74,27 +87,27 @@ export class RemoteBrokerOffsetStore {
     }
   }
 
-  /** Sets the in-memory offset; with `increaseOnly` it never moves back. */
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void {
-    const key = mqKey(mq);
-    const entry = this.table.get(key);
-    if (entry === undefined) this.table.set(key, { mq, offset });
-    else if (!increaseOnly || offset > entry.offset) entry.offset = offset;
+    this.memory.update(mq, offset, increaseOnly);
   }
 
   removeOffset(mq: MessageQueue): void {
-    this.table.delete(mqKey(mq));
+    this.memory.remove(mq);
   }
 
-  /** Offsets of `topic` (for RESET / running info). */
-  offsets(): Array<{ mq: MessageQueue; offset: number }> {
-    return [...this.table.values()];
+  /** Memory offsets (of one topic). */
+  entries(topic?: string): Array<{ mq: MessageQueue; offset: number }> {
+    return this.memory.entries(topic);
+  }
+
+  async persist(mq: MessageQueue): Promise<void> {
+    await this.commit(mq);
   }
 
   /** UPDATE_CONSUMER_OFFSET for one queue; resolves true when the broker stored it. */
-  async persist(mq: MessageQueue): Promise<boolean> {
-    const entry = this.table.get(mqKey(mq));
-    if (entry === undefined || entry.offset < 0) return false;
+  async commit(mq: MessageQueue): Promise<boolean> {
+    const offset = this.memory.get(mq);
+    if (offset === undefined || offset < 0) return false;
     const address = this.client.masterAddress(mq.brokerName);
     if (address === undefined) return false;
     try {
@@ -106,7 +119,7 @@ export class RemoteBrokerOffsetStore {
             consumerGroup: this.group,
             topic: mq.topic,
             queueId: mq.queueId,
-            commitOffset: entry.offset,
+            commitOffset: offset,
             bname: mq.brokerName,
           }),
           undefined,
@@ -121,15 +134,10 @@ export class RemoteBrokerOffsetStore {
     }
   }
 
-  /**
-   * Persists the offsets of the queues still held and forgets the others (Java `persistAll`);
-   * returns the offsets the broker stored.
-   */
-  async persistAll(held: readonly MessageQueue[]): Promise<Array<{ mq: MessageQueue; offset: number }>> {
-    const keep = new Set(held.map(mqKey));
-    for (const key of [...this.table.keys()]) if (!keep.has(key)) this.table.delete(key);
-    const entries = [...this.table.values()].filter((e) => e.offset >= 0);
-    const done = await Promise.all(entries.map((e) => this.persist(e.mq)));
-    return entries.filter((_, i) => done[i]).map((e) => ({ mq: e.mq, offset: e.offset }));
+  /** Persists the offsets of the queues still held and forgets the others (Java `persistAll`). */
+  async persistAll(held: Iterable<MessageQueue>): Promise<void> {
+    const keep = new Set([...held].map(messageQueueKey));
+    for (const { mq } of this.memory.entries()) if (!keep.has(messageQueueKey(mq))) this.memory.remove(mq);
+    await Promise.all(this.memory.entries().map((e) => this.commit(e.mq)));
   }
 }

@@ -148,3 +148,30 @@ export function parseLockBatchResponseBody(body: Uint8Array | string): MessageQu
   const o = expectObject(parseFastjson(text), 'LockBatchResponseBody');
   return expectArray(o.lockOKMQSet ?? [], 'lockOKMQSet').map((v) => parseMessageQueue(v));
 }
+
+/** Broker → client (oneway): RESET_CONSUMER_CLIENT_OFFSET (220); body `ResetOffsetBody`. */
+export const ResetConsumerClientOffset = declareRequest(
+  RequestCode.RESET_CONSUMER_CLIENT_OFFSET,
+  'RESET_CONSUMER_CLIENT_OFFSET',
+  {
+    topic: F.string.required(),
+    group: F.string.required(),
+    /** [5.x] −1 = every queue. */
+    queueId: F.int.optional(),
+    /** [5.x] */
+    offset: F.long.optional(),
+    timestamp: F.long.required(),
+    isForce: F.bool.withDefault(false),
+  },
+);
+
+/** Broker → client (sync): GET_CONSUMER_STATUS_FROM_CLIENT (221); reply body `GetConsumerStatusBody`. */
+export const GetConsumerStatusFromClient = declareRequest(
+  RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT,
+  'GET_CONSUMER_STATUS_FROM_CLIENT',
+  {
+    topic: F.string.required(),
+    group: F.string.required(),
+    clientAddr: F.string.optional(),
+  },
+);
