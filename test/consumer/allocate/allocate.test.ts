@@ -12,6 +12,7 @@ import {
 } from '../../../src/consumer/allocate/index.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import type { Logger } from '../../../src/observability/logger.js';
+import { rng } from '../../helpers/rng.js';
 
 const TOPIC = 'T';
 const mq = (brokerName: string, queueId: number, topic = TOPIC): MessageQueue => ({
@@ -30,18 +31,6 @@ const QUEUES = [0, 1, 2, 3].map((i) => mq('broker-a', i)).concat([0, 1, 2, 3].ma
 
 function allOf(strategy: AllocateStrategy, mqAll: readonly MessageQueue[], cidAll: readonly string[]) {
   return cidAll.map((currentCID) => allocate(strategy, { consumerGroup: 'G', currentCID, mqAll, cidAll }));
-}
-
-/** A small seeded generator so a failing case can be replayed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function capture(): { logger: Logger; warnings: string[] } {
