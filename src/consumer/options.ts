@@ -42,7 +42,10 @@ export interface PushConsumerOptions {
   allocateStrategyOptions?: AllocateStrategyOptions;
   /** One handler call at a time per queue, in offset order, with queue locks. @default false */
   consumeOrderly?: boolean;
-  /** Kept for Java configurations; handlers in flight are bounded by consumeThreadMax. @default 20 */
+  /**
+   * Kept for Java configurations; handlers in flight are bounded by consumeThreadMax.
+   * @default min(20, consumeThreadMax)
+   */
   consumeThreadMin?: number;
   /** Most handler calls in flight at once (Java's consume thread pool size). @default 20 */
   consumeThreadMax?: number;
@@ -328,8 +331,9 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
   const language = o.language;
   if (typeof language !== 'string' || !/^[A-Z_]+$/.test(language))
     throw new InvalidArgumentError('language', 'must be a LanguageCode name');
-  const threadMin = int('consumeThreadMin', o.consumeThreadMin, 1, 1000);
   const threadMax = int('consumeThreadMax', o.consumeThreadMax, 1, 1000);
+  // Java rejects min > max; an unset min follows a smaller max instead.
+  const threadMin = int('consumeThreadMin', options.consumeThreadMin ?? Math.min(threadMax, o.consumeThreadMin), 1, 1000);
   if (threadMin > threadMax)
     throw new InvalidArgumentError('consumeThreadMin', 'must not exceed consumeThreadMax');
   const topicThreshold = (field: string, v: number, max: number): number =>

@@ -28,7 +28,7 @@ import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './ha
 import type { ConsumerMessage } from './message-view.js';
 import { LocalFileOffsetStore } from './offset-store/local-file.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -480,8 +480,9 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       const store = this.offsetStore;
       if (store instanceof RemoteBrokerOffsetStore) {
         const stored = (await store.readStoredOffset(entry.mq)).offset;
-        if (stored < 0) return false;
-        entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
+        if (stored === OFFSET_READ_ERROR) return false;
+        // −1: nothing stored yet, so the start offset the rebalance computed stands.
+        if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
       }
       entry.pq.previouslyLocked = true;
     }
