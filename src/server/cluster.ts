@@ -26,7 +26,10 @@ export interface EmbeddedClusterOptions {
   clusterName: string;
   /** @default silentLogger */
   logger: Logger;
-  /** Extra options for every broker (names, ports and dirs are set by the cluster). @default {} */
+  /**
+   * Extra options for every broker (names, ports and dirs are set by the cluster). Unlike a lone
+   * Broker, `enablePropertyFilter` is true unless given, so SQL92 consumers work. @default {}
+   */
   brokerOptions: Partial<BrokerOptions>;
   /** Extra NameServer options (e.g. a short `brokerChannelExpiredMs`). @default {} */
   namesrvOptions: Partial<NameServerOptions>;
@@ -117,6 +120,8 @@ export class EmbeddedCluster {
           brokerName: name,
           brokerClusterName: o.clusterName,
           listenPort: o.brokerOptions.listenPort ?? 0,
+          // SQL92 subscriptions work out of the box here (Java's default is off).
+          enablePropertyFilter: o.brokerOptions.enablePropertyFilter ?? true,
           namesrvAddr,
           storePathRootDir: join(dataDir, name),
           flushDiskType: o.flush === 'sync' ? 'SYNC_FLUSH' : 'ASYNC_FLUSH',

@@ -53,6 +53,11 @@ export interface BrokerOptions {
   channelExpiredTimeout: number;
   /** Hold PULL requests with FLAG_SUSPEND until a message arrives (long polling). @default true */
   longPollingEnable: boolean;
+  /**
+   * Evaluate SQL92 subscriptions (Java `enablePropertyFilter`). Off, a SQL92 pull or
+   * CHECK_CLIENT_CONFIG gets SYSTEM_ERROR; `EmbeddedCluster` turns it on. @default false
+   */
+  enablePropertyFilter: boolean;
   /** Hold time when long polling is off, ms. @default 1000 */
   shortPollingTimeMills: number;
   /** Delay levels (Java `messageDelayLevel`): units ms, s, m, h, d. @default '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h' */
@@ -98,6 +103,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   brokerPermission: PermName.PERM_READ | PermName.PERM_WRITE,
   channelExpiredTimeout: 120_000,
   longPollingEnable: true,
+  enablePropertyFilter: false,
   shortPollingTimeMills: 1000,
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
   maxReconsumeTimes: 16,
@@ -173,6 +179,8 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
       `must be ASYNC_FLUSH or SYNC_FLUSH, got ${String(o.flushDiskType)}`,
     );
   }
+  for (const field of ['enablePropertyFilter', 'longPollingEnable'] as const)
+    if (typeof o[field] !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
   parseDelayLevels(o.messageDelayLevel);
   if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
   return o;
