@@ -1,5 +1,5 @@
 /**
- * PULL_MESSAGE (11) with long polling (protocol.md §10.1): a pull that finds nothing and carries
+ * PULL_MESSAGE (11) with long polling (docs/protocol.md §10.1): a pull that finds nothing and carries
  * FLAG_SUSPEND is held until a message arrives or `suspendTimeoutMillis` passes.
  */
 import { ResponseCode } from '../../../protocol/codes.js';
