@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { harness, unique, waitFor } from './helpers.js';
+import { harness, stream, unique, waitFor } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/consumer-child.js', import.meta.url));
 
@@ -42,19 +42,11 @@ test('a consumer SIGKILLed mid-stream: its queues move to the survivor and every
     });
     const held = () => [...survivor.internals.table.keys()].filter((k) => k.startsWith(topic)).length;
     await waitFor(() => held() === 4, 'the survivor to hold half the queues');
-    const sent: string[] = [];
-    let sending = true;
-    const loop = (async () => {
-      while (sending) {
-        sent.push(...(await h.send(topic, 10)));
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const { sent, stop } = stream(h, topic, 10);
     await waitFor(() => childCount >= 50, 'the child to consume part of the stream');
     child.kill('SIGKILL');
     await waitFor(() => held() === 8, 'the survivor to take the dead consumer’s queues');
-    sending = false;
-    await loop;
+    await stop();
     await waitFor(() => sent.every((id) => seen.has(id)), 'every message consumed at least once', 20_000);
     assert.ok(sent.length > 0);
   } finally {

@@ -1,14 +1,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { harness, unique, waitFor } from './helpers.js';
+import { scenario, waitFor } from './helpers.js';
 
 test('orderly consumption keeps queue order under a throwing handler, retrying in place', async () => {
-  const h = await harness({ brokers: 2 });
-  try {
-    const topic = unique('Orderly');
-    const group = unique('GO');
-    await h.cluster.createTopic(topic, 2);
+  await scenario({ brokers: 2 }, 2, async ({ h, topic, group }) => {
     const done = new Map<string, number[]>();
     const failedOnce = new Set<string>();
     const retries: number[] = [];
@@ -66,7 +62,5 @@ test('orderly consumption keeps queue order under a throwing handler, retrying i
     // Each queue is held (locked) by exactly one of the two consumers.
     const held = consumers.flatMap((c) => [...c.internals.table.keys()].filter((k) => k.startsWith(topic)));
     assert.equal(new Set(held).size, held.length);
-  } finally {
-    await h.close();
-  }
+  });
 });

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
 import { PullReader } from '../../src/consumer/pull-reader.js';
 import type { HandlerErrorEvent } from '../../src/consumer/push-consumer.js';
-import { harness, unique, waitFor } from './helpers.js';
+import { harness, scenario, unique, waitFor } from './helpers.js';
 
 /** Every delay level 100 ms, so retries come back at once. */
 const FAST_DELAYS = Array.from({ length: 18 }, () => '100ms').join(' ');
@@ -61,38 +61,36 @@ test('a failing message goes to %RETRY% and, after maxReconsumeTimes, to the DLQ
 });
 
 test('handlers that throw synchronously, reject or never settle do not stop the other queues', async () => {
-  const h = await harness({ brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } });
-  try {
-    const topic = unique('Bad');
-    const group = unique('GB');
-    await h.cluster.createTopic(topic, 4);
-    const ok = new Set<string>();
-    let timeouts = 0;
-    const c = h.consumer({
-      consumerGroup: group,
-      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      consumeThreadMax: 2,
-      consumeTimeout: 0.005, // 300 ms
-      maxReconsumeTimes: 1,
-    });
-    c.on('handlerError', (e) => {
-      if (e.timedOut) timeouts++;
-    });
-    c.subscribe(topic, '*');
-    await c.start((m: ConsumerMessage) => {
-      const tag = m.tags;
-      if (tag === 'sync') throw new Error('sync throw');
-      if (tag === 'reject') return Promise.reject(new Error('rejected'));
-      if (tag === 'hang') return new Promise(() => undefined);
-      ok.add(m.msgId);
-      return undefined;
-    });
-    const tags = ['hang', 'sync', 'reject', 'hang'];
-    const ids = await h.send(topic, 40, (i) => (i < 4 ? tags[i] : 'ok'));
-    const good = ids.slice(4);
-    await waitFor(() => good.every((id) => ok.has(id)), 'every good message');
-    await waitFor(() => timeouts >= 2, 'the hung calls to time out');
-  } finally {
-    await h.close();
-  }
+  await scenario(
+    { brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } },
+    4,
+    async ({ h, topic, group }) => {
+      const ok = new Set<string>();
+      let timeouts = 0;
+      const c = h.consumer({
+        consumerGroup: group,
+        consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        consumeThreadMax: 2,
+        consumeTimeout: 0.005, // 300 ms
+        maxReconsumeTimes: 1,
+      });
+      c.on('handlerError', (e) => {
+        if (e.timedOut) timeouts++;
+      });
+      c.subscribe(topic, '*');
+      await c.start((m: ConsumerMessage) => {
+        const tag = m.tags;
+        if (tag === 'sync') throw new Error('sync throw');
+        if (tag === 'reject') return Promise.reject(new Error('rejected'));
+        if (tag === 'hang') return new Promise(() => undefined);
+        ok.add(m.msgId);
+        return undefined;
+      });
+      const tags = ['hang', 'sync', 'reject', 'hang'];
+      const ids = await h.send(topic, 40, (i) => (i < 4 ? tags[i] : 'ok'));
+      const good = ids.slice(4);
+      await waitFor(() => good.every((id) => ok.has(id)), 'every good message');
+      await waitFor(() => timeouts >= 2, 'the hung calls to time out');
+    },
+  );
 });
