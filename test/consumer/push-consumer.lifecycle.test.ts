@@ -6,20 +6,26 @@ import { scenario, stream, waitFor } from './helpers.js';
 
 test('a member joins and another leaves mid-stream: queues move at once and no message is lost', async () => {
   await scenario({}, 4, async ({ h, topic, group }) => {
-    const seen = new Map<string, number>();
+    const seen = new Map<string, string[]>();
     let leftAt = Infinity;
     const redeliveredAfterLeave: string[] = [];
-    const handler = (m: ConsumerMessage): void => {
-      if (seen.has(m.msgId) && Date.now() > leftAt) redeliveredAfterLeave.push(m.msgId);
-      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
-    };
+    const handler =
+      (name: string) =>
+      (m: ConsumerMessage): void => {
+        const history = seen.get(m.msgId) ?? [];
+        history.push(
+          `${name} ${m.queue.brokerName}/${m.queue.queueId}@${m.queueOffset} t=${Date.now() - leftAt}`,
+        );
+        if (history.length > 1 && Date.now() > leftAt) redeliveredAfterLeave.push(history.join(' | '));
+        seen.set(m.msgId, history);
+      };
     const a = h.consumer({
       consumerGroup: group,
       consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
       rebalanceInterval: 60_000,
     });
     a.subscribe(topic);
-    await a.start(handler);
+    await a.start(handler('a'));
     const { sent, stop } = stream(h, topic, 5);
     await waitFor(() => seen.size >= 50, 'the first consumer to consume');
     // The 60 s timer cannot be what rebalances: NOTIFY_CONSUMER_IDS_CHANGED must.
@@ -31,7 +37,7 @@ test('a member joins and another leaves mid-stream: queues move at once and no m
       rebalanceInterval: 60_000,
     });
     b.subscribe(topic);
-    await b.start(handler);
+    await b.start(handler('b'));
     await waitFor(
       () => aEvents.some((e) => e.topic === topic && e.removed.length > 0),
       'the first consumer to give queues away',
