@@ -5,6 +5,7 @@
  * never rejects the caller and never holds a slot past its budget, so one bad handler cannot stop
  * the other queues. Budgets are checked by one sweep timer, not a timer per call.
  */
+import { RocketMQError } from '../errors.js';
 import { consumeChannel, tracingHasSubscribers } from '../observability/channels.js';
 
 export type ConsumeOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean };
@@ -26,10 +27,14 @@ interface Running {
   settle: (outcome: ConsumeOutcome) => void;
 }
 
-export class HandlerTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`handler did not settle within consumeTimeout (${ms} ms)`);
-    this.name = 'HandlerTimeoutError';
+/** A handler call outlived consumeTimeout; its messages are retried. */
+export class HandlerTimeoutError extends RocketMQError {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super('ERR_CONSUME_TIMEOUT', `handler did not settle within consumeTimeout (${timeoutMs} ms)`, {
+      retriable: true,
+    });
+    this.timeoutMs = timeoutMs;
   }
 }
 

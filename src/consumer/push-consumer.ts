@@ -600,7 +600,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       for (const topic of this.subs.keys()) instance.routes.unpin(topic);
       await releaseClientInstance(instance);
     }
-    processSubscriptions.get(this.wireGroup)?.clear();
+    const mine = processSubscriptions.get(this.wireGroup);
+    for (const s of this.subs.values()) if (mine?.get(s.data.topic) === s.data) mine.delete(s.data.topic);
     this.state = 'SHUT_DOWN';
     this.logger.info('push consumer shut down', {
       group: this.options.consumerGroup,
