@@ -19,25 +19,23 @@ test('a member joins and another leaves mid-stream: queues move at once and no m
         if (history.length > 1 && Date.now() > leftAt) redeliveredAfterLeave.push(history.join(' | '));
         seen.set(m.msgId, history);
       };
-    const a = h.consumer({
-      consumerGroup: group,
-      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      rebalanceInterval: 60_000,
-    });
-    a.subscribe(topic);
-    await a.start(handler('a'));
+    // The 60 s timer cannot be what rebalances: NOTIFY_CONSUMER_IDS_CHANGED must.
+    const member = async (name: string) => {
+      const c = h.consumer({
+        consumerGroup: group,
+        consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        rebalanceInterval: 60_000,
+      });
+      c.subscribe(topic);
+      await c.start(handler(name));
+      return c;
+    };
+    const a = await member('a');
     const { sent, stop } = stream(h, topic, 5);
     await waitFor(() => seen.size >= 50, 'the first consumer to consume');
-    // The 60 s timer cannot be what rebalances: NOTIFY_CONSUMER_IDS_CHANGED must.
     const aEvents: RebalanceEvent[] = [];
     a.on('rebalance', (e) => aEvents.push(e));
-    const b = h.consumer({
-      consumerGroup: group,
-      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      rebalanceInterval: 60_000,
-    });
-    b.subscribe(topic);
-    await b.start(handler('b'));
+    const b = await member('b');
     await waitFor(
       () => aEvents.some((e) => e.topic === topic && e.removed.length > 0),
       'the first consumer to give queues away',
