@@ -206,3 +206,20 @@ test('subscribing a topic differently from another member of the group warns', a
   await a.shutdown();
   await b.shutdown();
 });
+
+test('an SQL92 subscription on brokers without property filtering fails at start (CHECK_CLIENT_CONFIG)', async () => {
+  await scenario(
+    { brokers: 1, brokerOptions: { enablePropertyFilter: false } },
+    1,
+    async ({ h, topic, group }) => {
+      const c = h.consumer({ consumerGroup: group });
+      c.subscribe(topic, { sql: 'a > 1' });
+      await assert.rejects(
+        c.start(() => undefined),
+        (e: unknown) =>
+          e instanceof InvalidArgumentError && e.field === 'expression' && /broker-a/.test(e.message),
+      );
+      assert.equal(c.running, false);
+    },
+  );
+});

@@ -68,7 +68,8 @@ export interface HeartbeatData {
 
 export { javaStringHashCode };
 
-function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
+/** SubscriptionData as fastjson writes it (fields in alphabetical order). */
+export function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
   return {
     classFilterMode: s.classFilterMode,
     codeSet: s.codeSet,
