@@ -56,13 +56,16 @@ export class HandlerPool {
     return this.waiting.length;
   }
 
-  /** Runs `call` once a slot is free; resolves with its outcome, never rejects. */
-  run(call: () => unknown, trace: ConsumeTraceContext | undefined): Promise<ConsumeOutcome> {
+  /**
+   * Runs `call` once a slot is free; resolves with its outcome, never rejects. `trace` builds the
+   * span context, only when someone listens on `rocketmq:consume`.
+   */
+  run(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
     if (this.running.size < this.limit) return this.start(call, trace);
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.start(call, trace));
   }
 
-  private start(call: () => unknown, trace: ConsumeTraceContext | undefined): Promise<ConsumeOutcome> {
+  private start(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
     return new Promise<ConsumeOutcome>((resolve) => {
       const entry: Running = {
         started: Date.now(),
@@ -76,10 +79,9 @@ export class HandlerPool {
       this.armSweep();
       let result: unknown;
       try {
-        result =
-          trace !== undefined && tracingHasSubscribers(consumeChannel)
-            ? consumeChannel.tracePromise(async () => call(), trace)
-            : call();
+        result = tracingHasSubscribers(consumeChannel)
+          ? consumeChannel.tracePromise(async () => call(), trace())
+          : call();
       } catch (error) {
         entry.settle({ ok: false, error, timedOut: false });
         return;
