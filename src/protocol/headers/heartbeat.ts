@@ -68,7 +68,7 @@ export interface HeartbeatData {
 
 export { javaStringHashCode };
 
-/** SubscriptionData as fastjson writes it (fields in alphabetical order). */
+/** fastjson's SubscriptionData object (keys sorted; filterClassSource is not serialized). */
 export function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
   return {
     classFilterMode: s.classFilterMode,
