@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import { Producer } from '../../src/producer/producer.js';
 import type { HandlerErrorEvent } from '../../src/consumer/push-consumer.js';
 import { readTopicWhenPresent, scenario, waitFor } from './helpers.js';
 
@@ -75,6 +76,56 @@ test('handlers that throw synchronously, reject or never settle do not stop the 
       const good = ids.slice(4);
       await waitFor(() => good.every((id) => ok.has(id)), 'every good message');
       await waitFor(() => timeouts >= 2, 'the hung calls to time out');
+    },
+  );
+});
+
+test('with a namespace, topics and retries travel wrapped and reach the handler unwrapped', async () => {
+  await scenario(
+    { brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } },
+    1,
+    async ({ h, group }) => {
+      const ns = 'tenant1';
+      const topic = 'NsTopic';
+      await h.cluster.createTopic(`${ns}%${topic}`, 2);
+      const producer = new Producer({
+        producerGroup: 'NsP',
+        namesrvAddr: h.cluster.namesrvAddr,
+        namespace: ns,
+      });
+      await producer.start();
+      try {
+        const seen: Array<{ topic: string; reconsumeTimes: number; queueTopic: string }> = [];
+        const c = h.consumer({
+          consumerGroup: group,
+          namespace: ns,
+          consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        });
+        const events: string[] = [];
+        c.on('rebalance', (e) => events.push(e.topic));
+        c.subscribe(topic);
+        await c.start((m: ConsumerMessage) => {
+          seen.push({ topic: m.topic, reconsumeTimes: m.reconsumeTimes, queueTopic: m.queue.topic });
+          if (m.reconsumeTimes === 0) throw new Error('once');
+        });
+        await producer.send({ topic, body: 'x' });
+        await waitFor(() => seen.length === 2, 'the delivery and its retry');
+        assert.deepEqual(
+          seen.map((s) => [s.topic, s.reconsumeTimes]),
+          [
+            [topic, 0],
+            [topic, 1],
+          ],
+        );
+        assert.equal(
+          seen[1]!.queueTopic,
+          `%RETRY%${ns}%${group}`,
+          'the retry came through the namespaced retry topic',
+        );
+        assert.ok(events.includes(topic), 'events name the topic without the namespace');
+      } finally {
+        await producer.shutdown();
+      }
     },
   );
 });
