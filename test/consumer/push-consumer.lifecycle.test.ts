@@ -110,3 +110,27 @@ test('a slow handler keeps the process-queue cache bounded by the pull threshold
     assert.ok(maxCached > 0);
   });
 });
+
+test('a queue whose pull stalls longer than pullMaxIdleTime is re-created and consumption goes on', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) };
+    const seen = new Set<string>();
+    // A 1 s long poll against a 300 ms idle limit: every rebalance finds the pulls stalled.
+    const c = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      pullMaxIdleTime: 300,
+      brokerSuspendMaxTimeMillis: 1000,
+      rebalanceInterval: 200,
+      logger,
+    });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => {
+      seen.add(m.msgId);
+    });
+    await waitFor(() => warnings.some((w) => w.includes('stalled')), 'a stalled queue to be re-created');
+    const ids = await h.send(topic, 20);
+    await waitFor(() => ids.every((id) => seen.has(id)), 'every message after the re-creation');
+  });
+});
