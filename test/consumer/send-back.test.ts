@@ -117,6 +117,7 @@ test('a failed message neither broker takes back stays cached and is consumed ag
   const calls: Array<[number, number]> = [];
   const offsets: number[] = [];
   const laters: Array<() => void> = [];
+  const tasks: Array<Promise<void>> = [];
   const ctx: ConsumeContext = {
     pool: new HandlerPool(4, 60_000),
     sendBack: new SendBack(client, settings, silentLogger),
@@ -133,13 +134,11 @@ test('a failed message neither broker takes back stays cached and is consumed ag
     updateOffset: (_mq, offset) => void offsets.push(offset),
     handlerFailed: () => undefined,
     later: (_ms, fn) => void laters.push(fn),
-    track: (task) => void task,
+    track: (task) => void tasks.push(task),
   };
   const service = new ConcurrentConsumeService(ctx);
   const list = [message(0), message(1)];
   pq.putMessages(list);
-  const tasks: Array<Promise<void>> = [];
-  ctx.track = (t) => void tasks.push(t);
   service.submit(entry, list);
   await Promise.all(tasks);
   assert.equal(pq.msgCount, 1, 'the failed message stays cached');
