@@ -282,7 +282,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       sendBack,
       logger: this.logger,
       clustering: this.clustering,
-      batchMaxSize: o.consumeMessageBatchMaxSize,
+      // start(handler) takes one message per call; only eachBatch takes consumeMessageBatchMaxSize.
+      batchMaxSize: typeof this.handler === 'function' ? 1 : o.consumeMessageBatchMaxSize,
       isRunning: () => this.state === 'RUNNING',
       invoke: (messages) => {
         const h = this.handler!;
