@@ -212,6 +212,23 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     }
     this.instance = instance;
     this.client = client;
+    this.state = 'RUNNING';
+    try {
+      await this.startParts(instance, client);
+    } catch (err) {
+      await this.shutdown();
+      throw err;
+    }
+    this.logger.info('push consumer started', {
+      group: o.consumerGroup,
+      clientId: this.clientId,
+      model: o.messageModel,
+    });
+  }
+
+  /** Offsets, services, routes, filter check, heartbeat, timers, first rebalance. */
+  private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
+    const o = this.options;
     for (const topic of this.subs.keys()) instance.routes.pin(topic);
     const offsetStore: OffsetStore = this.clustering
       ? new RemoteBrokerOffsetStore(client, this.wireGroup, o.mqClientApiTimeout, this.logger)
@@ -224,27 +241,23 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.offsetStore = offsetStore;
     await offsetStore.load();
     this.setUpServices(client, offsetStore);
-    this.state = 'RUNNING';
     const routes = await Promise.all(
       [...this.subs.keys()].map((t) =>
         client.subscribeQueues(t).catch((err: unknown) => {
-          this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
+          // The retry topic gets its route once a broker saw our heartbeat: not worth a warning.
+          if (!t.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+            this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
           return [];
         }),
       ),
     );
-    try {
-      await checkSubscriptionsSupported(
-        client,
-        this.wireGroup,
-        [...this.subs.values()].map((s) => s.data),
-        routes.flat(),
-        o.mqClientApiTimeout,
-      );
-    } catch (err) {
-      await this.shutdown();
-      throw err;
-    }
+    await checkSubscriptionsSupported(
+      client,
+      this.wireGroup,
+      [...this.subs.values()].map((s) => s.data),
+      routes.flat(),
+      o.mqClientApiTimeout,
+    );
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();
     this.life.every(o.rebalanceInterval, () => void this.rebalanceNow());
@@ -253,11 +266,6 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       this.life.every(o.lockInterval, () => void this.rebalancer?.lockAll());
     this.startTimestamp = Date.now();
     await this.rebalanceNow();
-    this.logger.info('push consumer started', {
-      group: o.consumerGroup,
-      clientId: this.clientId,
-      model: o.messageModel,
-    });
   }
 
   private setUpServices(client: ConsumerClient, offsetStore: OffsetStore): void {

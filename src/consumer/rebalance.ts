@@ -61,7 +61,11 @@ export class Rebalancer {
           try {
             await this.rebalanceTopic(topic);
           } catch (err) {
-            this.ctx.logger.warn('rebalance of a topic failed', { topic, error: err });
+            // The retry topic has no route until the broker registered it after our heartbeat.
+            const log = topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)
+              ? this.ctx.logger.debug
+              : this.ctx.logger.warn;
+            log.call(this.ctx.logger, 'rebalance of a topic failed', { topic, error: err });
           }
         }
       } while (this.again);
