@@ -12,11 +12,11 @@ import { createRequest, DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '.
 import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { PropertyKey } from '../protocol/message/properties.js';
 import { ConnectionPool } from '../remoting/pool.js';
+import { decodePullBody } from './message-view.js';
 import { Deadline } from '../client/deadline.js';
 import { TopicRouteNotFoundError } from '../client/errors.js';
 import { NamesrvClient } from '../client/namesrv-client.js';
 import { masterAddress, subscribeQueues, type RouteData } from '../client/route.js';
-import { decodePullBody } from './message-view.js';
 
 /** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */
 const FLAG_SUBSCRIPTION = 0x4;

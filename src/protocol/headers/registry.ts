@@ -11,8 +11,10 @@ import {
   ConsumerSendMsgBack,
   GetConsumerListByGroup,
   GetConsumerRunningInfo,
+  GetConsumerStatusFromClient,
   LockBatchMQ,
   NotifyConsumerIdsChanged,
+  ResetConsumerClientOffset,
   UnlockBatchMQ,
 } from './consumer.js';
 import { GetConsumeStats, GetConsumerConnectionList } from './consumer-admin.js';
@@ -63,6 +65,8 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   NotifyConsumerIdsChanged,
   GetConsumerRunningInfo,
   ConsumeMessageDirectly,
+  ResetConsumerClientOffset,
+  GetConsumerStatusFromClient,
   EndTransaction,
   CheckTransactionState,
   RegisterBroker,
