@@ -35,10 +35,17 @@ function tsc(project) {
 }
 
 const ifStale = process.argv.includes('--if-stale');
-if (!ifStale || isStale()) {
+// Without a stamp, dist/ (if any) was not made by this script: build it clean.
+let clean = !ifStale;
+try {
+  statSync(stamp);
+} catch {
+  clean = true;
+}
+if (clean || isStale()) {
   const started = new Date();
   // A clean build drops outputs of deleted sources, which an incremental one would leave behind.
-  if (!ifStale) rmSync(dist, { recursive: true, force: true });
+  if (clean) rmSync(dist, { recursive: true, force: true });
   // Two independent compilations: run them side by side.
   const codes = await Promise.all([tsc('tsconfig.build.json'), tsc('tsconfig.cjs.json')]);
   const failed = codes.find((c) => c !== 0);

@@ -5,8 +5,8 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { compileSql92 } from '../protocol/filter/sql92.js';
-import { buildTagSubscription, ExpressionType, SUB_ALL } from '../protocol/filter/tags.js';
-import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
+import { buildTagSubscription } from '../protocol/filter/tags.js';
+import { ExpressionType, SUB_ALL, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 
 /** `'*'`, a tag expression (`'TagA || TagB'`) or an SQL92 selector. */
 export type SubscriptionExpression = string | { sql: string };
