@@ -31,3 +31,10 @@ export type { RebalanceEvent } from './rebalance.js';
 export type { ConsumeTraceContext } from './handler-pool.js';
 export { HandlerTimeoutError } from './handler-pool.js';
 export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';
+export { LitePullConsumer, OffsetCommitError } from './lite-pull-consumer.js';
+export {
+  LITE_PULL_CONSUMER_DEFAULTS,
+  resolveLitePullConsumerOptions,
+  type LitePullConsumerOptions,
+  type ResolvedLitePullConsumerOptions,
+} from './lite-pull-options.js';

@@ -334,7 +334,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     const pullCtx: PullContext = {
       ...scope,
       isRunning: () => this.state === 'RUNNING',
-      isPaused: (topic) => this.pausedAll || this.pausedTopics.has(topic),
+      isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
       subscription: (topic) => this.subs.get(topic),
       thresholds: (topic) => {
         let held = 0;
