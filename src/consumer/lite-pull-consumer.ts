@@ -10,10 +10,8 @@
  * autoCommitIntervalMillis when autoCommit, and at shutdown.
  */
 import { IllegalStateError, InvalidArgumentError, RocketMQError } from '../errors.js';
-import { buildClientId, localClientIp } from '../client/client-id.js';
 import type { ClientInstance } from '../client/client-instance.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
-import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import type { MessageQueue } from '../client/route.js';
 import type { Logger } from '../observability/logger.js';
@@ -28,8 +26,13 @@ import {
   queueMinOffset,
   searchOffset,
 } from './broker-queries.js';
-import { registerConsumer, unregisterConsumer } from './client-requests.js';
-import { consumerClientOf, type ConsumerClient } from './client-port.js';
+import type { ConsumerClient } from './client-port.js';
+import {
+  closeConsumerInstance,
+  consumerClientId,
+  openConsumerInstance,
+  openOffsetStore,
+} from './consumer-instance.js';
 import { ConsumeStats } from './consume-stats.js';
 import { queueThresholds } from './flow-control.js';
 import { ConsumerLifecycle } from './lifecycle.js';
@@ -40,7 +43,6 @@ import {
   type ResolvedLitePullConsumerOptions,
 } from './lite-pull-options.js';
 import type { ConsumerMessage } from './message-view.js';
-import { LocalFileOffsetStore } from './offset-store/local-file.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
 import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 import { ProcessQueue } from './process-queue.js';
@@ -105,12 +107,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.options = Object.freeze(resolveLitePullConsumerOptions(options));
     const o = this.options;
     this.logger = o.logger;
-    const ip = o.clientIP ?? localClientIp();
-    // As the push consumer: broadcasting keeps `DEFAULT`, so the local offset file survives restarts.
-    this.clientId =
-      o.messageModel === 'BROADCASTING'
-        ? `${ip}@${o.instanceName}${o.unitName ? `@${o.unitName}` : ''}`
-        : buildClientId(ip, o.instanceName, o.unitName);
+    this.clientId = consumerClientId(o);
     this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
   }
 
@@ -212,28 +209,8 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new IllegalStateError(`consumer cannot start in state ${this.state}`);
     const o = this.options;
-    const { namesrvAddr, namespace, language, mqClientApiTimeout, logger } = o;
-    const { pollNameServerInterval, heartbeatBrokerInterval } = o;
-    const instance = acquireClientInstance({
-      clientId: this.clientId,
-      namesrvAddr,
-      namespace,
-      language,
-      mqClientApiTimeout,
-      pollNameServerInterval,
-      heartbeatBrokerInterval,
-      logger,
-      createTopicKey: 'TBW102',
-      defaultTopicQueueNums: 4,
-    });
-    if (!registerConsumer(instance, this.wireGroup, this)) {
-      await releaseClientInstance(instance);
-      throw new IllegalStateError(
-        `consumer group ${o.consumerGroup} is already started in client ${this.clientId}; use another instanceName`,
-      );
-    }
+    const { instance, client } = await openConsumerInstance(o, this.clientId, this.wireGroup, this);
     this.instance = instance;
-    const client = consumerClientOf(instance, mqClientApiTimeout);
     this.client = client;
     this.state = 'RUNNING';
     try {
@@ -247,16 +224,8 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
     const o = this.options;
-    const store: OffsetStore = this.clustering
-      ? new RemoteBrokerOffsetStore(client, this.wireGroup, o.mqClientApiTimeout, this.logger)
-      : new LocalFileOffsetStore({
-          clientId: this.clientId,
-          consumerGroup: this.wireGroup,
-          logger: this.logger,
-          ...(o.offsetStoreDir === undefined ? {} : { localOffsetStoreDir: o.offsetStoreDir }),
-        });
+    const store = await openOffsetStore(o, client, this.clientId, this.wireGroup);
     this.offsetStore = store;
-    await store.load();
     const scope = {
       client,
       options: o,
@@ -613,11 +582,8 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.rebalancer?.table.clear();
     const instance = this.instance;
     if (instance !== undefined) {
-      await instance.heartbeat.unregister(this.contributor);
-      unregisterConsumer(instance, this.wireGroup, this);
-      for (const topic of this.subs.keys()) instance.routes.unpin(topic);
-      for (const mq of this.assigned.values()) instance.routes.unpin(mq.topic);
-      await releaseClientInstance(instance);
+      const pinned = [...this.subs.keys(), ...[...this.assigned.values()].map((mq) => mq.topic)];
+      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, pinned);
     }
     this.state = 'SHUT_DOWN';
     this.logger.info('lite pull consumer shut down', { group: this.options.consumerGroup });

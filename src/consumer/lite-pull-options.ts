@@ -7,39 +7,47 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys, stripUndefined } from '../options.js';
-import type { Logger } from '../observability/logger.js';
-import type { AllocateStrategy, AllocateStrategyName, AllocateStrategyOptions } from './allocate/index.js';
 import {
   resolvePushConsumerOptions,
-  type ConsumeFromWhereName,
-  type MessageModelName,
   type PushConsumerOptions,
   type ResolvedPushConsumerOptions,
 } from './options.js';
 
-export interface LitePullConsumerOptions {
-  /** Consumer group; required, `DEFAULT_CONSUMER` is refused as in Java. */
-  consumerGroup: string;
-  /** NameServer addresses, `"host:port;host:port"` or an array. @default process.env.NAMESRV_ADDR */
-  namesrvAddr?: string | readonly string[];
-  /** @default 'CLUSTERING' */
-  messageModel?: MessageModelName;
-  /** Where a queue with no committed offset starts. @default 'CONSUME_FROM_LAST_OFFSET' */
-  consumeFromWhere?: ConsumeFromWhereName;
-  /** `yyyyMMddHHmmss` (local time) for CONSUME_FROM_TIMESTAMP. @default now − 30 min */
-  consumeTimestamp?: string;
-  /** Queue allocation in subscribe mode: a strategy name or a function. @default 'AVG' */
-  allocateStrategy?: AllocateStrategyName | AllocateStrategy;
-  /** Settings of the strategy (see PushConsumerOptions). @default {} */
-  allocateStrategyOptions?: AllocateStrategyOptions;
+/** Options with the same meaning and default in both consumers; their TSDoc is in PushConsumerOptions. */
+const SHARED_OPTION_NAMES = [
+  'consumerGroup',
+  'namesrvAddr',
+  'messageModel',
+  'consumeFromWhere',
+  'consumeTimestamp',
+  'allocateStrategy',
+  'allocateStrategyOptions',
+  'pullThresholdForQueue',
+  'pullThresholdSizeForQueue',
+  'consumerTimeoutMillisWhenSuspend',
+  'rebalanceInterval',
+  'pullTimeDelayMillsWhenException',
+  'offsetStoreDir',
+  'unitMode',
+  'namespace',
+  'instanceName',
+  'unitName',
+  'clientIP',
+  'pollNameServerInterval',
+  'heartbeatBrokerInterval',
+  'mqClientApiTimeout',
+  'language',
+  'logger',
+] as const satisfies ReadonlyArray<keyof PushConsumerOptions>;
+
+export interface LitePullConsumerOptions extends Pick<
+  PushConsumerOptions,
+  (typeof SHARED_OPTION_NAMES)[number]
+> {
   /** Most messages one `poll()` returns, and messages asked for per pull. @default 10 */
   pullBatchSize?: number;
   /** Pulls pause while more than this many messages wait for `poll()` in all queues. @default 10000 */
   pullThresholdForAll?: number;
-  /** Pulls of a queue pause while it has this many messages waiting. @default 1000 */
-  pullThresholdForQueue?: number;
-  /** Pulls of a queue pause while its waiting bodies exceed this many MiB. @default 100 */
-  pullThresholdSizeForQueue?: number;
   /** Pulls of a queue pause while its waiting messages span more offsets than this. @default 2000 */
   consumeMaxSpan?: number;
   /** How long `poll()` without an argument waits for messages (ms). @default 5000 */
@@ -55,36 +63,12 @@ export interface LitePullConsumerOptions {
   consumerPullTimeoutMillis?: number;
   /** Broker-side long-poll hold (ms). @default 20000 */
   brokerSuspendMaxTimeMillis?: number;
-  /** Client-side timeout of a long-polling pull (ms). @default 30000 */
-  consumerTimeoutMillisWhenSuspend?: number;
-  /** How often the queues of `fetchMessageQueues` topics and assigned topics are re-read (ms). @default 30000 */
+  /**
+   * Java's period for checking the queues of subscribed topics; here the client core refreshes
+   * the routes of every topic in use every pollNameServerInterval. Kept for Java configurations.
+   * @default 30000
+   */
   topicMetadataCheckIntervalMillis?: number;
-  /** Subscribe mode: rebalance period (ms). @default 20000 */
-  rebalanceInterval?: number;
-  /** Delay after a failed pull (ms). @default 3000 */
-  pullTimeDelayMillsWhenException?: number;
-  /** Broadcasting offset files live under this folder. @default ~/.rocketmq_offsets */
-  offsetStoreDir?: string;
-  /** @default false */
-  unitMode?: boolean;
-  /** Wraps topics and the group as `<namespace>%<name>`. @default undefined */
-  namespace?: string;
-  /** Clustering: `DEFAULT` becomes `<pid>#<hrtime>`. @default 'DEFAULT' */
-  instanceName?: string;
-  /** @default undefined */
-  unitName?: string;
-  /** @default the first non-internal IPv4, else 127.0.0.1 */
-  clientIP?: string;
-  /** @default 30000 */
-  pollNameServerInterval?: number;
-  /** @default 30000 */
-  heartbeatBrokerInterval?: number;
-  /** Timeout of offset and membership requests (ms). @default 3000 */
-  mqClientApiTimeout?: number;
-  /** LanguageCode sent in each command. @default 'JAVA' */
-  language?: string;
-  /** @default silentLogger */
-  logger?: Logger;
 }
 
 /** The shared (push-resolved) options plus the lite-only ones. */
@@ -113,40 +97,20 @@ export const LITE_PULL_CONSUMER_DEFAULTS = Object.freeze({
   topicMetadataCheckIntervalMillis: 30_000,
 });
 
-const OPTION_NAMES = keyList<LitePullConsumerOptions>({
-  consumerGroup: true,
-  namesrvAddr: true,
-  messageModel: true,
-  consumeFromWhere: true,
-  consumeTimestamp: true,
-  allocateStrategy: true,
-  allocateStrategyOptions: true,
-  pullBatchSize: true,
-  pullThresholdForAll: true,
-  pullThresholdForQueue: true,
-  pullThresholdSizeForQueue: true,
-  consumeMaxSpan: true,
-  pollTimeoutMillis: true,
-  autoCommit: true,
-  autoCommitIntervalMillis: true,
-  consumerPullTimeoutMillis: true,
-  brokerSuspendMaxTimeMillis: true,
-  consumerTimeoutMillisWhenSuspend: true,
-  topicMetadataCheckIntervalMillis: true,
-  rebalanceInterval: true,
-  pullTimeDelayMillsWhenException: true,
-  offsetStoreDir: true,
-  unitMode: true,
-  namespace: true,
-  instanceName: true,
-  unitName: true,
-  clientIP: true,
-  pollNameServerInterval: true,
-  heartbeatBrokerInterval: true,
-  mqClientApiTimeout: true,
-  language: true,
-  logger: true,
-});
+const OPTION_NAMES: readonly string[] = [
+  ...SHARED_OPTION_NAMES,
+  ...keyList<Omit<LitePullConsumerOptions, (typeof SHARED_OPTION_NAMES)[number]>>({
+    pullBatchSize: true,
+    pullThresholdForAll: true,
+    consumeMaxSpan: true,
+    pollTimeoutMillis: true,
+    autoCommit: true,
+    autoCommitIntervalMillis: true,
+    consumerPullTimeoutMillis: true,
+    brokerSuspendMaxTimeMillis: true,
+    topicMetadataCheckIntervalMillis: true,
+  }),
+];
 
 const MAX_INT = 2 ** 31 - 1;
 
