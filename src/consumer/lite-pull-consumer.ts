@@ -9,10 +9,10 @@
  * unless `seek()` asks for it again. Offsets are committed by `commit()`, every
  * autoCommitIntervalMillis when autoCommit, and at shutdown.
  */
-import { IllegalStateError, InvalidArgumentError, RocketMQError } from '../errors.js';
+import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { ClientInstance } from '../client/client-instance.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
-import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
+import { wrapNamespace } from '../client/namespace.js';
 import type { MessageQueue } from '../client/route.js';
 import type { Logger } from '../observability/logger.js';
 import { checkInt } from '../options.js';
@@ -44,26 +44,14 @@ import {
 } from './lite-pull-options.js';
 import type { ConsumerMessage } from './message-view.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { LiteOffsets } from './lite-pull-offsets.js';
 import { ProcessQueue } from './process-queue.js';
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
 import { Rebalancer } from './rebalance.js';
+import { userQueue, wireQueue } from './queue-names.js';
 import { buildSubscriptionData, type SubscriptionExpression } from './subscription.js';
 
 type State = 'CREATED' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
-
-/** A sync commit the broker did not confirm for some queues. */
-export class OffsetCommitError extends RocketMQError {
-  constructor(
-    readonly queues: MessageQueue[],
-    options: { cause?: unknown } = {},
-  ) {
-    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
-      retriable: true,
-      ...options,
-    });
-  }
-}
 
 interface LiteSubscription {
   data: SubscriptionData;
@@ -91,14 +79,13 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   /** Assign mode: the assigned queues (wire names) by key. */
   private readonly assigned = new Map<string, MessageQueue>();
   private readonly paused = new Set<string>();
-  /** Per queue key: the offset after the last message poll() returned (Java `consumeOffset`). */
-  private readonly consumed = new Map<string, number>();
   private readonly cache = new LitePullCache();
   private readonly life = new ConsumerLifecycle();
   private readonly stats = new ConsumeStats();
   private instance: ClientInstance | undefined;
   private client: ConsumerClient | undefined;
   private offsetStore: OffsetStore | undefined;
+  private offsets: LiteOffsets | undefined;
   private rebalancer: Rebalancer | undefined;
   private pullCtx: PullContext | undefined;
   private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
@@ -116,26 +103,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   }
 
   private wire(queue: MessageQueue, field = 'queue'): MessageQueue {
-    if (queue === null || typeof queue !== 'object')
-      throw new InvalidArgumentError(field, 'must be a { topic, brokerName, queueId } object');
-    const problem = checkTopic(queue.topic, `${field}.topic`);
-    if (problem !== undefined) throw new InvalidArgumentError(`${field}.topic`, problem);
-    if (typeof queue.brokerName !== 'string' || queue.brokerName === '')
-      throw new InvalidArgumentError(`${field}.brokerName`, 'must be a non-empty string');
-    checkInt(`${field}.queueId`, queue.queueId, 0);
-    return {
-      topic: wrapNamespace(this.options.namespace, queue.topic),
-      brokerName: queue.brokerName,
-      queueId: queue.queueId,
-    };
+    return wireQueue(queue, this.options.namespace, field);
   }
 
   private userQueue(mq: MessageQueue): MessageQueue {
-    return {
-      topic: withoutNamespace(mq.topic, this.options.namespace),
-      brokerName: mq.brokerName,
-      queueId: mq.queueId,
-    };
+    return userQueue(mq, this.options.namespace);
   }
 
   private checkOpen(): void {
@@ -226,6 +198,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     const o = this.options;
     const store = await openOffsetStore(o, client, this.clientId, this.wireGroup);
     this.offsetStore = store;
+    this.offsets = new LiteOffsets(store);
     const scope = {
       client,
       options: o,
@@ -306,8 +279,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** A queue was taken (rebalance, assign, seek): its consumed offset is where it starts. */
   private startQueue(entry: QueueEntry): void {
-    this.consumed.set(entry.key, entry.nextOffset);
-    this.offsetStore?.updateOffset(entry.mq, entry.nextOffset, false);
+    this.offsets?.set(entry.mq, entry.nextOffset);
     void runPullLoop(this.pullCtx!, entry);
   }
 
@@ -376,10 +348,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     const started = Date.now();
     for (const { entry, messages } of batches) {
       const next = entry.pq.removeMessages(messages);
-      if (next >= 0) {
-        this.consumed.set(entry.key, next);
-        this.offsetStore?.updateOffset(entry.mq, next, false);
-      }
+      if (next >= 0) this.offsets?.set(entry.mq, next);
       this.stats.record(entry.mq.topic, messages.length, true, Date.now() - started);
       out.push(...messages);
     }
@@ -479,23 +448,13 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
         entry: this.held(queue, `offsets[${i}].queue`),
         offset: checkInt(`offsets[${i}].offset`, offset, 0),
       }));
-      for (const { entry, offset } of checked) {
-        this.consumed.set(entry.key, offset);
-        this.offsetStore!.updateOffset(entry.mq, offset, false);
-      }
+      for (const { entry, offset } of checked) this.offsets?.set(entry.mq, offset);
     }
     await this.persist();
   }
 
   private async persist(held = this.rebalancer?.heldQueues() ?? []): Promise<void> {
-    const store = this.offsetStore;
-    if (store === undefined) return;
-    if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
-    // Queues without a consumed offset yet have nothing to commit.
-    const withOffset = held.filter((mq) => this.consumed.has(mqKey(mq)));
-    const ok = await Promise.all(withOffset.map((mq) => store.commit(mq)));
-    const failed = withOffset.filter((_, i) => !ok[i]).map((mq) => this.userQueue(mq));
-    if (failed.length > 0) throw new OffsetCommitError(failed);
+    await this.offsets?.persist(held, (mq) => this.userQueue(mq));
   }
 
   private async autoCommit(): Promise<void> {
@@ -509,13 +468,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   /** The offset stored for `queue` (−1 when none); what was polled since is not included. */
   async committed(queue: MessageQueue): Promise<number> {
     this.checkRunning('committed()');
-    const mq = this.wire(queue);
-    const store = this.offsetStore!;
-    const stored = await store.readOffset(mq, 'STORE');
-    // Reading the store also caches what it read; the consumed offset stays the live one.
-    const mine = this.consumed.get(mqKey(mq));
-    if (mine !== undefined) store.updateOffset(mq, mine, false);
-    return stored;
+    return this.offsets!.committed(this.wire(queue));
   }
 
   /** The queues held: assigned ones, or those the rebalance gave this member (user names). */

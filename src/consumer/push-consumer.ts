@@ -42,6 +42,7 @@ import {
   type ResolvedPushConsumerOptions,
 } from './options.js';
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
+import { userQueue } from './queue-names.js';
 import { Rebalancer, type RebalanceEvent } from './rebalance.js';
 import { SendBack } from './send-back.js';
 import {
@@ -402,11 +403,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   }
 
   private userQueue(mq: MessageQueue): MessageQueue {
-    return {
-      topic: withoutNamespace(mq.topic, this.options.namespace),
-      brokerName: mq.brokerName,
-      queueId: mq.queueId,
-    };
+    return userQueue(mq, this.options.namespace);
   }
 
   /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED). */
