@@ -41,20 +41,38 @@ export type {
 export type { MessageQueue } from './client/route.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
 
-// consumer: the pull reader today; the push and simple consumers are exported here when they land
+// consumers: push (callback), lite pull (poll / for await), and the pull reader used by the demo
 export {
+  PushConsumer,
+  PUSH_CONSUMER_DEFAULTS,
+  HandlerTimeoutError,
+  LitePullConsumer,
+  LITE_PULL_CONSUMER_DEFAULTS,
+  OffsetCommitError,
   PullReader,
   DEFAULT_PULL_READER_OPTIONS,
   queuesFromRoute,
+  type PushConsumerOptions,
+  type PushConsumerEvents,
+  type ConsumeHandler,
+  type MessageHandler,
+  type BatchHandler,
+  type QueueLag,
+  type HandlerErrorEvent,
+  type OffsetsCommittedEvent,
+  type RebalanceEvent,
+  type ConsumeTraceContext,
+  type MessageModelName,
+  type ConsumeFromWhereName,
+  type SubscriptionExpression,
+  type AllocateStrategy,
+  type AllocateStrategyName,
+  type AllocateContext,
+  type LitePullConsumerOptions,
+  type ConsumerMessage,
   type PullReaderOptions,
   type ReadMessage,
   type QueueLocation,
-} from './consumer/index.js';
-export {
-  LitePullConsumer,
-  OffsetCommitError,
-  type LitePullConsumerOptions,
-  type ConsumerMessage,
 } from './consumer/index.js';
 
 // admin: the admin client is exported here when it lands
@@ -68,5 +86,5 @@ export type { PropertyKeyName } from './protocol/message/properties.js';
 // logging and diagnostics_channel tracing
 export { consoleLogger, silentLogger } from './observability/logger.js';
 export type { Logger, LogLevel } from './observability/logger.js';
-export { SEND_CHANNEL, REQUEST_CHANNEL } from './observability/channels.js';
+export { SEND_CHANNEL, REQUEST_CHANNEL, CONSUME_CHANNEL } from './observability/channels.js';
 export type { RequestTraceContext } from './observability/channels.js';
