@@ -9,6 +9,7 @@ import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.j
 import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ConnectionPool } from '../remoting/pool.js';
+import type { Deadline } from './deadline.js';
 
 export class NamesrvClient {
   private current: number;
@@ -32,13 +33,12 @@ export class NamesrvClient {
     return this.addresses[this.current % this.addresses.length] as string;
   }
 
-  /** Sends `build()` to the current NameServer, failing over to the others within `timeoutMs`. */
-  async request(build: () => RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
-    const deadline = Date.now() + timeoutMs;
+  /** Sends `build()` to the current NameServer, failing over to the others within `deadline`. */
+  async request(build: () => RemotingCommand, deadline: Deadline): Promise<RemotingCommand> {
     const n = this.addresses.length;
     let lastError: unknown;
     for (let k = 0; k < n; k++) {
-      const remaining = deadline - Date.now();
+      const remaining = deadline.remaining();
       if (remaining <= 0) break;
       const index = (this.current + k) % n;
       const address = this.addresses[index] as string;
@@ -62,14 +62,14 @@ export class NamesrvClient {
         this.logger.warn('NameServer request failed', { address, error: err.message });
       }
     }
-    throw lastError ?? new TimeoutError(this.currentAddress, RequestCode.GET_ROUTEINFO_BY_TOPIC, timeoutMs);
+    throw lastError ?? new TimeoutError(this.currentAddress, RequestCode.GET_ROUTEINFO_BY_TOPIC, 0);
   }
 
   /** GET_ROUTEINFO_BY_TOPIC; undefined when the NameServer answers TOPIC_NOT_EXIST. */
-  async getRouteInfo(topic: string, timeoutMs: number): Promise<TopicRouteData | undefined> {
+  async getRouteInfo(topic: string, deadline: Deadline): Promise<TopicRouteData | undefined> {
     const response = await this.request(
       () => createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic }, undefined, this.defaults),
-      timeoutMs,
+      deadline,
     );
     if (response.code === ResponseCode.TOPIC_NOT_EXIST) return undefined;
     if (response.code !== ResponseCode.SUCCESS || response.body === undefined) {

@@ -2,7 +2,7 @@
  * Route data as the client uses it (protocol.md §7.2–§7.5): the publish view of a topic
  * (writable queues on brokers that have a master) and the TBW102 fallback.
  */
-import { isWriteable } from '../protocol/perm.js';
+import { isReadable, isWriteable } from '../protocol/perm.js';
 
 /** Structural view of `TopicRouteData` (protocol/headers/route.ts); only what the client reads. */
 export interface RouteQueueData {
@@ -61,6 +61,19 @@ export function publishQueues(topic: string, route: RouteData): MessageQueue[] {
     if (!isWriteable(qd.perm)) continue;
     if (masterAddress(route, qd.brokerName) === undefined) continue;
     for (let i = 0; i < qd.writeQueueNums; i++) out.push({ topic, brokerName: qd.brokerName, queueId: i });
+  }
+  return out;
+}
+
+/**
+ * Java `topicRouteData2TopicSubscribeInfo`: queues 0..readQueueNums-1 of every readable
+ * QueueData (the consumer's view; a broker without a master still serves pulls from a slave).
+ */
+export function subscribeQueues(topic: string, route: RouteData): MessageQueue[] {
+  const out: MessageQueue[] = [];
+  for (const qd of route.queueDatas) {
+    if (!isReadable(qd.perm)) continue;
+    for (let i = 0; i < qd.readQueueNums; i++) out.push({ topic, brokerName: qd.brokerName, queueId: i });
   }
   return out;
 }

@@ -10,11 +10,9 @@ import { silentLogger } from '../observability/logger.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { parseFastjsonBytes } from '../protocol/fastjson.js';
-import { decompressBody } from '../protocol/message/compression.js';
-import { decodeProperties, PropertyKey } from '../protocol/message/properties.js';
-import { MessageSysFlag } from '../protocol/message/sysflag.js';
-import { decodeStoredMessages } from '../protocol/message/stored-message.js';
+import { PropertyKey } from '../protocol/message/properties.js';
 import { ConnectionPool } from '../remoting/pool.js';
+import { decodePullBody } from './message-view.js';
 
 /** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */
 const FLAG_SUBSCRIPTION = 0x4;
@@ -139,22 +137,22 @@ export class PullReader {
       const max = numberField(response, 'maxOffset');
       if (response.code === ResponseCode.SUCCESS) {
         const body = response.body ?? new Uint8Array(0);
-        const messages = decodeStoredMessages(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-        for (const stored of messages) {
-          const properties = decodeProperties(stored.properties);
-          const compressed = (stored.sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0;
+        const messages = decodePullBody(body, {
+          queue: { topic, brokerName: queue.brokerName, queueId: queue.queueId },
+        });
+        for (const m of messages) {
           yield {
-            msgId: properties[PropertyKey.UNIQ_KEY] ?? '',
-            topic: stored.topic,
-            tags: properties[PropertyKey.TAGS],
-            keys: properties[PropertyKey.KEYS],
-            properties,
-            body: compressed ? decompressBody(stored.body, stored.sysFlag) : stored.body,
-            queueId: stored.queueId,
-            brokerName: queue.brokerName,
-            queueOffset: stored.queueOffset,
-            bornTimestamp: stored.bornTimestamp,
-            storeTimestamp: stored.storeTimestamp,
+            msgId: m.systemProperties[PropertyKey.UNIQ_KEY] ?? '',
+            topic: m.topic,
+            tags: m.tags,
+            keys: m.systemProperties[PropertyKey.KEYS],
+            properties: { ...m.systemProperties, ...m.properties },
+            body: m.body,
+            queueId: m.queue.queueId,
+            brokerName: m.queue.brokerName,
+            queueOffset: m.queueOffset,
+            bornTimestamp: m.bornTimestamp,
+            storeTimestamp: m.storeTimestamp,
           };
         }
         if (next === undefined || next <= offset) {

@@ -37,3 +37,8 @@ export function tracingHasSubscribers(channel: diagnosticsChannel.TracingChannel
     channel.error.hasSubscribers
   );
 }
+
+export const CONSUME_CHANNEL = 'rocketmq:consume';
+
+/** Tracing channel for each consumer handler call (context defined by the consumer). */
+export const consumeChannel = diagnosticsChannel.tracingChannel<object>(CONSUME_CHANNEL);

@@ -3,6 +3,8 @@ import { RocketMQError } from '../errors.js';
 
 /** One try of a send: where it went and how it ended. */
 export interface SendAttempt {
+  /** 'route' for the route lookup before any broker was chosen (brokerName '' and queueId -1 then). */
+  stage?: 'route' | undefined;
   brokerName: string;
   /** Broker address, when known. */
   address?: string | undefined;
@@ -25,7 +27,10 @@ export class SendFailedError extends RocketMQError {
     options: { cause?: unknown } = {},
   ) {
     const detail = attempts
-      .map((a) => `${a.brokerName}/${a.queueId} after ${a.latencyMs} ms: ${a.error.message}`)
+      .map(
+        (a) =>
+          `${a.stage === 'route' ? 'route lookup' : `${a.brokerName}/${a.queueId}`} after ${a.latencyMs} ms: ${a.error.message}`,
+      )
       .join('; ');
     super(
       'ERR_SEND_FAILED',

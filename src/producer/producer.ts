@@ -11,7 +11,6 @@ import { UniqIdGenerator } from '../protocol/message/message-id.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instance.js';
 import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
-import { TopicRouteNotFoundError } from '../client/errors.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import { createFaultStrategy } from './fault/index.js';
 import type {
@@ -30,28 +29,10 @@ import {
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
 import type { SendResult } from './send-result.js';
-import { TopicPublishInfo } from './topic-publish-info.js';
-
-/** `topic` is the user's name (without namespace): it goes into the error. */
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number, topic: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new TopicRouteNotFoundError(topic, `route lookup timed out after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    timer.unref();
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
-}
+import type { TopicPublishInfo } from '../client/topic-publish-info.js';
+import type { HeartbeatContributor } from '../client/heartbeat.js';
+import type { Deadline } from '../client/deadline.js';
+import { DEFAULT_REMOTING_VERSION } from '../protocol/codes.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -81,17 +62,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private instance: ClientInstance | undefined;
   private readonly strategy: LatencyFaultStrategy;
   private readonly logger: Logger;
-  private readonly publishTable = new Map<string, TopicPublishInfo>();
+  /** This producer's part of the instance's heartbeat. */
+  private readonly membership: HeartbeatContributor;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
   private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
-  };
-  /** The instance stopped refreshing an idle topic: drop its publish view too. */
-  private readonly onTopicEvicted = (topic: string): void => {
-    this.publishTable.delete(topic);
   };
   private readonly ids: UniqIdGenerator;
 
@@ -107,7 +85,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       random: Math.random,
       probe: (brokerName, timeoutMs) =>
         this.instance?.probeBroker(brokerName, timeoutMs) ?? Promise.resolve(false),
-      brokerKnown: (brokerName) => this.instance?.brokerAddress(brokerName) !== undefined,
+      brokerKnown: (brokerName) => this.instance?.routes.masterAddress(brokerName) !== undefined,
       onIsolated: (e) => this.emit('brokerIsolated', e),
       onRecovered: (e) => this.emit('brokerRecovered', e),
       logger: o.logger,
@@ -122,7 +100,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
-      commandDefaults: { language: o.language, version: 407, serializeType: 0 },
+      commandDefaults: { language: o.language, version: DEFAULT_REMOTING_VERSION, serializeType: 0 },
       sendMsgTimeout: o.sendMsgTimeout,
       retryTimesWhenSendFailed: o.retryTimesWhenSendFailed,
       retryAnotherBrokerWhenNotStoreOK: o.retryAnotherBrokerWhenNotStoreOK,
@@ -130,9 +108,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
       sendAttemptTimeout: o.sendAttemptTimeout,
       logger: o.logger,
     };
+    const group = this.loopSettings.producerGroup;
+    this.membership = { producerGroups: () => [group] };
     this.transport = {
-      publishInfo: (topic, timeoutMs) => this.publishInfo(topic, timeoutMs),
-      brokerAddress: (name) => this.requireInstance().brokerAddress(name),
+      publishInfo: (topic, deadline) => this.publishInfo(topic, deadline),
+      brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
       request: (address, cmd, timeoutMs) => this.requireInstance().pool.request(address, cmd, timeoutMs),
       oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
     };
@@ -168,7 +148,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       defaultTopicQueueNums: o.defaultTopicQueueNums,
       logger: o.logger,
     });
-    if (!instance.registerProducer(this.loopSettings.producerGroup)) {
+    if (!instance.heartbeat.register(this.membership)) {
       await releaseClientInstance(instance);
       this.state = 'CREATED';
       throw new IllegalStateError(
@@ -182,8 +162,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
         { clientId: this.clientId, group: o.producerGroup },
       );
     }
-    instance.on('routeUpdated', this.onRouteUpdated);
-    instance.on('topicEvicted', this.onTopicEvicted);
+    instance.routes.on('routeUpdated', this.onRouteUpdated);
     this.strategy.start();
     this.state = 'RUNNING';
     this.logger.info('producer started', {
@@ -247,13 +226,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.strategy.stop();
     const instance = this.instance;
     if (instance) {
-      instance.off('routeUpdated', this.onRouteUpdated);
-      instance.off('topicEvicted', this.onTopicEvicted);
-      await instance.unregisterProducer(this.loopSettings.producerGroup);
+      instance.routes.off('routeUpdated', this.onRouteUpdated);
+      await instance.heartbeat.unregister(this.membership);
       await releaseClientInstance(instance);
     }
     this.instance = undefined;
-    this.publishTable.clear();
     this.state = 'SHUT_DOWN';
     this.logger.info('producer shut down', { group: this.options.producerGroup });
   }
@@ -264,27 +241,16 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return i;
   }
 
-  /** The publish view of a wire topic; rebuilt (keeping the round-robin position) when the route changes. */
-  private async publishInfo(topic: string, timeoutMs: number): Promise<TopicPublishInfo> {
-    const instance = this.requireInstance();
-    const cached = this.publishTable.get(topic);
-    const current = instance.cachedRoute(topic);
-    if (cached !== undefined && current !== undefined && cached.route === current.route && cached.ok())
-      return cached;
-    // The lookup may be shared with another producer of this instance (with another timeout):
-    // this send's budget still bounds the wait.
-    const entry = await withTimeout(
-      instance.route(topic, timeoutMs),
-      timeoutMs,
-      withoutNamespace(topic, this.options.namespace),
-    );
-    const prev = this.publishTable.get(topic);
-    if (prev !== undefined && prev.route === entry.route) return prev;
-    const info = prev
-      ? prev.withRoute(entry.route, entry.fromDefaultTopic)
-      : new TopicPublishInfo(topic, entry.route, entry.fromDefaultTopic);
-    this.publishTable.set(topic, info);
-    return info;
+  /**
+   * The publish view of a wire topic: it lives on the instance's route entry (one cache), so a
+   * route change carries the round-robin position over. The lookup may be shared with another
+   * producer of this instance; this send's deadline still bounds the wait.
+   */
+  private publishInfo(topic: string, deadline: Deadline): TopicPublishInfo | Promise<TopicPublishInfo> {
+    const routes = this.requireInstance().routes;
+    const cached = routes.cached(topic);
+    if (cached !== undefined && cached.publishInfo.ok()) return cached.publishInfo;
+    return routes.get(topic, deadline).then((entry) => entry.publishInfo);
   }
 
   private track(

@@ -30,11 +30,12 @@ import type { FailureKind, LatencyFaultStrategy } from './fault/latency-fault-to
 import type { PreparedMessage } from './message.js';
 import { buildSendRequest, type RequestSettings } from './request-builder.js';
 import { interpretSendResponse, type SendResult } from './send-result.js';
-import type { TopicPublishInfo } from './topic-publish-info.js';
+import type { TopicPublishInfo } from '../client/topic-publish-info.js';
+import { Deadline } from '../client/deadline.js';
 
 export interface SendTransport {
-  /** Publish view of the (wire) topic: cache, NameServer, then createTopicKey. Must settle within `timeoutMs`. */
-  publishInfo(topic: string, timeoutMs: number): Promise<TopicPublishInfo>;
+  /** Publish view of the (wire) topic: cache, NameServer, then createTopicKey. Settles by `deadline`. */
+  publishInfo(topic: string, deadline: Deadline): TopicPublishInfo | Promise<TopicPublishInfo>;
   /** Master address of a broker, from the routes. */
   brokerAddress(brokerName: string): string | undefined;
   request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand>;
@@ -134,6 +135,33 @@ function readSendResponse(
   }
 }
 
+/**
+ * The publish view within the send's deadline. A lookup that runs out of time is the send's
+ * timeout: a SendFailedError listing the lookup as its one attempt (route errors such as an
+ * unknown topic propagate as they are).
+ */
+async function lookupRoute(
+  p: PreparedMessage,
+  transport: SendTransport,
+  deadline: Deadline,
+  started: number,
+): Promise<TopicPublishInfo> {
+  try {
+    return await transport.publishInfo(p.topic, deadline);
+  } catch (err) {
+    if (!(err instanceof TimeoutError)) throw err;
+    const elapsed = Date.now() - started;
+    const attempt: SendAttempt = {
+      stage: 'route',
+      brokerName: '',
+      queueId: -1,
+      error: err,
+      latencyMs: elapsed,
+    };
+    throw new SendFailedError(p.userTopic, [attempt], elapsed, 'the route lookup timed out', { cause: err });
+  }
+}
+
 /** Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. */
 export async function runSend(
   p: PreparedMessage,
@@ -144,7 +172,7 @@ export async function runSend(
 ): Promise<SendResult | undefined> {
   const started = Date.now();
   const deadline = started + s.sendMsgTimeout;
-  const tp = await transport.publishInfo(p.topic, s.sendMsgTimeout);
+  const tp = await lookupRoute(p, transport, Deadline.after(s.sendMsgTimeout), started);
   const total = oneway ? 1 : 1 + s.retryTimesWhenSendFailed;
   const attempts: SendAttempt[] = [];
   let last: string | undefined;

@@ -3,67 +3,20 @@ import * as assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RemotingServer } from '../../src/remoting/server.js';
 import type { Connection } from '../../src/remoting/connection.js';
-import { ClientInstance, type ClientInstanceConfig } from '../../src/client/client-instance.js';
+import { ClientInstance } from '../../src/client/client-instance.js';
 import { TopicRouteNotFoundError } from '../../src/client/errors.js';
+import { Deadline } from '../../src/client/deadline.js';
+import { TimeoutError } from '../../src/errors.js';
+import { SendFailedError } from '../../src/producer/errors.js';
 import { clientInstances } from '../../src/client/instance-registry.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
-import { createRequest, createResponse, type RemotingCommand } from '../../src/protocol/command.js';
-import { encodeTopicRouteData, type TopicRouteData } from '../../src/protocol/headers/route.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { createRequest, createResponse } from '../../src/protocol/command.js';
+import type { Logger } from '../../src/observability/logger.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { Producer } from '../../src/producer/producer.js';
 import { sleep, waitFor } from '../producer/cluster-helpers.js';
 import { routeOf } from '../producer/helpers.js';
-
-function instanceConfig(
-  namesrvAddr: string[],
-  over: Partial<ClientInstanceConfig> = {},
-): ClientInstanceConfig {
-  return {
-    clientId: '127.0.0.1@test',
-    namesrvAddr,
-    namespace: undefined,
-    language: 'JAVA',
-    mqClientApiTimeout: 1000,
-    pollNameServerInterval: 30000,
-    heartbeatBrokerInterval: 30000,
-    createTopicKey: 'TBW102',
-    defaultTopicQueueNums: 4,
-    logger: silentLogger,
-    ...over,
-  };
-}
-
-/** What the fake NameServer does for a topic: a route, TOPIC_NOT_EXIST (undefined) or never answer. */
-type RouteAnswer = TopicRouteData | undefined | 'hang';
-
-interface FakeNameServer {
-  server: RemotingServer;
-  address: string;
-  /** Every GET_ROUTEINFO_BY_TOPIC received: topic and arrival time. */
-  requests: { topic: string; at: number }[];
-  close(): Promise<void>;
-}
-
-async function fakeNameServer(answer: (topic: string) => RouteAnswer): Promise<FakeNameServer> {
-  const server = new RemotingServer();
-  const requests: { topic: string; at: number }[] = [];
-  server.setDefaultProcessor((req): Promise<RemotingCommand> | RemotingCommand => {
-    const topic = req.extFields?.['topic'] ?? '';
-    requests.push({ topic, at: Date.now() });
-    const a = answer(topic);
-    if (a === 'hang') return new Promise<RemotingCommand>(() => undefined);
-    if (a === undefined)
-      return createResponse(
-        req,
-        ResponseCode.TOPIC_NOT_EXIST,
-        `No topic route info in name server for the topic: ${topic}`,
-      );
-    return createResponse(req, ResponseCode.SUCCESS, undefined, undefined, encodeTopicRouteData(a));
-  });
-  await server.listen();
-  return { server, address: server.address, requests, close: () => server.close() };
-}
+import { fakeNameServer, instanceConfig } from './helpers.js';
 
 function recordingLogger(): Logger & { lines: { level: string; msg: string; meta?: object }[] } {
   const lines: { level: string; msg: string; meta?: object }[] = [];
@@ -101,7 +54,7 @@ describe('ClientInstance', () => {
 });
 
 describe('a NameServer that hangs', () => {
-  it('a send still settles within sendMsgTimeout (route lookup counts against the budget)', async () => {
+  it('route lookup timeout surfaces as a timeout inside SendFailedError, not ERR_NO_ROUTE', async () => {
     const server = new RemotingServer();
     server.setDefaultProcessor(() => new Promise(() => undefined));
     await server.listen();
@@ -116,9 +69,13 @@ describe('a NameServer that hangs', () => {
     try {
       const started = Date.now();
       await assert.rejects(p.send({ topic: 'AnyTopic', body: 'x' }), (err: unknown) => {
-        assert.ok(err instanceof TopicRouteNotFoundError, String(err));
+        assert.ok(err instanceof SendFailedError, String(err));
         assert.equal(err.topic, 'AnyTopic', 'the user topic, not the namespaced wire name');
         assert.ok(!err.message.includes('nsh%'), err.message);
+        assert.equal(err.attempts.length, 1, 'the route lookup is listed as the attempt');
+        assert.equal(err.attempts[0]?.stage, 'route');
+        assert.ok(err.attempts[0]?.error instanceof TimeoutError, String(err.attempts[0]?.error));
+        assert.ok(err.cause instanceof TimeoutError);
         return true;
       });
       // Settling at all is the point (the route lookup must not outlive the budget); the slack
@@ -138,10 +95,10 @@ describe('a NameServer that hangs', () => {
     );
     // Keep the topics in use so idle eviction does not end the refreshes.
     const keepUsing = setInterval(() => {
-      for (const t of ['R1', 'R2', 'R3']) instance.cachedRoute(t);
+      for (const t of ['R1', 'R2', 'R3']) instance.routes.cached(t);
     }, 10);
     try {
-      for (const t of ['R1', 'R2', 'R3']) await instance.route(t, 1000);
+      for (const t of ['R1', 'R2', 'R3']) await instance.routes.get(t, Deadline.after(1000));
       hang = true;
       const from = ns.requests.length;
       instance.start();
@@ -170,14 +127,14 @@ describe('route lookups against a scripted NameServer', () => {
       instanceConfig([ns.address], { pollNameServerInterval: 20, topicIdleMs: 100 }),
     );
     const evicted: string[] = [];
-    instance.on('topicEvicted', (t: string) => evicted.push(t));
-    const keepUsing = setInterval(() => instance.cachedRoute('Busy'), 10);
+    instance.routes.on('topicEvicted', (t: string) => evicted.push(t));
+    const keepUsing = setInterval(() => instance.routes.cached('Busy'), 10);
     try {
-      await instance.route('Idle', 1000);
-      await instance.route('Busy', 1000);
+      await instance.routes.get('Idle', Deadline.after(1000));
+      await instance.routes.get('Busy', Deadline.after(1000));
       instance.start();
       await waitFor(() => evicted.includes('Idle'), 3000, 'the idle topic evicted');
-      assert.deepEqual(instance.topicsInUse(), ['Busy']);
+      assert.deepEqual(instance.routes.topicsInUse(), ['Busy']);
       const idleQueries = ns.requests.filter((r) => r.topic === 'Idle').length;
       await sleep(100);
       assert.equal(
@@ -190,7 +147,7 @@ describe('route lookups against a scripted NameServer', () => {
         'the busy topic is still refreshed',
       );
       // The next send looks it up again.
-      assert.equal((await instance.route('Idle', 1000)).fromDefaultTopic, false);
+      assert.equal((await instance.routes.get('Idle', Deadline.after(1000))).fromDefaultTopic, false);
     } finally {
       clearInterval(keepUsing);
       await instance.shutdown();
@@ -206,7 +163,7 @@ describe('route lookups against a scripted NameServer', () => {
     });
     const instance = new ClientInstance(instanceConfig([ns.address], { defaultTopicQueueNums: 3 }));
     try {
-      await assert.rejects(instance.route('ReadOnly', 1000), (err: unknown) => {
+      await assert.rejects(instance.routes.get('ReadOnly', Deadline.after(1000)), (err: unknown) => {
         assert.ok(err instanceof TopicRouteNotFoundError, String(err));
         assert.equal(err.topic, 'ReadOnly');
         return true;
@@ -216,7 +173,7 @@ describe('route lookups against a scripted NameServer', () => {
         ['ReadOnly'],
         'the template was not even asked for',
       );
-      const entry = await instance.route('Missing', 1000);
+      const entry = await instance.routes.get('Missing', Deadline.after(1000));
       assert.equal(entry.fromDefaultTopic, true);
       assert.deepEqual(
         entry.route.queueDatas.map((q) => q.writeQueueNums),
@@ -250,7 +207,7 @@ describe('route lookups against a scripted NameServer', () => {
         assert.ok(!err.message.includes('ns1%'), err.message);
         return true;
       };
-      await assert.rejects(instance.route('ns1%Missing', 1000), check);
+      await assert.rejects(instance.routes.get('ns1%Missing', Deadline.after(1000)), check);
       await assert.rejects(p.send({ topic: 'Missing', body: 'x' }), check);
       assert.ok(
         ns.requests.some((r) => r.topic === 'ns1%Missing'),
@@ -283,7 +240,7 @@ describe('routes, NameServer failover, heartbeats and tracing', () => {
     try {
       assert.equal(instance.namesrv.currentAddress, dead);
       await cluster.createTopic('FailoverTopic', 2);
-      const entry = await instance.route('FailoverTopic', 3000);
+      const entry = await instance.routes.get('FailoverTopic', Deadline.after(3000));
       assert.equal(entry.fromDefaultTopic, false);
       assert.equal(instance.namesrv.currentAddress, cluster.namesrvAddr, 'switched to the live one');
       assert.ok(
@@ -354,7 +311,7 @@ describe('routes, NameServer failover, heartbeats and tracing', () => {
       p.on('routeUpdated', (e) => routes.push(e.brokers));
       const instance = clientInstances().find((i) => i.clientId === p.clientId);
       assert.ok(instance);
-      const addrB = instance.brokerAddress('broker-b');
+      const addrB = instance.routes.masterAddress('broker-b');
       assert.ok(addrB !== undefined);
       const closed: string[] = [];
       const closeConnection = instance.pool.closeConnection.bind(instance.pool);
@@ -368,9 +325,9 @@ describe('routes, NameServer failover, heartbeats and tracing', () => {
         5000,
         'the route without broker-b',
       );
-      await waitFor(() => instance.brokerAddress('broker-b') === undefined, 5000, 'broker-b dropped');
+      await waitFor(() => instance.routes.masterAddress('broker-b') === undefined, 5000, 'broker-b dropped');
       assert.ok(closed.includes(addrB), 'the client closed its connection to broker-b');
-      assert.ok(!instance.brokerTable().has('broker-b'));
+      assert.ok(!instance.routes.brokerTable().has('broker-b'));
       assert.equal(instance.pool.size, 2, 'the pool holds the NameServer and broker-a only');
       for (let i = 0; i < 6; i++)
         assert.equal((await p.send({ topic: 'LeaveTopic', body: 'y' })).messageQueue.brokerName, 'broker-a');

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
-import { TopicPublishInfo, SendWhichQueue } from '../../src/producer/topic-publish-info.js';
+import { TopicPublishInfo, SendWhichQueue } from '../../src/client/topic-publish-info.js';
 import { waitFor } from './cluster-helpers.js';
 import { fakeHost, routeOf, type FakeHost } from './helpers.js';
 

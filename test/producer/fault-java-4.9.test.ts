@@ -8,7 +8,7 @@ import {
   JAVA_49_NOT_AVAILABLE_DURATION,
   compareFaultItems,
 } from '../../src/producer/fault/java-4.9.js';
-import { SendWhichQueue, TopicPublishInfo } from '../../src/producer/topic-publish-info.js';
+import { SendWhichQueue, TopicPublishInfo } from '../../src/client/topic-publish-info.js';
 import { chooseQueue } from '../../src/producer/send-loop.js';
 import { fakeHost, routeOf } from './helpers.js';
 

@@ -7,7 +7,7 @@ import {
   JAVA_5_LATENCY_MAX,
   JAVA_5_NOT_AVAILABLE_DURATION,
 } from '../../src/producer/fault/java-5.js';
-import { TopicPublishInfo } from '../../src/producer/topic-publish-info.js';
+import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
 import { fakeHost, routeOf } from './helpers.js';
 
 const dur = (ms: number): number =>

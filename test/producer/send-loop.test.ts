@@ -13,7 +13,7 @@ import {
 import { Java49FaultStrategy } from '../../src/producer/fault/java-4.9.js';
 import { prepareMessage } from '../../src/producer/message.js';
 import { runSend, type SendLoopSettings, type SendTransport } from '../../src/producer/send-loop.js';
-import { TopicPublishInfo } from '../../src/producer/topic-publish-info.js';
+import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
 import { fakeHost, routeOf } from './helpers.js';
 
 type Behaviour = (cmd: RemotingCommand, timeoutMs: number) => Promise<RemotingCommand>;

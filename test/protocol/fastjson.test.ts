@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolError } from '../../src/errors.js';
-import { parseFastjson, parseFastjsonBytes, quoteBareIntegerKeys } from '../../src/protocol/fastjson.js';
+import { parseFastjson, parseFastjsonBytes } from '../../src/protocol/fastjson.js';
 
 describe('fastjson reader: unquoted integer map keys (§7.2)', () => {
   it('parses the verified unquoted route form', () => {
@@ -11,9 +11,8 @@ describe('fastjson reader: unquoted integer map keys (§7.2)', () => {
     assert.deepEqual(parsed.brokerDatas[0]!.brokerAddrs, { '0': '127.0.0.1:10911', '1': '127.0.0.1:10921' });
   });
 
-  it('returns the very same string when nothing needs quoting', () => {
-    const text = '{"a":{"0":"x"},"b":[1,2,3]}';
-    assert.equal(quoteBareIntegerKeys(text), text);
+  it('parses plain JSON unchanged', () => {
+    assert.deepEqual(parseFastjson('{"a":{"0":"x"},"b":[1,2,3]}'), { a: { '0': 'x' }, b: [1, 2, 3] });
   });
 
   it('quotes negative keys and keys surrounded by whitespace', () => {
@@ -58,6 +57,60 @@ describe('fastjson reader: unquoted integer map keys (§7.2)', () => {
 
   it('rejects invalid JSON with ProtocolError', () => {
     for (const bad of ['{', '{1:}', '{"a":1,}', '', '{a:1}', '{1.5:"x"}', '{"a":"unterminated}']) {
+      assert.throws(() => parseFastjson(bad), ProtocolError, bad);
+    }
+  });
+});
+
+describe('fastjson reader: bare object map keys (consumer.md §1.8)', () => {
+  it('returns an object-keyed map as a Map from the parsed key', () => {
+    const parsed = parseFastjson('{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:5}}') as {
+      offsetTable: Map<unknown, unknown>;
+    };
+    assert.ok(parsed.offsetTable instanceof Map);
+    assert.deepEqual([...parsed.offsetTable], [[{ brokerName: 'broker-a', queueId: 0, topic: 'T' }, 5]]);
+  });
+
+  it('keeps string and integer keys as strings inside an object-keyed map', () => {
+    const parsed = parseFastjson('{{"a":1}:"x","s":2,7:3}') as Map<unknown, unknown>;
+    assert.deepEqual(
+      [...parsed],
+      [
+        [{ a: 1 }, 'x'],
+        ['s', 2],
+        ['7', 3],
+      ],
+    );
+  });
+
+  it('parses object keys next to integer keys, nested values and whitespace', () => {
+    const text = '{ "t" : { {"k":"a:b,{1:2}"} : {"v":[1,{2:"z"}]} , {"k":"c"}:null } , 9:true }';
+    const parsed = parseFastjson(text) as { t: Map<unknown, unknown>; '9': boolean };
+    assert.equal(parsed['9'], true);
+    assert.deepEqual(
+      [...parsed.t],
+      [
+        [{ k: 'a:b,{1:2}' }, { v: [1, { '2': 'z' }] }],
+        [{ k: 'c' }, null],
+      ],
+    );
+  });
+
+  it('keeps a __proto__ key an own property, as JSON.parse does', () => {
+    const parsed = parseFastjson('{1:0,"__proto__":{"x":1}}') as Record<string, unknown>;
+    assert.deepEqual(Object.keys(parsed), ['1', '__proto__']);
+    assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+  });
+
+  it('rejects malformed object-keyed maps with ProtocolError', () => {
+    for (const bad of [
+      '{{"a":1}}',
+      '{{"a":1}:}',
+      '{{"a":1}:1,}',
+      '{{"a":1}:1 2}',
+      '{[1]:2',
+      '{{"a":1}:1}x',
+    ]) {
       assert.throws(() => parseFastjson(bad), ProtocolError, bad);
     }
   });

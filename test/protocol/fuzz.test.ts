@@ -5,18 +5,7 @@ import { parseFastjson } from '../../src/protocol/fastjson.js';
 import { decodeFrame, encodeFrameToBuffer } from '../../src/protocol/frame.js';
 import { decodeBatch, encodeBatch } from '../../src/protocol/message/batch.js';
 import { decodeStoredMessages, encodeStoredMessage } from '../../src/protocol/message/stored-message.js';
-
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/rng.js';
 
 const TRICKY = [
   'a',

@@ -3,6 +3,7 @@ import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
 import { permToString } from '../../protocol/perm.js';
 import { validateTopic } from '../../protocol/validation.js';
 import { ConnectionPool } from '../../remoting/pool.js';
+import { Deadline } from '../../client/deadline.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
 import { parseNamesrvAddr } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
@@ -32,7 +33,7 @@ Options:
         DEFAULT_COMMAND_DEFAULTS,
         silentLogger,
       );
-      const route = await client.getRouteInfo(values.topic, 5000);
+      const route = await client.getRouteInfo(values.topic, Deadline.after(5000));
       if (route === undefined) {
         console.error(`topic ${values.topic} has no route on the NameServer`);
         return 1;

@@ -31,7 +31,7 @@
  * loop does this): the strategy tracks sends in flight per broker.
  */
 import type { MessageQueue } from '../../client/route.js';
-import type { TopicPublishInfo } from '../topic-publish-info.js';
+import type { TopicPublishInfo } from '../../client/topic-publish-info.js';
 import type {
   BrokerHealth,
   FailureKind,

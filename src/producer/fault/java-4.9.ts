@@ -10,8 +10,8 @@
  * Unlike Java we never mutate the shared queue object (Java's `mq.setBrokerName` does).
  */
 import type { MessageQueue } from '../../client/route.js';
-import type { TopicPublishInfo } from '../topic-publish-info.js';
-import { SendWhichQueue } from '../topic-publish-info.js';
+import type { TopicPublishInfo } from '../../client/topic-publish-info.js';
+import { SendWhichQueue } from '../../client/topic-publish-info.js';
 import type {
   BrokerHealth,
   FailureKind,

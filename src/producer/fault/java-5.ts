@@ -10,7 +10,7 @@
  * Java runs the detector only with `startDetectorEnable`; this strategy always runs it.
  */
 import type { MessageQueue } from '../../client/route.js';
-import type { TopicPublishInfo } from '../topic-publish-info.js';
+import type { TopicPublishInfo } from '../../client/topic-publish-info.js';
 import type {
   BrokerHealth,
   FailureKind,

@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../../observability/logger.js';
 import type { MessageQueue } from '../../client/route.js';
-import type { TopicPublishInfo } from '../topic-publish-info.js';
+import type { TopicPublishInfo } from '../../client/topic-publish-info.js';
 
 /** Why an attempt failed, as far as broker health is concerned. */
 export type FailureKind =

@@ -1,5 +1,6 @@
 /** CONSUMER_SEND_MSG_BACK (36) and GET_CONSUMER_LIST_BY_GROUP (38), protocol.md §10.2. */
 import { RequestCode } from '../codes.js';
+import { parseMessageQueue, type MessageQueueData } from '../body/message-queue-map.js';
 import { parseFastjson } from '../fastjson.js';
 import {
   F,
@@ -7,7 +8,6 @@ import {
   expectArray,
   expectObject,
   jsonBool,
-  jsonNumber,
   jsonString,
   type HeaderOf,
 } from './fields.js';
@@ -97,11 +97,7 @@ export const CheckClientConfig = declareRequest(RequestCode.CHECK_CLIENT_CONFIG,
 export const LockBatchMQ = declareRequest(RequestCode.LOCK_BATCH_MQ, 'LOCK_BATCH_MQ', {});
 export const UnlockBatchMQ = declareRequest(RequestCode.UNLOCK_BATCH_MQ, 'UNLOCK_BATCH_MQ', {});
 
-export interface MessageQueueData {
-  topic: string;
-  brokerName: string;
-  queueId: number;
-}
+export type { MessageQueueData } from '../body/message-queue-map.js';
 
 /** `LockBatchRequestBody` / `UnlockBatchRequestBody`. */
 export interface LockBatchBody {
@@ -113,15 +109,6 @@ export interface LockBatchBody {
 
 function messageQueueJson(mq: MessageQueueData): Record<string, unknown> {
   return { brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic };
-}
-
-function parseMessageQueue(value: unknown): MessageQueueData {
-  const o = expectObject(value, 'MessageQueue');
-  return {
-    topic: jsonString(o.topic, 'MessageQueue.topic', ''),
-    brokerName: jsonString(o.brokerName, 'MessageQueue.brokerName', ''),
-    queueId: jsonNumber(o.queueId, 'MessageQueue.queueId'),
-  };
 }
 
 export function encodeLockBatchBody(body: LockBatchBody): Buffer {
@@ -141,7 +128,7 @@ export function parseLockBatchBody(body: Uint8Array | string): LockBatchBody {
   const out: LockBatchBody = {
     consumerGroup: jsonString(o.consumerGroup, 'LockBatchRequestBody.consumerGroup', ''),
     clientId: jsonString(o.clientId, 'LockBatchRequestBody.clientId', ''),
-    mqSet: expectArray(o.mqSet ?? [], 'mqSet').map(parseMessageQueue),
+    mqSet: expectArray(o.mqSet ?? [], 'mqSet').map((v) => parseMessageQueue(v)),
   };
   if (o.onlyThisBroker !== undefined && o.onlyThisBroker !== null)
     out.onlyThisBroker = jsonBool(o.onlyThisBroker, 'onlyThisBroker');
@@ -159,5 +146,32 @@ export function parseLockBatchResponseBody(body: Uint8Array | string): MessageQu
       ? body
       : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   const o = expectObject(parseFastjson(text), 'LockBatchResponseBody');
-  return expectArray(o.lockOKMQSet ?? [], 'lockOKMQSet').map(parseMessageQueue);
+  return expectArray(o.lockOKMQSet ?? [], 'lockOKMQSet').map((v) => parseMessageQueue(v));
 }
+
+/** Broker → client (oneway): RESET_CONSUMER_CLIENT_OFFSET (220); body `ResetOffsetBody`. */
+export const ResetConsumerClientOffset = declareRequest(
+  RequestCode.RESET_CONSUMER_CLIENT_OFFSET,
+  'RESET_CONSUMER_CLIENT_OFFSET',
+  {
+    topic: F.string.required(),
+    group: F.string.required(),
+    /** [5.x] −1 = every queue. */
+    queueId: F.int.optional(),
+    /** [5.x] */
+    offset: F.long.optional(),
+    timestamp: F.long.required(),
+    isForce: F.bool.withDefault(false),
+  },
+);
+
+/** Broker → client (sync): GET_CONSUMER_STATUS_FROM_CLIENT (221); reply body `GetConsumerStatusBody`. */
+export const GetConsumerStatusFromClient = declareRequest(
+  RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT,
+  'GET_CONSUMER_STATUS_FROM_CLIENT',
+  {
+    topic: F.string.required(),
+    group: F.string.required(),
+    clientAddr: F.string.optional(),
+  },
+);

@@ -11,8 +11,10 @@ import {
   ConsumerSendMsgBack,
   GetConsumerListByGroup,
   GetConsumerRunningInfo,
+  GetConsumerStatusFromClient,
   LockBatchMQ,
   NotifyConsumerIdsChanged,
+  ResetConsumerClientOffset,
   UnlockBatchMQ,
 } from './consumer.js';
 import type { HeaderSpec, RequestDeclaration } from './fields.js';
@@ -81,6 +83,8 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   CheckClientConfig,
   LockBatchMQ,
   UnlockBatchMQ,
+  ResetConsumerClientOffset,
+  GetConsumerStatusFromClient,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { SendWhichQueue, TopicPublishInfo } from '../../src/producer/topic-publish-info.js';
+import { SendWhichQueue, TopicPublishInfo } from '../../src/client/topic-publish-info.js';
 import { capDefaultTopicRoute, publishQueues } from '../../src/client/route.js';
-import { routeOf } from './helpers.js';
+import { routeOf } from '../producer/helpers.js';
 
 describe('TopicPublishInfo', () => {
   it('lists writable queues of master brokers sorted by broker name', () => {

@@ -3,8 +3,8 @@
  * `sendWhichQueue` is Java's ThreadLocalIndex: one counter with a random start; in an event
  * loop "per thread" is simply "per topic".
  */
-import type { MessageQueue, RouteData } from '../client/route.js';
-import { publishQueues } from '../client/route.js';
+import type { MessageQueue, RouteData } from './route.js';
+import { publishQueues } from './route.js';
 
 /** Java `ThreadLocalIndex`: an int32 counter starting at a random value, read as non-negative. */
 export class SendWhichQueue {

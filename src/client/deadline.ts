@@ -1,0 +1,64 @@
+/**
+ * The one timeout mechanism of the client: a Deadline is an absolute instant on an injectable
+ * clock, created once per operation (a send, a route lookup, a refresh) and passed down, so the
+ * route lookup, the connect and every attempt draw from the same budget. Tests inject a clock
+ * instead of relying on wall time with slack.
+ */
+
+/** Milliseconds since some epoch; `Date.now` in production. */
+export type Clock = () => number;
+
+export class Deadline {
+  private constructor(
+    /** The instant (on `clock`) the budget runs out. */
+    readonly at: number,
+    readonly clock: Clock,
+  ) {}
+
+  /** A deadline `ms` from now. */
+  static after(ms: number, clock: Clock = Date.now): Deadline {
+    return new Deadline(clock() + ms, clock);
+  }
+
+  /** Milliseconds left, never negative. */
+  remaining(): number {
+    return Math.max(0, this.at - this.clock());
+  }
+
+  expired(): boolean {
+    return this.clock() >= this.at;
+  }
+
+  /** This deadline, or an earlier one `ms` from now when that comes first (an attempt cap). */
+  cap(ms: number): Deadline {
+    const at = this.clock() + ms;
+    return at < this.at ? new Deadline(at, this.clock) : this;
+  }
+
+  /**
+   * `promise`, or a rejection with `onTimeout()` when the deadline passes first. The timer is
+   * unref'd and cleared as soon as the promise settles; an already expired deadline rejects at
+   * once (the promise's own rejection is then swallowed).
+   */
+  race<T>(promise: Promise<T>, onTimeout: () => Error): Promise<T> {
+    const ms = this.remaining();
+    if (ms <= 0) {
+      promise.catch(() => undefined);
+      return Promise.reject(onTimeout());
+    }
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(onTimeout()), ms);
+      timer.unref();
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,386 @@
+/**
+ * The one home of topic routes (protocol.md §7): one cache entry per wire topic, looked up as
+ * cache → NameServer → (publishing only, and only on TOPIC_NOT_EXIST) the createTopicKey
+ * (TBW102) route; the periodic refresh of every topic in use (producers' and consumers'); idle
+ * eviction (except for pinned topics, which a consumer keeps while subscribed); and the broker
+ * address table (every brokerId of every broker, union over the routes). The producer's
+ * publish view with its round-robin position hangs off the entry (`publishInfo`), so there is
+ * no second cache to keep in sync.
+ *
+ * Events: 'routeUpdated' (RouteUpdatedEvent), 'topicEvicted' (wire topic),
+ * 'brokerAddressAdded' (address, brokerId), 'brokerAddressRemoved' (address).
+ */
+import { EventEmitter } from 'node:events';
+import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { RequestCode } from '../protocol/codes.js';
+import type { TopicRouteData } from '../protocol/headers/route.js';
+import { Deadline, type Clock } from './deadline.js';
+import { TopicRouteNotFoundError } from './errors.js';
+import { withoutNamespace } from './namespace.js';
+import type { NamesrvClient } from './namesrv-client.js';
+import {
+  capDefaultTopicRoute,
+  MASTER_ID,
+  publishQueues,
+  subscribeQueues,
+  type MessageQueue,
+} from './route.js';
+import { TopicPublishInfo } from './topic-publish-info.js';
+
+export interface RouteLookupConfig {
+  namespace: string | undefined;
+  /** Template topic for auto-creation (Java `createTopicKey`). */
+  createTopicKey: string;
+  /** Queue count of a topic auto-created through `createTopicKey`. */
+  defaultTopicQueueNums: number;
+  /** Budget of one periodic refresh. */
+  mqClientApiTimeout: number;
+  pollNameServerInterval: number;
+  /**
+   * A topic nobody asked for during this long (ms) and not pinned is no longer refreshed.
+   * @default max(TOPIC_IDLE_INTERVALS × pollNameServerInterval, MIN_TOPIC_IDLE_MS)
+   */
+  topicIdleMs?: number | undefined;
+  logger: Logger;
+  /** @default Date.now */
+  clock?: Clock | undefined;
+}
+
+/** Refresh periods a topic may go unused before it is dropped from the refresh set. */
+export const TOPIC_IDLE_INTERVALS = 4;
+/** Floor of the idle time, so short refresh periods do not drop topics sent every few seconds. */
+export const MIN_TOPIC_IDLE_MS = 60_000;
+
+export interface RouteUpdatedEvent {
+  topic: string;
+  brokers: string[];
+  /** True when the route is the createTopicKey (TBW102) fallback. */
+  fromDefaultTopic: boolean;
+}
+
+/** What the caller needs the route for: publishing allows the TBW102 fallback, subscribing does not. */
+export type RoutePurpose = 'publish' | 'subscribe';
+
+/** A topic's current route; a new object whenever the route changes. */
+export class TopicRouteEntry {
+  /** The producer's view: writable queues and the round-robin position (kept across route changes). */
+  readonly publishInfo: TopicPublishInfo;
+  private subscribe: readonly MessageQueue[] | undefined;
+
+  constructor(
+    readonly topic: string,
+    readonly route: TopicRouteData,
+    /** True when the route is the createTopicKey (TBW102) fallback. */
+    readonly fromDefaultTopic: boolean,
+    readonly json: string,
+    previous: TopicRouteEntry | undefined,
+  ) {
+    this.publishInfo =
+      previous === undefined
+        ? new TopicPublishInfo(topic, route, fromDefaultTopic)
+        : previous.publishInfo.withRoute(route, fromDefaultTopic);
+  }
+
+  /** Writable queues (Java `topicRouteData2TopicPublishInfo`). */
+  get publishQueues(): readonly MessageQueue[] {
+    return this.publishInfo.queues;
+  }
+
+  /** Readable queues (Java `topicRouteData2TopicSubscribeInfo`). */
+  get subscribeQueues(): readonly MessageQueue[] {
+    return (this.subscribe ??= Object.freeze(subscribeQueues(this.topic, this.route)));
+  }
+}
+
+/** Where a broker can be reached (Java `FindBrokerResult`). */
+export interface BrokerAddress {
+  address: string;
+  brokerId: number;
+  /** True when the address is not the master's. */
+  slave: boolean;
+}
+
+/** No NameServer could be reached; a NameServer that does not answer in time is a TimeoutError instead. */
+function isUnreachable(err: unknown): boolean {
+  return err instanceof ConnectError || err instanceof ConnectionClosedError;
+}
+
+export class RouteLookup extends EventEmitter {
+  private readonly topics = new Map<string, TopicRouteEntry>();
+  /** Wire topic → when a caller last asked for it (drives idle eviction). */
+  private readonly lastUsed = new Map<string, number>();
+  /** Wire topic → number of pins; pinned topics are never evicted. */
+  private readonly pins = new Map<string, number>();
+  private readonly pending = new Map<string, Promise<TopicRouteEntry>>();
+  /** brokerName → brokerId → address, from the latest route naming the broker. */
+  private readonly brokers = new Map<string, ReadonlyMap<number, string>>();
+  private refreshing: Promise<void> | undefined;
+  private closed = false;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly config: RouteLookupConfig,
+    private readonly namesrv: NamesrvClient,
+  ) {
+    super();
+    // Every producer and consumer sharing the instance listens to 'routeUpdated'.
+    this.setMaxListeners(0);
+    this.clock = config.clock ?? Date.now;
+  }
+
+  /** The cached entry of `topic` (wire name), if any; marks the topic as in use. */
+  cached(topic: string): TopicRouteEntry | undefined {
+    const entry = this.topics.get(topic);
+    if (entry !== undefined) this.lastUsed.set(topic, this.clock());
+    return entry;
+  }
+
+  /**
+   * Route of `topic` (wire name) within `deadline`. For 'publish' (default) the route has at
+   * least one writable queue on a master: cache, then the NameServer, then — only when the
+   * NameServer answers TOPIC_NOT_EXIST — the createTopicKey route with queue nums capped so
+   * the broker auto-creates the topic; a topic the NameServer knows without a writable queue
+   * fails (as Java). For 'subscribe' the NameServer's route as is (TOPIC_NOT_EXIST fails).
+   * Concurrent callers share one lookup; each still waits no longer than its own deadline
+   * (a TimeoutError).
+   */
+  get(topic: string, deadline: Deadline, purpose: RoutePurpose = 'publish'): Promise<TopicRouteEntry> {
+    const started = this.clock();
+    this.lastUsed.set(topic, started);
+    const entry = this.topics.get(topic);
+    if (entry !== undefined && (purpose === 'subscribe' || entry.publishInfo.ok()))
+      return Promise.resolve(entry);
+    const key = `${purpose}\0${topic}`;
+    let p = this.pending.get(key);
+    if (p === undefined) {
+      p = this.lookup(topic, deadline, purpose).finally(() => this.pending.delete(key));
+      this.pending.set(key, p);
+    }
+    return deadline.race(
+      p,
+      () =>
+        new TimeoutError(
+          this.namesrv.currentAddress,
+          RequestCode.GET_ROUTEINFO_BY_TOPIC,
+          this.clock() - started,
+          `route lookup of ${this.userTopic(topic)} timed out`,
+        ),
+    );
+  }
+
+  /** Readable queues of `topic` (Java `fetchSubscribeMessageQueues`). */
+  async subscribeQueues(topic: string, deadline: Deadline): Promise<readonly MessageQueue[]> {
+    return (await this.get(topic, deadline, 'subscribe')).subscribeQueues;
+  }
+
+  /**
+   * Keeps `topic` in the refresh set while pinned (a consumer's subscription): no idle
+   * eviction. Pins count; each `pin` needs one `unpin`.
+   */
+  pin(topic: string): void {
+    this.pins.set(topic, (this.pins.get(topic) ?? 0) + 1);
+    this.lastUsed.set(topic, this.clock());
+  }
+
+  unpin(topic: string): void {
+    const n = (this.pins.get(topic) ?? 0) - 1;
+    if (n > 0) this.pins.set(topic, n);
+    else this.pins.delete(topic);
+    this.lastUsed.set(topic, this.clock());
+  }
+
+  /** Wire names of the cached topics (the periodic refresh also covers pinned ones). */
+  topicsInUse(): string[] {
+    return [...this.topics.keys()];
+  }
+
+  /**
+   * Address of a broker (Java `findBrokerAddressInSubscribe`): `brokerId` (master by default)
+   * when known; otherwise, unless `onlyThisBroker`, any other known address of that broker.
+   */
+  findBrokerAddress(brokerName: string, brokerId = 0, onlyThisBroker = false): BrokerAddress | undefined {
+    const ids = this.brokers.get(brokerName);
+    if (ids === undefined) return undefined;
+    const exact = ids.get(brokerId);
+    if (exact !== undefined) return { address: exact, brokerId, slave: brokerId !== 0 };
+    if (onlyThisBroker) return undefined;
+    for (const [id, address] of ids) return { address, brokerId: id, slave: id !== 0 };
+    return undefined;
+  }
+
+  /** Master address of `brokerName`. */
+  masterAddress(brokerName: string): string | undefined {
+    return this.brokers.get(brokerName)?.get(0);
+  }
+
+  /** Every known broker name → brokerId → address. */
+  brokerTable(): ReadonlyMap<string, ReadonlyMap<number, string>> {
+    return this.brokers;
+  }
+
+  /** Every known broker address; masters only unless `withSlaves`. */
+  brokerAddresses(withSlaves: boolean): string[] {
+    const out = new Set<string>();
+    for (const ids of this.brokers.values())
+      for (const [id, addr] of ids) if (withSlaves || id === 0) out.add(addr);
+    return [...out];
+  }
+
+  private userTopic(topic: string): string {
+    return withoutNamespace(topic, this.config.namespace);
+  }
+
+  /** A route error names the topic as the user wrote it, not the namespaced wire name. */
+  private noRoute(topic: string, message: string, cause?: unknown): TopicRouteNotFoundError {
+    return new TopicRouteNotFoundError(this.userTopic(topic), message, cause === undefined ? {} : { cause });
+  }
+
+  /** GET_ROUTEINFO_BY_TOPIC; unreachable NameServers become a no-route error, a timeout stays one. */
+  private async fetch(topic: string, name: string, deadline: Deadline): Promise<TopicRouteData | undefined> {
+    try {
+      return await this.namesrv.getRouteInfo(name, deadline);
+    } catch (err) {
+      if (isUnreachable(err))
+        throw this.noRoute(topic, `no NameServer answered: ${(err as Error).message}`, err);
+      throw err;
+    }
+  }
+
+  private async lookup(topic: string, deadline: Deadline, purpose: RoutePurpose): Promise<TopicRouteEntry> {
+    const route = await this.fetch(topic, topic, deadline);
+    if (purpose === 'subscribe') {
+      if (route === undefined) throw this.noRoute(topic, 'the NameServer does not know the topic');
+      return this.store(topic, route, false);
+    }
+    if (route !== undefined) {
+      if (publishQueues(topic, route).length > 0) return this.store(topic, route, false);
+      throw this.noRoute(topic, 'the route has no writable queue on a master broker');
+    }
+    const { createTopicKey, defaultTopicQueueNums } = this.config;
+    const template = await this.fetch(topic, createTopicKey, deadline);
+    if (template === undefined)
+      throw this.noRoute(topic, `the NameServer knows neither the topic nor ${createTopicKey}`);
+    const capped = capDefaultTopicRoute(template, defaultTopicQueueNums);
+    if (publishQueues(topic, capped).length === 0)
+      throw this.noRoute(topic, 'no writable queue on any master broker');
+    this.config.logger.info('topic not found, sending through the auto-create template', {
+      topic,
+      template: createTopicKey,
+    });
+    return this.store(topic, capped, true);
+  }
+
+  /** Stores a route, updates the broker table, emits 'routeUpdated' when it changed. */
+  private store(topic: string, route: TopicRouteData, fromDefaultTopic: boolean): TopicRouteEntry {
+    const json = JSON.stringify(route);
+    const old = this.topics.get(topic);
+    if (old !== undefined && old.json === json && old.fromDefaultTopic === fromDefaultTopic) return old;
+    const entry = new TopicRouteEntry(topic, route, fromDefaultTopic, json, old);
+    this.topics.set(topic, entry);
+    if (!this.lastUsed.has(topic)) this.lastUsed.set(topic, this.clock());
+    for (const b of route.brokerDatas) this.updateBroker(b.brokerName, b.brokerAddrs);
+    const brokers: string[] = [];
+    for (const b of route.brokerDatas) if (b.brokerAddrs[MASTER_ID] !== undefined) brokers.push(b.brokerName);
+    const event: RouteUpdatedEvent = { topic, brokers, fromDefaultTopic };
+    this.emit('routeUpdated', event);
+    return entry;
+  }
+
+  private updateBroker(brokerName: string, addrs: Readonly<Record<string, string>>): void {
+    const next = new Map<number, string>();
+    for (const [id, addr] of Object.entries(addrs)) next.set(Number(id), addr);
+    const before = this.brokers.get(brokerName);
+    this.brokers.set(brokerName, next);
+    const kept = new Set(next.values());
+    if (before !== undefined)
+      for (const addr of before.values()) if (!kept.has(addr)) this.emit('brokerAddressRemoved', addr);
+    const had = new Set(before?.values());
+    for (const [id, addr] of next) if (!had.has(addr)) this.emit('brokerAddressAdded', addr, id);
+  }
+
+  /**
+   * Refreshes every topic in use, all at once under one mqClientApiTimeout deadline; brokers no
+   * route names any more are dropped. Topics nobody asked for during `topicIdleMs` and not
+   * pinned are dropped first ('topicEvicted'). While a refresh runs, another call joins it
+   * instead of starting a second one, so a hung NameServer cannot make refreshes pile up.
+   */
+  refresh(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.refreshing ??= this.refreshOnce().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** Whether a refresh is running (for tests and diagnostics). */
+  get refreshInProgress(): boolean {
+    return this.refreshing !== undefined;
+  }
+
+  private async refreshOnce(): Promise<void> {
+    this.evictIdleTopics();
+    const deadline = Deadline.after(this.config.mqClientApiTimeout, this.clock);
+    // Pinned topics are refreshed even before their first successful lookup.
+    const topics = new Set([...this.topics.keys(), ...this.pins.keys()]);
+    await Promise.all(
+      [...topics].map(async (topic) => {
+        try {
+          const route = await this.namesrv.getRouteInfo(topic, deadline);
+          const entry = this.topics.get(topic);
+          if (this.closed || (entry === undefined && !this.pins.has(topic))) return;
+          if (route !== undefined) this.store(topic, route, false);
+          else if (entry !== undefined && !entry.fromDefaultTopic)
+            this.config.logger.warn('topic route disappeared; keeping the last one', { topic });
+        } catch (err) {
+          this.config.logger.warn('route refresh failed', { topic, error: (err as Error).message });
+        }
+      }),
+    );
+    if (!this.closed) this.cleanOfflineBrokers();
+  }
+
+  private evictIdleTopics(): void {
+    const idleMs =
+      this.config.topicIdleMs ??
+      Math.max(TOPIC_IDLE_INTERVALS * this.config.pollNameServerInterval, MIN_TOPIC_IDLE_MS);
+    const idleBefore = this.clock() - idleMs;
+    for (const topic of [...this.topics.keys()]) {
+      if (this.pins.has(topic) || (this.lastUsed.get(topic) ?? 0) >= idleBefore) continue;
+      if (this.pending.has(`publish\0${topic}`) || this.pending.has(`subscribe\0${topic}`)) continue;
+      this.topics.delete(topic);
+      this.lastUsed.delete(topic);
+      this.config.logger.debug('topic unused; no longer refreshed', { topic });
+      this.emit('topicEvicted', topic);
+    }
+  }
+
+  /** Java `cleanOfflineBroker`: forget broker addresses that left every route. */
+  cleanOfflineBrokers(): void {
+    const live = new Map<string, Set<string>>();
+    for (const e of this.topics.values())
+      for (const b of e.route.brokerDatas) {
+        let set = live.get(b.brokerName);
+        if (set === undefined) live.set(b.brokerName, (set = new Set()));
+        for (const addr of Object.values(b.brokerAddrs)) set.add(addr);
+      }
+    for (const [name, ids] of [...this.brokers]) {
+      const keep = live.get(name);
+      const next = new Map([...ids].filter(([, addr]) => keep?.has(addr) === true));
+      if (next.size === ids.size) continue;
+      if (next.size === 0) this.brokers.delete(name);
+      else this.brokers.set(name, next);
+      for (const [, addr] of ids) {
+        if (next.size > 0 && [...next.values()].includes(addr)) continue;
+        this.config.logger.info('broker left every route; connection closed', { brokerName: name, addr });
+        this.emit('brokerAddressRemoved', addr);
+      }
+    }
+  }
+
+  /** Stops refreshing and drops listeners. */
+  close(): void {
+    this.closed = true;
+    this.removeAllListeners();
+  }
+}

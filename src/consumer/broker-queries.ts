@@ -1,0 +1,132 @@
+/**
+ * The consumer's small synchronous questions to a broker: queue max offset and offset by time
+ * (where a new group starts, lag, reset), the group's member list (rebalance), and the orderly
+ * queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ, consumer.md §1.7).
+ */
+import { BrokerResponseError, IllegalStateError } from '../errors.js';
+import type { MessageQueue } from '../client/route.js';
+import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { createRequest, type RemotingCommand } from '../protocol/command.js';
+import {
+  encodeLockBatchBody,
+  GetConsumerListByGroup,
+  LockBatchMQ,
+  parseConsumerListBody,
+  parseLockBatchResponseBody,
+  UnlockBatchMQ,
+} from '../protocol/headers/consumer.js';
+import { GetMaxOffset, OffsetResponse, SearchOffsetByTimestamp } from '../protocol/headers/offset.js';
+import type { ConsumerClient } from './client-port.js';
+
+async function ask(
+  client: ConsumerClient,
+  brokerName: string,
+  request: RemotingCommand,
+  timeoutMs: number,
+): Promise<RemotingCommand> {
+  const address = client.masterAddress(brokerName);
+  if (address === undefined) throw new IllegalStateError(`no master address known for broker ${brokerName}`);
+  const response = await client.request(address, request, timeoutMs);
+  if (response.code !== ResponseCode.SUCCESS)
+    throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
+  return response;
+}
+
+/** GET_MAX_OFFSET: the offset after the last message of the queue. */
+export async function queueMaxOffset(
+  client: ConsumerClient,
+  mq: MessageQueue,
+  timeoutMs: number,
+): Promise<number> {
+  const request = createRequest(
+    GetMaxOffset.code,
+    GetMaxOffset.encode({ topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName }),
+    undefined,
+    client.commandDefaults,
+  );
+  return OffsetResponse.decode((await ask(client, mq.brokerName, request, timeoutMs)).extFields).offset;
+}
+
+/** SEARCH_OFFSET_BY_TIMESTAMP: the first offset stored at or after `timestamp`. */
+export async function searchOffset(
+  client: ConsumerClient,
+  mq: MessageQueue,
+  timestamp: number,
+  timeoutMs: number,
+): Promise<number> {
+  const request = createRequest(
+    SearchOffsetByTimestamp.code,
+    SearchOffsetByTimestamp.encode({ topic: mq.topic, queueId: mq.queueId, timestamp, bname: mq.brokerName }),
+    undefined,
+    client.commandDefaults,
+  );
+  return OffsetResponse.decode((await ask(client, mq.brokerName, request, timeoutMs)).extFields).offset;
+}
+
+/** GET_CONSUMER_LIST_BY_GROUP from one broker; undefined when it knows no consumer of the group. */
+export async function consumerIdList(
+  client: ConsumerClient,
+  brokerName: string,
+  group: string,
+  timeoutMs: number,
+): Promise<string[] | undefined> {
+  const request = createRequest(
+    GetConsumerListByGroup.code,
+    GetConsumerListByGroup.encode({ consumerGroup: group, bname: brokerName }),
+    undefined,
+    client.commandDefaults,
+  );
+  try {
+    const response = await ask(client, brokerName, request, timeoutMs);
+    return response.body ? parseConsumerListBody(response.body) : undefined;
+  } catch (err) {
+    if (err instanceof BrokerResponseError) return undefined;
+    throw err;
+  }
+}
+
+function lockRequest(
+  code: number,
+  client: ConsumerClient,
+  group: string,
+  mqs: readonly MessageQueue[],
+): RemotingCommand {
+  return createRequest(
+    code,
+    undefined,
+    encodeLockBatchBody({
+      consumerGroup: group,
+      clientId: client.clientId,
+      mqSet: mqs.map((mq) => ({ topic: mq.topic, brokerName: mq.brokerName, queueId: mq.queueId })),
+    }),
+    client.commandDefaults,
+  );
+}
+
+/** LOCK_BATCH_MQ for queues of one broker; returns the queues the broker granted. */
+export async function lockQueues(
+  client: ConsumerClient,
+  brokerName: string,
+  group: string,
+  mqs: readonly MessageQueue[],
+  timeoutMs: number,
+): Promise<MessageQueue[]> {
+  const response = await ask(
+    client,
+    brokerName,
+    lockRequest(LockBatchMQ.code, client, group, mqs),
+    timeoutMs,
+  );
+  return response.body ? parseLockBatchResponseBody(response.body) : [];
+}
+
+/** UNLOCK_BATCH_MQ (synchronous, so a shutdown knows the locks are free). */
+export async function unlockQueues(
+  client: ConsumerClient,
+  brokerName: string,
+  group: string,
+  mqs: readonly MessageQueue[],
+  timeoutMs: number,
+): Promise<void> {
+  await ask(client, brokerName, lockRequest(UnlockBatchMQ.code, client, group, mqs), timeoutMs);
+}

@@ -1,0 +1,94 @@
+/**
+ * Concurrent consumption (Java `ConsumeMessageConcurrentlyService`, consumer.md §2.6): pulled
+ * messages are cut into calls of consumeMessageBatchMaxSize and run in the handler pool. A call
+ * that resolves finishes its messages; one that throws, rejects or times out sends them back
+ * (clustering) so the broker redelivers them through `%RETRY%<group>`, or drops them
+ * (broadcasting, as Java). Either way they leave the ProcessQueue and the committed offset moves
+ * to the smallest offset still in flight. A message the broker would not take back stays cached
+ * and is consumed again here after 5 s, so it is never lost.
+ */
+import type { Logger } from '../observability/logger.js';
+import { PropertyKey } from '../protocol/message/properties.js';
+import type { MessageQueue } from '../client/route.js';
+import type { ConsumeOutcome, ConsumeTraceContext, HandlerPool } from './handler-pool.js';
+import type { ConsumerMessage } from './message-view.js';
+import type { QueueEntry } from './pull-loop.js';
+import type { SendBack } from './send-back.js';
+
+/** Java: a message neither sent back nor re-sent is consumed again after 5 s. */
+export const LOCAL_RETRY_DELAY_MS = 5000;
+
+export interface ConsumeContext {
+  readonly pool: HandlerPool;
+  readonly sendBack: SendBack;
+  readonly logger: Logger;
+  readonly clustering: boolean;
+  readonly batchMaxSize: number;
+  /** False once shutdown began: calls not yet started are skipped, their messages stay cached. */
+  isRunning(): boolean;
+  /** Calls the user's handler with one message or a batch. */
+  invoke(messages: ConsumerMessage[]): unknown;
+  /** Statistics of one handler call. */
+  record(entry: QueueEntry, count: number, ok: boolean, rtMs: number): void;
+  trace(entry: QueueEntry, messages: ConsumerMessage[]): ConsumeTraceContext | undefined;
+  updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
+  handlerFailed(
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    outcome: ConsumeOutcome & { ok: false },
+  ): void;
+  /** Runs `fn` after `ms` unless the consumer shuts down first. */
+  later(ms: number, fn: () => void): void;
+}
+
+export class ConcurrentConsumeService {
+  constructor(private readonly ctx: ConsumeContext) {}
+
+  submit(entry: QueueEntry, messages: readonly ConsumerMessage[]): void {
+    const n = this.ctx.batchMaxSize;
+    if (messages.length <= n) void this.consume(entry, messages as ConsumerMessage[]);
+    else for (let i = 0; i < messages.length; i += n) void this.consume(entry, messages.slice(i, i + n));
+  }
+
+  private async consume(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {
+    const { pq, mq } = entry;
+    if (pq.dropped) return;
+    const ctx = this.ctx;
+    let skipped = false;
+    const started = Date.now();
+    const outcome = await ctx.pool.run(
+      () => {
+        if (pq.dropped || !ctx.isRunning()) {
+          skipped = true;
+          return undefined;
+        }
+        const now = String(Date.now());
+        for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
+        return ctx.invoke(messages);
+      },
+      ctx.trace(entry, messages),
+    );
+    // A dropped queue belongs to another consumer now: its result no longer counts (Java).
+    if (pq.dropped || skipped) return;
+    ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
+    let retryHere: ConsumerMessage[] = [];
+    if (!outcome.ok) {
+      ctx.handlerFailed(entry, messages, outcome);
+      if (ctx.clustering) {
+        const stored = await Promise.all(messages.map((m) => ctx.sendBack.sendBack(m)));
+        retryHere = messages.filter((_, i) => !stored[i]);
+      }
+    }
+    const done = retryHere.length === 0 ? messages : messages.filter((m) => !retryHere.includes(m));
+    const offset = pq.removeMessages(done);
+    if (offset >= 0 && !pq.dropped) ctx.updateOffset(mq, offset, true);
+    if (retryHere.length > 0) {
+      ctx.logger.warn('message could not be given back to the broker; consuming it again here in 5 s', {
+        mq,
+        msgIds: retryHere.map((m) => m.msgId),
+      });
+      for (const m of retryHere) m.reconsumeTimes++;
+      ctx.later(LOCAL_RETRY_DELAY_MS, () => this.submit(entry, retryHere));
+    }
+  }
+}

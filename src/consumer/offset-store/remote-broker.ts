@@ -1,0 +1,143 @@
+/**
+ * Clustering offsets kept by the broker (Java `RemoteBrokerOffsetStore`, consumer.md §1.4, §2.4):
+ * an in-memory table updated as messages finish, read from the broker when a queue is taken, and
+ * written back every persistConsumerOffsetInterval, on drop and on shutdown.
+ *
+ * Reads keep Java's distinction: −1 = the broker has no offset for the group (start per
+ * consumeFromWhere), −2 = the broker could not be asked (skip the queue this round, never guess).
+ * Deviation: persistence waits for the broker's answer (Java sends oneway), so shutdown knows the
+ * offsets are stored before it unregisters.
+ */
+import { MQVersion, ResponseCode } from '../../protocol/codes.js';
+import { createRequest } from '../../protocol/command.js';
+import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../../protocol/headers/offset.js';
+import type { MessageQueue } from '../../client/route.js';
+import type { Logger } from '../../observability/logger.js';
+import type { ConsumerClient } from '../client-port.js';
+import { MemoryOffsetTable, messageQueueKey, type OffsetStore, type ReadOffsetType } from './offset-store.js';
+
+export const OFFSET_NOT_FOUND = -1;
+export const OFFSET_READ_ERROR = -2;
+
+export interface StoredOffset {
+  offset: number;
+  /**
+   * The broker is older than 5.0 and answered 0, which it also does for a group it does not
+   * know while message 0 is in memory (consumer.md §1.4): the 0 may mean "not found".
+   */
+  ambiguousZero: boolean;
+}
+
+export class RemoteBrokerOffsetStore implements OffsetStore {
+  private readonly memory = new MemoryOffsetTable();
+
+  constructor(
+    private readonly client: ConsumerClient,
+    private readonly group: string,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  load(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number> {
+    if (type !== 'STORE') {
+      const cached = this.memory.get(mq);
+      if (cached !== undefined || type === 'MEMORY') return cached ?? OFFSET_NOT_FOUND;
+    }
+    return (await this.readStoredOffset(mq)).offset;
+  }
+
+  /** In-memory offset, −1 when none (the hot path of every pull). */
+  memoryOffset(mq: MessageQueue): number {
+    return this.memory.get(mq) ?? OFFSET_NOT_FOUND;
+  }
+
+  /** QUERY_CONSUMER_OFFSET from the queue's master; caches a found offset. */
+  async readStoredOffset(mq: MessageQueue): Promise<StoredOffset> {
+    const address = this.client.masterAddress(mq.brokerName);
+    if (address === undefined) return { offset: OFFSET_READ_ERROR, ambiguousZero: false };
+    try {
+      const response = await this.client.request(
+        address,
+        createRequest(
+          QueryConsumerOffset.code,
+          QueryConsumerOffset.encode({
+            consumerGroup: this.group,
+            topic: mq.topic,
+            queueId: mq.queueId,
+            // [5.x] brokers then answer QUERY_NOT_FOUND instead of an ambiguous 0.
+            setZeroIfNotFound: false,
+            bname: mq.brokerName,
+          }),
+          undefined,
+          this.client.commandDefaults,
+        ),
+        this.timeoutMs,
+      );
+      if (response.code !== ResponseCode.SUCCESS) return { offset: OFFSET_NOT_FOUND, ambiguousZero: false };
+      const { offset } = OffsetResponse.decode(response.extFields);
+      this.memory.update(mq, offset, false);
+      return { offset, ambiguousZero: offset === 0 && response.version < MQVersion.V5_0_0 };
+    } catch (err) {
+      this.logger.warn('reading the consumer offset failed', { mq, error: err });
+      return { offset: OFFSET_READ_ERROR, ambiguousZero: false };
+    }
+  }
+
+  updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void {
+    this.memory.update(mq, offset, increaseOnly);
+  }
+
+  removeOffset(mq: MessageQueue): void {
+    this.memory.remove(mq);
+  }
+
+  /** Memory offsets (of one topic). */
+  entries(topic?: string): Array<{ mq: MessageQueue; offset: number }> {
+    return this.memory.entries(topic);
+  }
+
+  async persist(mq: MessageQueue): Promise<void> {
+    await this.commit(mq);
+  }
+
+  /** UPDATE_CONSUMER_OFFSET for one queue; resolves true when the broker stored it. */
+  async commit(mq: MessageQueue): Promise<boolean> {
+    const offset = this.memory.get(mq);
+    if (offset === undefined || offset < 0) return false;
+    const address = this.client.masterAddress(mq.brokerName);
+    if (address === undefined) return false;
+    try {
+      const response = await this.client.request(
+        address,
+        createRequest(
+          UpdateConsumerOffset.code,
+          UpdateConsumerOffset.encode({
+            consumerGroup: this.group,
+            topic: mq.topic,
+            queueId: mq.queueId,
+            commitOffset: offset,
+            bname: mq.brokerName,
+          }),
+          undefined,
+          this.client.commandDefaults,
+        ),
+        this.timeoutMs,
+      );
+      return response.code === ResponseCode.SUCCESS;
+    } catch (err) {
+      this.logger.warn('committing the consumer offset failed', { mq, error: err });
+      return false;
+    }
+  }
+
+  /** Persists the offsets of the queues still held and forgets the others (Java `persistAll`). */
+  async persistAll(held: Iterable<MessageQueue>): Promise<void> {
+    const keep = new Set([...held].map(messageQueueKey));
+    for (const { mq } of this.memory.entries()) if (!keep.has(messageQueueKey(mq))) this.memory.remove(mq);
+    await Promise.all(this.memory.entries().map((e) => this.commit(e.mq)));
+  }
+}

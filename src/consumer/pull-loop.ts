@@ -1,0 +1,202 @@
+/**
+ * One pull loop per held queue (Java `PullMessageService` + `DefaultMQPushConsumerImpl#pullMessage`,
+ * consumer.md §2.3): flow control by cached count, size and span (50 ms), long polling (the broker
+ * holds the pull for brokerSuspendMaxTimeMillis), the client-side tag re-check, and Java's handling
+ * of every pull status. The loop ends when its ProcessQueue is dropped.
+ */
+import { BrokerResponseError } from '../errors.js';
+import type { MessageQueue } from '../client/route.js';
+import type { Logger } from '../observability/logger.js';
+import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { createRequest } from '../protocol/command.js';
+import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
+import { buildPullSysFlag, PullMessage, PullMessageResponse } from '../protocol/headers/pull.js';
+import type { ConsumerClient } from './client-port.js';
+import { decodePullBody, filterByTags, type ConsumerMessage } from './message-view.js';
+import type { ResolvedPushConsumerOptions } from './options.js';
+import type { ProcessQueue } from './process-queue.js';
+
+/** Delays of Java's pull loop (ms). */
+export const PULL_DELAY = Object.freeze({
+  flowControl: 50,
+  brokerFlowControl: 20,
+  paused: 1000,
+  notLocked: 3000,
+  offsetMovedRemoval: 10_000,
+});
+
+/** A queue this consumer holds. */
+export interface QueueEntry {
+  readonly key: string;
+  readonly mq: MessageQueue;
+  readonly pq: ProcessQueue<ConsumerMessage>;
+  nextOffset: number;
+}
+
+export interface PullContext {
+  readonly client: ConsumerClient;
+  readonly options: ResolvedPushConsumerOptions;
+  /** Group on the wire. */
+  readonly group: string;
+  readonly logger: Logger;
+  readonly clustering: boolean;
+  readonly orderly: boolean;
+  isRunning(): boolean;
+  isPaused(topic: string): boolean;
+  subscription(topic: string): { data: SubscriptionData; tags: ReadonlySet<string> } | undefined;
+  /** Per-queue thresholds (topic thresholds split over the held queues). */
+  thresholds(topic: string): { count: number; sizeMiB: number };
+  /** In-memory committed offset, −1 when none. */
+  committedOffset(mq: MessageQueue): number;
+  updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
+  /** Hands freshly pulled messages to the consume service. */
+  dispatch(entry: QueueEntry, messages: ConsumerMessage[]): void;
+  /** Orderly: make sure the queue is locked and its offset re-read after the first lock. */
+  prepareOrderly(entry: QueueEntry): Promise<boolean>;
+  /** OFFSET_ILLEGAL: store the broker's offset and drop the queue; the next rebalance re-adds it. */
+  offsetMoved(entry: QueueEntry, nextOffset: number): void;
+  /** The broker does not know our subscription yet: heartbeat. */
+  subscriptionMissing(): void;
+  /** Sleeps, cut short by shutdown. */
+  sleep(ms: number): Promise<void>;
+}
+
+interface FlowLog {
+  count: number;
+}
+
+/** True (with a log line every 1000th time) when the cache is over a threshold. */
+function overThreshold(ctx: PullContext, entry: QueueEntry, log: FlowLog): boolean {
+  const { pq, mq } = entry;
+  const t = ctx.thresholds(mq.topic);
+  let reason: string | undefined;
+  if (pq.msgCount > t.count) reason = 'cached message count';
+  else if (pq.msgSize / (1024 * 1024) > t.sizeMiB) reason = 'cached message size';
+  else if (!ctx.orderly && pq.maxSpan() > ctx.options.consumeConcurrentlyMaxSpan) reason = 'offset span';
+  if (reason === undefined) return false;
+  if (log.count++ % 1000 === 0)
+    ctx.logger.warn(`flow control: ${reason} over the threshold; pulling later`, {
+      mq,
+      count: pq.msgCount,
+      sizeMiB: Math.floor(pq.msgSize / (1024 * 1024)),
+      span: pq.maxSpan(),
+      times: log.count,
+    });
+  return true;
+}
+
+export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<void> {
+  const { pq, mq } = entry;
+  const o = ctx.options;
+  const log: FlowLog = { count: 0 };
+  while (!pq.dropped && ctx.isRunning()) {
+    pq.lastPullTimestamp = Date.now();
+    if (ctx.isPaused(mq.topic)) {
+      await ctx.sleep(PULL_DELAY.paused);
+      continue;
+    }
+    if (overThreshold(ctx, entry, log)) {
+      await ctx.sleep(PULL_DELAY.flowControl);
+      continue;
+    }
+    if (ctx.orderly && !(await ctx.prepareOrderly(entry))) {
+      await ctx.sleep(PULL_DELAY.notLocked);
+      continue;
+    }
+    const sub = ctx.subscription(mq.topic);
+    const address = ctx.client.masterAddress(mq.brokerName);
+    if (sub === undefined || address === undefined) {
+      await ctx.sleep(o.pullTimeDelayMillsWhenException);
+      continue;
+    }
+    const commitOffset = ctx.clustering ? ctx.committedOffset(mq) : -1;
+    const request = createRequest(
+      PullMessage.code,
+      PullMessage.encode({
+        consumerGroup: ctx.group,
+        topic: mq.topic,
+        queueId: mq.queueId,
+        queueOffset: entry.nextOffset,
+        maxMsgNums: o.pullBatchSize,
+        sysFlag: buildPullSysFlag(commitOffset > 0, true, o.postSubscriptionWhenPull, false),
+        commitOffset: Math.max(0, commitOffset),
+        suspendTimeoutMillis: o.brokerSuspendMaxTimeMillis,
+        subscription: o.postSubscriptionWhenPull ? sub.data.subString : undefined,
+        subVersion: sub.data.subVersion,
+        expressionType: sub.data.expressionType,
+        bname: mq.brokerName,
+      }),
+      undefined,
+      ctx.client.commandDefaults,
+    );
+    let response;
+    try {
+      response = await ctx.client.request(address, request, o.consumerTimeoutMillisWhenSuspend);
+    } catch (err) {
+      if (pq.dropped || !ctx.isRunning()) return;
+      ctx.logger.warn('pull failed', { mq, error: err });
+      await ctx.sleep(o.pullTimeDelayMillsWhenException);
+      continue;
+    }
+    if (pq.dropped) return;
+    const code = response.code;
+    if (code === ResponseCode.FLOW_CONTROL) {
+      await ctx.sleep(PULL_DELAY.brokerFlowControl);
+      continue;
+    }
+    if (
+      code !== ResponseCode.SUCCESS &&
+      code !== ResponseCode.PULL_NOT_FOUND &&
+      code !== ResponseCode.PULL_RETRY_IMMEDIATELY &&
+      code !== ResponseCode.PULL_OFFSET_MOVED
+    ) {
+      if (code === ResponseCode.SUBSCRIPTION_NOT_EXIST || code === ResponseCode.SUBSCRIPTION_NOT_LATEST)
+        ctx.subscriptionMissing();
+      ctx.logger.warn('pull refused', {
+        mq,
+        error: new BrokerResponseError(code, responseCodeName(code), response.remark, address),
+      });
+      await ctx.sleep(o.pullTimeDelayMillsWhenException);
+      continue;
+    }
+    const h = PullMessageResponse.decode(response.extFields);
+    pq.brokerMaxOffset = h.maxOffset;
+    if (code === ResponseCode.PULL_OFFSET_MOVED) {
+      ctx.logger.warn('pull offset illegal; the queue restarts at the broker’s offset', {
+        mq,
+        offset: entry.nextOffset,
+        nextBeginOffset: h.nextBeginOffset,
+      });
+      entry.nextOffset = h.nextBeginOffset;
+      ctx.offsetMoved(entry, h.nextBeginOffset);
+      return;
+    }
+    const prevOffset = entry.nextOffset;
+    entry.nextOffset = h.nextBeginOffset;
+    if (code !== ResponseCode.SUCCESS) {
+      // correctTagsOffset: nothing cached and nothing new, so the queue is done up to here.
+      if (pq.msgCount === 0) ctx.updateOffset(mq, h.nextBeginOffset, true);
+      continue;
+    }
+    let messages: ConsumerMessage[];
+    try {
+      messages = decodePullBody(response.body ?? new Uint8Array(0), {
+        queue: mq,
+        consumerGroup: ctx.group,
+        namespace: o.namespace,
+        offsetDelta: h.offsetDelta,
+        minOffset: h.minOffset,
+        maxOffset: h.maxOffset,
+      });
+    } catch (err) {
+      // Pull the same records again later rather than skip them.
+      entry.nextOffset = prevOffset;
+      ctx.logger.error('pulled messages could not be decoded', { mq, offset: prevOffset, error: err });
+      await ctx.sleep(o.pullTimeDelayMillsWhenException);
+      continue;
+    }
+    const kept = filterByTags(messages, sub.tags);
+    if (kept.length > 0 && pq.putMessages(kept) > 0) ctx.dispatch(entry, kept);
+    if (o.pullInterval > 0) await ctx.sleep(o.pullInterval);
+  }
+}

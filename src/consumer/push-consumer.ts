@@ -1,0 +1,674 @@
+/**
+ * The push consumer (Java `DefaultMQPushConsumer`): `new PushConsumer(options)`,
+ * `subscribe(topic, expression)`, `start(handler | { eachBatch })`, `shutdown()`, `lag()`,
+ * `pause()` / `resume()`. Events: 'rebalance', 'handlerError', 'offsetsCommitted'. Every handler
+ * call is a span on the `rocketmq:consume` diagnostics channel.
+ *
+ * The parts: rebalance.ts (which queues), pull-loop.ts (one loop per queue), process-queue.ts
+ * (what is in flight), consume-concurrently.ts / consume-orderly.ts (handler calls),
+ * send-back.ts (retry), offset-store/ (commits), client-requests.ts (what brokers ask).
+ */
+import { EventEmitter } from 'node:events';
+import { IllegalStateError, InvalidArgumentError } from '../errors.js';
+import { buildClientId, localClientIp } from '../client/client-id.js';
+import type { ClientInstance } from '../client/client-instance.js';
+import type { HeartbeatContributor } from '../client/heartbeat.js';
+import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
+import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
+import type { MessageQueue } from '../client/route.js';
+import type { Logger } from '../observability/logger.js';
+import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
+import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
+import { queueMaxOffset } from './broker-queries.js';
+import { registerConsumer, unregisterConsumer } from './client-requests.js';
+import { consumerClientOf, type ConsumerClient } from './client-port.js';
+import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
+import { OrderlyConsumeService } from './consume-orderly.js';
+import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './handler-pool.js';
+import type { ConsumerMessage } from './message-view.js';
+import { LocalFileOffsetStore } from './offset-store/local-file.js';
+import type { OffsetStore } from './offset-store/offset-store.js';
+import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import {
+  resolvePushConsumerOptions,
+  type PushConsumerOptions,
+  type ResolvedPushConsumerOptions,
+} from './options.js';
+import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
+import { Rebalancer, type RebalanceEvent } from './rebalance.js';
+import { SendBack } from './send-back.js';
+import { buildSubscriptionData, sameFilter, type SubscriptionExpression } from './subscription.js';
+
+/** Resolve = consumed; throw or reject = consume later (retry). */
+export type MessageHandler = (message: ConsumerMessage) => unknown;
+export type BatchHandler = (messages: ConsumerMessage[]) => unknown;
+export type ConsumeHandler = MessageHandler | { eachBatch: BatchHandler };
+
+export interface QueueLag {
+  topic: string;
+  brokerName: string;
+  queueId: number;
+  /** The broker's max offset (next offset to be written). */
+  brokerOffset: number;
+  /** The offset this consumer committed (in memory, sent every persistConsumerOffsetInterval). */
+  consumerOffset: number;
+  /** Messages pulled and not yet finished. */
+  inFlight: number;
+  /** brokerOffset − consumerOffset. */
+  lag: number;
+}
+
+export interface HandlerErrorEvent {
+  error: unknown;
+  /** True when the call outlived consumeTimeout. */
+  timedOut: boolean;
+  messages: ConsumerMessage[];
+  queue: MessageQueue;
+}
+
+export interface OffsetsCommittedEvent {
+  offsets: Array<{ queue: MessageQueue; offset: number }>;
+}
+
+export interface PushConsumerEvents {
+  rebalance: [RebalanceEvent];
+  handlerError: [HandlerErrorEvent];
+  offsetsCommitted: [OffsetsCommittedEvent];
+}
+
+type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
+
+interface Subscription {
+  userTopic: string;
+  data: SubscriptionData;
+  tags: ReadonlySet<string>;
+}
+
+/** group → topic → expression of the consumers of this process, to warn about disagreeing members. */
+const processSubscriptions = new Map<string, Map<string, SubscriptionData>>();
+
+export class PushConsumer extends EventEmitter<PushConsumerEvents> {
+  readonly options: Readonly<ResolvedPushConsumerOptions>;
+  /** `clientIP@instanceName[@unitName]`. */
+  readonly clientId: string;
+  /** Group on the wire (namespace applied). */
+  readonly wireGroup: string;
+  private state: State = 'CREATED';
+  private readonly logger: Logger;
+  private readonly subs = new Map<string, Subscription>();
+  private instance: ClientInstance | undefined;
+  private client: ConsumerClient | undefined;
+  private offsetStore: OffsetStore | undefined;
+  private rebalancer: Rebalancer | undefined;
+  private pool: HandlerPool | undefined;
+  private concurrent: ConcurrentConsumeService | undefined;
+  private orderly: OrderlyConsumeService | undefined;
+  private handler: ConsumeHandler | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly sleepers = new Set<() => void>();
+  private pausedAll = false;
+  private readonly pausedTopics = new Set<string>();
+  /** When start() finished (ms); 0 before. */
+  startTimestamp = 0;
+  /** Per wire topic: handler outcomes since start (GET_CONSUMER_RUNNING_INFO statusTable). */
+  private readonly stats = new Map<string, { ok: number; failed: number; rtSum: number }>();
+  private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
+
+  constructor(options: PushConsumerOptions) {
+    super();
+    this.options = Object.freeze(resolvePushConsumerOptions(options));
+    const o = this.options;
+    this.logger = o.logger;
+    const ip = o.clientIP ?? localClientIp();
+    // Java keeps `DEFAULT` for broadcasting so the local offset file survives restarts (§2.8).
+    this.clientId =
+      o.messageModel === 'BROADCASTING'
+        ? `${ip}@${o.instanceName}${o.unitName ? `@${o.unitName}` : ''}`
+        : buildClientId(ip, o.instanceName, o.unitName);
+    this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
+  }
+
+  get clustering(): boolean {
+    return this.options.messageModel === 'CLUSTERING';
+  }
+
+  /** Subscribes `topic` with `'*'`, a tag expression (`'TagA || TagB'`) or `{ sql }`. */
+  subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
+    const problem = checkTopic(topic, 'topic');
+    if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
+    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+      throw new InvalidArgumentError('topic', 'retry topics are subscribed automatically');
+    if (this.state === 'SHUTTING_DOWN' || this.state === 'SHUT_DOWN')
+      throw new IllegalStateError('consumer is shut down');
+    const wire = wrapNamespace(this.options.namespace, topic);
+    const data = buildSubscriptionData(wire, expression);
+    const previous = this.subs.get(wire);
+    if (previous !== undefined && !sameFilter(previous.data, data))
+      this.logger.warn('subscription of the topic replaced', {
+        topic,
+        from: previous.data.subString,
+        to: data.subString,
+      });
+    this.warnIfGroupDisagrees(topic, data);
+    this.subs.set(wire, { userTopic: topic, data, tags: new Set(data.tagsSet) });
+    if (this.state === 'RUNNING') {
+      this.logger.warn(
+        'subscribed after start: the broker keeps one subscription per group, the last heartbeat wins; every member should subscribe the same way',
+        { topic, expression: data.subString },
+      );
+      this.instance?.routes.pin(wire);
+      void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
+    }
+  }
+
+  private warnIfGroupDisagrees(topic: string, data: SubscriptionData): void {
+    let topics = processSubscriptions.get(this.wireGroup);
+    if (topics === undefined) processSubscriptions.set(this.wireGroup, (topics = new Map()));
+    const other = topics.get(data.topic);
+    if (other !== undefined && !sameFilter(other, data))
+      this.logger.warn(
+        'another consumer of this group subscribes the topic with a different expression: the broker keeps only the last heartbeat’s, so messages may be lost',
+        { group: this.options.consumerGroup, topic, mine: data.subString, other: other.subString },
+      );
+    topics.set(data.topic, data);
+  }
+
+  private consumerData(): ConsumerData {
+    return {
+      groupName: this.wireGroup,
+      consumeType: ConsumeType.CONSUME_PASSIVELY,
+      messageModel: this.options.messageModel,
+      consumeFromWhere: this.options.consumeFromWhere,
+      subscriptionDataSet: [...this.subs.values()].map((s) => s.data),
+      unitMode: this.options.unitMode,
+    };
+  }
+
+  /** Starts consuming with `handler` (one message per call) or `{ eachBatch }`. */
+  async start(handler: ConsumeHandler): Promise<void> {
+    const isFn = typeof handler === 'function';
+    if (!isFn && (typeof handler !== 'object' || handler === null || typeof handler.eachBatch !== 'function'))
+      throw new InvalidArgumentError('handler', 'must be a function or { eachBatch: function }');
+    if (this.state !== 'CREATED') throw new IllegalStateError(`consumer cannot start in state ${this.state}`);
+    if ([...this.subs.values()].length === 0)
+      throw new IllegalStateError('subscribe to a topic before start()');
+    this.state = 'STARTING';
+    this.handler = handler;
+    const o = this.options;
+    if (this.clustering) {
+      const retryTopic = RETRY_GROUP_TOPIC_PREFIX + this.wireGroup;
+      const data = buildSubscriptionData(retryTopic, '*');
+      this.subs.set(retryTopic, { userTopic: retryTopic, data, tags: new Set() });
+    }
+    const instance = acquireClientInstance({
+      clientId: this.clientId,
+      namesrvAddr: o.namesrvAddr,
+      namespace: o.namespace,
+      language: o.language,
+      mqClientApiTimeout: o.mqClientApiTimeout,
+      pollNameServerInterval: o.pollNameServerInterval,
+      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
+      createTopicKey: 'TBW102',
+      defaultTopicQueueNums: 4,
+      logger: o.logger,
+    });
+    const client = consumerClientOf(instance, o.mqClientApiTimeout);
+    if (!registerConsumer(instance, this.wireGroup, this)) {
+      await releaseClientInstance(instance);
+      this.state = 'CREATED';
+      throw new IllegalStateError(
+        `consumer group ${o.consumerGroup} is already started in client ${this.clientId}; use another instanceName`,
+      );
+    }
+    this.instance = instance;
+    this.client = client;
+    for (const topic of this.subs.keys()) instance.routes.pin(topic);
+    const offsetStore: OffsetStore = this.clustering
+      ? new RemoteBrokerOffsetStore(client, this.wireGroup, o.mqClientApiTimeout, this.logger)
+      : new LocalFileOffsetStore({
+          clientId: this.clientId,
+          consumerGroup: this.wireGroup,
+          logger: this.logger,
+          ...(o.offsetStoreDir === undefined ? {} : { localOffsetStoreDir: o.offsetStoreDir }),
+        });
+    this.offsetStore = offsetStore;
+    await offsetStore.load();
+    this.setUpServices(client, offsetStore);
+    this.state = 'RUNNING';
+    await Promise.all(
+      [...this.subs.keys()].map((t) =>
+        client
+          .subscribeQueues(t)
+          .catch((err: unknown) =>
+            this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err }),
+          ),
+      ),
+    );
+    instance.heartbeat.register(this.contributor);
+    await client.sendHeartbeatToAllBrokers();
+    this.every(o.rebalanceInterval, () => void this.rebalanceNow());
+    this.every(o.persistConsumerOffsetInterval, () => void this.persistOffsets());
+    if (o.consumeOrderly && this.clustering)
+      this.every(o.lockInterval, () => void this.rebalancer?.lockAll());
+    this.startTimestamp = Date.now();
+    await this.rebalanceNow();
+    this.logger.info('push consumer started', {
+      group: o.consumerGroup,
+      clientId: this.clientId,
+      model: o.messageModel,
+    });
+  }
+
+  private setUpServices(client: ConsumerClient, offsetStore: OffsetStore): void {
+    const o = this.options;
+    const orderly = o.consumeOrderly;
+    const maxReconsume = o.maxReconsumeTimes === -1 ? (orderly ? 2 ** 31 - 1 : 16) : o.maxReconsumeTimes;
+    const pool = new HandlerPool(o.consumeThreadMax, Math.round(o.consumeTimeout * 60_000));
+    this.pool = pool;
+    const sendBack = new SendBack(
+      client,
+      {
+        group: this.wireGroup,
+        namespace: o.namespace,
+        maxReconsumeTimes: maxReconsume,
+        unitMode: o.unitMode,
+        timeoutMs: o.mqClientApiTimeout,
+      },
+      this.logger,
+    );
+    const consumeCtx: ConsumeContext = {
+      pool,
+      sendBack,
+      logger: this.logger,
+      clustering: this.clustering,
+      batchMaxSize: o.consumeMessageBatchMaxSize,
+      isRunning: () => this.state === 'RUNNING',
+      invoke: (messages) => {
+        const h = this.handler!;
+        return typeof h === 'function' ? h(messages[0]!) : h.eachBatch(messages);
+      },
+      record: (entry, count, ok, rtMs) => this.record(entry.mq.topic, count, ok, rtMs),
+      trace: (entry, messages) => this.traceContext(entry, messages),
+      updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
+      handlerFailed: (entry, messages, outcome) => this.handlerFailed(entry, messages, outcome),
+      later: (ms, fn) => this.later(ms, fn),
+    };
+    const rebalancer = new Rebalancer({
+      client,
+      options: o,
+      group: this.wireGroup,
+      logger: this.logger,
+      clustering: this.clustering,
+      orderly,
+      offsetStore,
+      topics: () => [...this.subs.keys()],
+      startQueue: (entry) => void runPullLoop(pullCtx, entry),
+      changed: (event) => this.queuesChanged(event),
+      isConsuming: (key) => this.orderly?.isConsuming(key) ?? false,
+      later: (ms, fn) => this.later(ms, fn),
+    });
+    this.rebalancer = rebalancer;
+    if (orderly) {
+      this.orderly = new OrderlyConsumeService({
+        ...consumeCtx,
+        suspendMillis: o.suspendCurrentQueueTimeMillis,
+        maxReconsumeTimes: maxReconsume,
+        ensureLocked: (entry) => this.ensureLocked(entry),
+        sleep: (ms) => this.sleep(ms),
+      });
+    } else this.concurrent = new ConcurrentConsumeService(consumeCtx);
+    const pullCtx: PullContext = {
+      client,
+      options: o,
+      group: this.wireGroup,
+      logger: this.logger,
+      clustering: this.clustering,
+      orderly,
+      isRunning: () => this.state === 'RUNNING',
+      isPaused: (topic) => this.pausedAll || this.pausedTopics.has(topic),
+      subscription: (topic) => this.subs.get(topic),
+      thresholds: (topic) => this.thresholds(topic),
+      committedOffset: (mq) =>
+        offsetStore instanceof RemoteBrokerOffsetStore ? offsetStore.memoryOffset(mq) : -1,
+      updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
+      dispatch: (entry, messages) => {
+        if (this.orderly) this.orderly.submit(entry);
+        else this.concurrent!.submit(entry, messages);
+      },
+      prepareOrderly: (entry) => this.prepareOrderly(entry),
+      offsetMoved: (entry, nextOffset) => this.offsetMoved(entry, nextOffset),
+      subscriptionMissing: () => void client.sendHeartbeatToAllBrokers(),
+      sleep: (ms) => this.sleep(ms),
+    };
+  }
+
+  private traceContext(entry: QueueEntry, messages: ConsumerMessage[]): ConsumeTraceContext {
+    return {
+      consumerGroup: this.options.consumerGroup,
+      topic: messages[0]?.topic ?? entry.mq.topic,
+      brokerName: entry.mq.brokerName,
+      queueId: entry.mq.queueId,
+      offsets: messages.map((m) => m.queueOffset),
+      msgIds: messages.map((m) => m.msgId),
+    };
+  }
+
+  private handlerFailed(
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    outcome: ConsumeOutcome & { ok: false },
+  ): void {
+    this.logger.warn(
+      outcome.timedOut
+        ? 'handler timed out; message will be retried'
+        : 'handler failed; message will be retried',
+      {
+        mq: entry.mq,
+        msgIds: messages.map((m) => m.msgId),
+        error: outcome.error,
+      },
+    );
+    if (this.listenerCount('handlerError') > 0)
+      this.emit('handlerError', {
+        error: outcome.error,
+        timedOut: outcome.timedOut,
+        messages,
+        queue: this.userQueue(entry.mq),
+      });
+  }
+
+  private record(topic: string, count: number, ok: boolean, rtMs: number): void {
+    let s = this.stats.get(topic);
+    if (s === undefined) this.stats.set(topic, (s = { ok: 0, failed: 0, rtSum: 0 }));
+    if (ok) s.ok += count;
+    else s.failed += count;
+    s.rtSum += rtMs;
+  }
+
+  /** @internal Java `ConsumeStatus` of a wire topic: averages since start. */
+  consumeStatus(topic: string): {
+    pullRT: number;
+    pullTPS: number;
+    consumeRT: number;
+    consumeOKTPS: number;
+    consumeFailedTPS: number;
+    consumeFailedMsgs: number;
+  } {
+    const s = this.stats.get(topic) ?? { ok: 0, failed: 0, rtSum: 0 };
+    const seconds = Math.max(1, (Date.now() - this.startTimestamp) / 1000);
+    const calls = s.ok + s.failed;
+    return {
+      pullRT: 0,
+      pullTPS: 0,
+      consumeRT: calls === 0 ? 0 : s.rtSum / calls,
+      consumeOKTPS: s.ok / seconds,
+      consumeFailedTPS: s.failed / seconds,
+      consumeFailedMsgs: s.failed,
+    };
+  }
+
+  /**
+   * @internal RESET_CONSUMER_CLIENT_OFFSET: the topic's queues are dropped, the given offsets
+   * stored at once, and the next rebalance takes the queues again from there.
+   */
+  async resetOffset(topic: string, offsets: Array<{ mq: MessageQueue; offset: number }>): Promise<void> {
+    const rebalancer = this.rebalancer;
+    const store = this.offsetStore;
+    if (rebalancer === undefined || store === undefined || this.state !== 'RUNNING') return;
+    this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
+    for (const e of [...rebalancer.table.values()]) {
+      if (e.mq.topic !== topic) continue;
+      e.pq.dropped = true;
+      e.pq.clear();
+      rebalancer.table.delete(e.key);
+    }
+    for (const { mq, offset } of offsets) {
+      store.updateOffset(mq, offset, false);
+      await store.persist(mq);
+      store.removeOffset(mq);
+    }
+    await this.rebalanceNow();
+  }
+
+  /** Per-queue thresholds; topic thresholds are split over the queues held (Java). */
+  private thresholds(topic: string): { count: number; sizeMiB: number } {
+    const o = this.options;
+    let count = o.pullThresholdForQueue;
+    let sizeMiB = o.pullThresholdSizeForQueue;
+    if (o.pullThresholdForTopic !== -1 || o.pullThresholdSizeForTopic !== -1) {
+      let held = 0;
+      for (const e of this.rebalancer?.table.values() ?? []) if (e.mq.topic === topic) held++;
+      held = Math.max(1, held);
+      if (o.pullThresholdForTopic !== -1) count = Math.max(1, Math.floor(o.pullThresholdForTopic / held));
+      if (o.pullThresholdSizeForTopic !== -1)
+        sizeMiB = Math.max(1, Math.floor(o.pullThresholdSizeForTopic / held));
+    }
+    return { count, sizeMiB };
+  }
+
+  private async queuesChanged(event: RebalanceEvent): Promise<void> {
+    const sub = this.subs.get(event.topic);
+    if (sub !== undefined) sub.data.subVersion = Date.now();
+    await this.client?.sendHeartbeatToAllBrokers();
+    this.logger.info('rebalance changed the queues held', {
+      topic: event.topic,
+      added: event.added.length,
+      removed: event.removed.length,
+      held: this.rebalancer?.table.size,
+    });
+    this.emit('rebalance', {
+      topic: withoutNamespace(event.topic, this.options.namespace),
+      added: event.added.map((mq) => this.userQueue(mq)),
+      removed: event.removed.map((mq) => this.userQueue(mq)),
+    });
+  }
+
+  private userQueue(mq: MessageQueue): MessageQueue {
+    return {
+      topic: withoutNamespace(mq.topic, this.options.namespace),
+      brokerName: mq.brokerName,
+      queueId: mq.queueId,
+    };
+  }
+
+  /** Orderly pull precondition: locked (clustering) and, after the first lock, the offset re-read. */
+  private async prepareOrderly(entry: QueueEntry): Promise<boolean> {
+    if (!this.clustering) return true;
+    if (!(await this.ensureLocked(entry))) return false;
+    if (!entry.pq.previouslyLocked) {
+      // Another client may have consumed this queue until it lost the lock (apache/rocketmq#1825).
+      const store = this.offsetStore;
+      if (store instanceof RemoteBrokerOffsetStore) {
+        const stored = (await store.readStoredOffset(entry.mq)).offset;
+        if (stored < 0) return false;
+        entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
+      }
+      entry.pq.previouslyLocked = true;
+    }
+    if (entry.pq.msgCount > 0) this.orderly?.submit(entry);
+    return true;
+  }
+
+  private async ensureLocked(entry: QueueEntry): Promise<boolean> {
+    if (!this.clustering) return true;
+    const pq = entry.pq;
+    if (pq.locked && !pq.isLockExpired(this.options.lockMaxLiveTime)) return true;
+    return (await this.rebalancer?.lockOne(entry)) ?? false;
+  }
+
+  private offsetMoved(entry: QueueEntry, nextOffset: number): void {
+    entry.pq.dropped = true;
+    this.later(10_000, () => {
+      this.offsetStore?.updateOffset(entry.mq, nextOffset, false);
+      void this.offsetStore?.persist(entry.mq);
+      if (this.rebalancer?.table.get(entry.key) === entry) this.rebalancer.table.delete(entry.key);
+      void this.rebalanceNow();
+    });
+  }
+
+  /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED). */
+  rebalanceNow(): Promise<void> {
+    if (this.state !== 'RUNNING' || this.pausedAll) return Promise.resolve();
+    return this.rebalancer?.trigger() ?? Promise.resolve();
+  }
+
+  private async persistOffsets(): Promise<void> {
+    const store = this.offsetStore;
+    const rebalancer = this.rebalancer;
+    if (store === undefined || rebalancer === undefined) return;
+    const held = rebalancer.heldQueues();
+    const offsets: Array<{ queue: MessageQueue; offset: number }> = [];
+    for (const mq of held) {
+      const offset = await store.readOffset(mq, 'MEMORY');
+      if (offset >= 0) offsets.push({ queue: this.userQueue(mq), offset });
+    }
+    try {
+      await store.persistAll(held);
+    } catch (err) {
+      this.logger.warn('persisting consumer offsets failed', { error: err });
+      return;
+    }
+    if (offsets.length > 0) this.emit('offsetsCommitted', { offsets });
+  }
+
+  /** Per held queue: broker max offset, committed offset, messages in flight. */
+  async lag(): Promise<QueueLag[]> {
+    const client = this.client;
+    const rebalancer = this.rebalancer;
+    const store = this.offsetStore;
+    if (client === undefined || rebalancer === undefined || store === undefined) return [];
+    return Promise.all(
+      [...rebalancer.table.values()].map(async (e) => {
+        const brokerOffset = await queueMaxOffset(client, e.mq, this.options.mqClientApiTimeout).catch(
+          () => e.pq.brokerMaxOffset,
+        );
+        const consumerOffset = await store.readOffset(e.mq, 'MEMORY');
+        return {
+          ...this.userQueue(e.mq),
+          brokerOffset,
+          consumerOffset,
+          inFlight: e.pq.msgCount,
+          lag: Math.max(0, brokerOffset - Math.max(0, consumerOffset)),
+        };
+      }),
+    );
+  }
+
+  /** Stops pulling `topics` (all when omitted); handlers in flight finish. */
+  pause(topics?: readonly string[]): void {
+    if (topics === undefined) this.pausedAll = true;
+    else for (const t of topics) this.pausedTopics.add(wrapNamespace(this.options.namespace, t));
+  }
+
+  /** Resumes every paused topic and rebalances at once (Java). */
+  resume(): void {
+    this.pausedAll = false;
+    this.pausedTopics.clear();
+    void this.rebalanceNow();
+  }
+
+  /**
+   * Stops pulling, waits for running handlers (awaitTerminationMillisWhenShutdown), commits the
+   * offsets of what finished synchronously, unlocks orderly queues and unregisters.
+   */
+  async shutdown(): Promise<void> {
+    if (this.state === 'CREATED') {
+      this.state = 'SHUT_DOWN';
+      return;
+    }
+    if (this.state !== 'RUNNING') return;
+    this.state = 'SHUTTING_DOWN';
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const wake of [...this.sleepers]) wake();
+    const drained = await (this.pool?.whenIdle(this.options.awaitTerminationMillisWhenShutdown) ?? true);
+    if (!drained)
+      this.logger.warn(
+        'handlers still running after awaitTerminationMillisWhenShutdown; their messages will be delivered again',
+        {
+          inFlight: this.pool?.inFlight,
+        },
+      );
+    this.pool?.close();
+    const entries = [...(this.rebalancer?.table.values() ?? [])];
+    for (const e of entries) e.pq.dropped = true;
+    const held = entries.map((e) => e.mq);
+    await this.persistOffsetsOf(held);
+    if (this.options.consumeOrderly && this.clustering) await this.rebalancer?.unlockAll(held);
+    this.rebalancer?.table.clear();
+    const instance = this.instance;
+    if (instance !== undefined) {
+      await instance.heartbeat.unregister(this.contributor);
+      unregisterConsumer(instance, this.wireGroup, this);
+      for (const topic of this.subs.keys()) instance.routes.unpin(topic);
+      await releaseClientInstance(instance);
+    }
+    processSubscriptions.get(this.wireGroup)?.clear();
+    this.state = 'SHUT_DOWN';
+    this.logger.info('push consumer shut down', {
+      group: this.options.consumerGroup,
+      clientId: this.clientId,
+    });
+  }
+
+  private async persistOffsetsOf(held: MessageQueue[]): Promise<void> {
+    const store = this.offsetStore;
+    if (store === undefined) return;
+    try {
+      await store.persistAll(held);
+    } catch (err) {
+      this.logger.warn('persisting consumer offsets at shutdown failed', { error: err });
+    }
+  }
+
+  /** Whether the consumer runs (started and not shutting down). */
+  get running(): boolean {
+    return this.state === 'RUNNING';
+  }
+
+  /** @internal For broker→client requests and diagnostics. */
+  get internals(): {
+    table: ReadonlyMap<string, QueueEntry>;
+    offsetStore: OffsetStore | undefined;
+    subscriptions: SubscriptionData[];
+    handler: ConsumeHandler | undefined;
+    pool: HandlerPool | undefined;
+  } {
+    return {
+      table: this.rebalancer?.table ?? new Map(),
+      offsetStore: this.offsetStore,
+      subscriptions: [...this.subs.values()].map((s) => s.data),
+      handler: this.handler,
+      pool: this.pool,
+    };
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (this.state !== 'RUNNING') return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.state !== 'RUNNING') return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(t);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const t = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+}

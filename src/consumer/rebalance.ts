@@ -1,0 +1,328 @@
+/**
+ * Rebalance (Java `RebalanceImpl` / `RebalancePushImpl`, consumer.md §2.2, §2.5): which queues
+ * this client holds. Per subscribed topic: the readable queues and the group's client ids, the
+ * allocation strategy, then the queue table is brought in line — dropped queues persist their
+ * offset (and unlock, orderly), stalled ones are re-created, new ones get their start offset and a
+ * pull loop. Rounds never overlap: a trigger during a round runs one more round after it.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { MessageQueue } from '../client/route.js';
+import type { Logger } from '../observability/logger.js';
+import { mqKey } from '../protocol/body/message-queue-map.js';
+import { RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
+import { allocate } from './allocate/index.js';
+import { consumerIdList, lockQueues, queueMaxOffset, searchOffset, unlockQueues } from './broker-queries.js';
+import type { ConsumerClient } from './client-port.js';
+import type { ConsumerMessage } from './message-view.js';
+import type { OffsetStore } from './offset-store/offset-store.js';
+import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { parseConsumeTimestamp, type ResolvedPushConsumerOptions } from './options.js';
+import { ProcessQueue } from './process-queue.js';
+import type { QueueEntry } from './pull-loop.js';
+
+/** Java `rocketmq.client.unlockDelayTimeMills`: unlock of a queue whose batch is still running. */
+export const UNLOCK_DELAY_MS = 20_000;
+
+export interface RebalanceEvent {
+  topic: string;
+  added: MessageQueue[];
+  removed: MessageQueue[];
+}
+
+export interface RebalanceContext {
+  readonly client: ConsumerClient;
+  readonly options: ResolvedPushConsumerOptions;
+  /** Group on the wire. */
+  readonly group: string;
+  readonly logger: Logger;
+  readonly clustering: boolean;
+  readonly orderly: boolean;
+  readonly offsetStore: OffsetStore;
+  /** Wire names of the subscribed topics (retry topic included). */
+  topics(): string[];
+  /** Starts the pull loop of a new queue. */
+  startQueue(entry: QueueEntry): void;
+  /** The queue set of a topic changed: new subVersion, heartbeat, event. */
+  changed(event: RebalanceEvent): Promise<void>;
+  /** Orderly: a handler call is running on the queue. */
+  isConsuming(key: string): boolean;
+  later(ms: number, fn: () => void): void;
+}
+
+export class Rebalancer {
+  readonly table = new Map<string, QueueEntry>();
+  private round: Promise<void> | undefined;
+  private again = false;
+
+  constructor(private readonly ctx: RebalanceContext) {}
+
+  /** Runs a rebalance round now (or right after the running one). */
+  trigger(): Promise<void> {
+    if (this.round !== undefined) {
+      this.again = true;
+      return this.round;
+    }
+    this.round = (async () => {
+      do {
+        this.again = false;
+        for (const topic of this.ctx.topics()) {
+          try {
+            await this.rebalanceTopic(topic);
+          } catch (err) {
+            this.ctx.logger.warn('rebalance of a topic failed', { topic, error: err });
+          }
+        }
+      } while (this.again);
+    })().finally(() => {
+      this.round = undefined;
+    });
+    return this.round;
+  }
+
+  heldQueues(): MessageQueue[] {
+    return [...this.table.values()].map((e) => e.mq);
+  }
+
+  private async rebalanceTopic(topic: string): Promise<void> {
+    const { client, options, clustering, group, logger } = this.ctx;
+    const mqAll = await client.subscribeQueues(topic);
+    let mine: MessageQueue[];
+    if (!clustering) mine = [...mqAll];
+    else {
+      if (mqAll.length === 0) return;
+      const cidAll = await this.consumerIds(mqAll);
+      if (cidAll === undefined || cidAll.length === 0) {
+        logger.warn('no consumer list for the group; rebalance of the topic skipped', { topic });
+        return;
+      }
+      try {
+        mine = allocate(
+          options.allocate,
+          { consumerGroup: group, currentCID: client.clientId, mqAll, cidAll },
+          logger,
+        );
+      } catch (err) {
+        if (err instanceof InvalidArgumentError) return;
+        throw err;
+      }
+    }
+    await this.updateTable(topic, mine);
+  }
+
+  /** GET_CONSUMER_LIST_BY_GROUP from a broker of the topic (random first, then the others). */
+  private async consumerIds(mqAll: readonly MessageQueue[]): Promise<string[] | undefined> {
+    const names = [...new Set(mqAll.map((mq) => mq.brokerName))];
+    const start = Math.floor(Math.random() * names.length);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(start + i) % names.length]!;
+      try {
+        const ids = await consumerIdList(
+          this.ctx.client,
+          name,
+          this.ctx.group,
+          this.ctx.options.mqClientApiTimeout,
+        );
+        if (ids !== undefined) return ids;
+      } catch (err) {
+        this.ctx.logger.debug('consumer list query failed', { brokerName: name, error: err });
+      }
+    }
+    return undefined;
+  }
+
+  private async updateTable(topic: string, mine: readonly MessageQueue[]): Promise<void> {
+    const ctx = this.ctx;
+    const wanted = new Map(mine.map((mq) => [mqKey(mq), mq]));
+    const removed: MessageQueue[] = [];
+    const added: MessageQueue[] = [];
+    for (const [key, entry] of [...this.table]) {
+      if (entry.mq.topic !== topic) continue;
+      const stalled = entry.pq.isPullExpired(ctx.options.pullMaxIdleTime);
+      if (wanted.has(key) && !stalled) continue;
+      if (stalled && wanted.has(key))
+        ctx.logger.warn('queue pull stalled; re-creating it', {
+          mq: entry.mq,
+          idleMs: Date.now() - entry.pq.lastPullTimestamp,
+        });
+      await this.remove(entry);
+      if (!wanted.has(key)) removed.push(entry.mq);
+    }
+    const fresh = mine.filter((mq) => !this.table.has(mqKey(mq)));
+    // Java skips a new orderly queue it could not lock; the next round tries again.
+    const locks = ctx.orderly && ctx.clustering && fresh.length > 0 ? await this.lockFresh(fresh) : undefined;
+    const entries: QueueEntry[] = [];
+    for (const mq of fresh) {
+      const key = mqKey(mq);
+      const lockedAt = locks?.get(key);
+      if (this.table.has(key) || (locks !== undefined && lockedAt === undefined)) continue;
+      ctx.offsetStore.removeOffset(mq);
+      const offset = await this.startOffset(mq);
+      if (offset === undefined) continue;
+      const pq = new ProcessQueue<ConsumerMessage>();
+      if (lockedAt !== undefined) {
+        pq.locked = true;
+        pq.lastLockTimestamp = lockedAt;
+      }
+      const entry: QueueEntry = { key, mq, pq, nextOffset: offset };
+      this.table.set(key, entry);
+      entries.push(entry);
+      added.push(mq);
+    }
+    if (added.length > 0 || removed.length > 0) await ctx.changed({ topic, added, removed });
+    for (const e of entries) if (!e.pq.dropped) ctx.startQueue(e);
+  }
+
+  /** LOCK_BATCH_MQ for fresh orderly queues; returns key → lock time of those granted. */
+  private async lockFresh(mqs: readonly MessageQueue[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const [brokerName, group] of byBroker(mqs)) {
+      try {
+        const granted = await lockQueues(
+          this.ctx.client,
+          brokerName,
+          this.ctx.group,
+          group,
+          this.ctx.options.mqClientApiTimeout,
+        );
+        const now = Date.now();
+        for (const mq of granted) out.set(mqKey(mq), now);
+      } catch (err) {
+        this.ctx.logger.warn('locking queues failed', { brokerName, error: err });
+      }
+    }
+    return out;
+  }
+
+  /** Where a new queue starts (§2.5); undefined = skip it this round. */
+  private async startOffset(mq: MessageQueue): Promise<number | undefined> {
+    const { options, client, offsetStore, logger } = this.ctx;
+    const timeout = options.mqClientApiTimeout;
+    const retry = mq.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX);
+    const last = options.consumeFromWhere === 'CONSUME_FROM_LAST_OFFSET';
+    let stored: number;
+    let ambiguousZero = false;
+    if (offsetStore instanceof RemoteBrokerOffsetStore) {
+      const s = await offsetStore.readStoredOffset(mq);
+      stored = s.offset;
+      ambiguousZero = s.ambiguousZero;
+    } else stored = await offsetStore.readOffset(mq, 'STORE');
+    // Deviation (§2.5): a pre-5.0 broker answers 0 for a group it does not know while message 0
+    // is in memory; with LAST_OFFSET that 0 is read as "not found", so a new group starts at the end.
+    if (stored >= 0 && !(ambiguousZero && last && !retry)) return stored;
+    if (stored === OFFSET_READ_ERROR) return undefined;
+    try {
+      switch (options.consumeFromWhere) {
+        case 'CONSUME_FROM_FIRST_OFFSET':
+          return 0;
+        case 'CONSUME_FROM_TIMESTAMP':
+          return retry
+            ? await queueMaxOffset(client, mq, timeout)
+            : await searchOffset(client, mq, parseConsumeTimestamp(options.consumeTimestamp), timeout);
+        default:
+          return retry ? 0 : await queueMaxOffset(client, mq, timeout);
+      }
+    } catch (err) {
+      logger.warn('cannot compute where the queue starts; skipped this round', { mq, error: err });
+      return undefined;
+    }
+  }
+
+  /** Drops a held queue: persist its offset, forget it, unlock it (orderly). */
+  async remove(entry: QueueEntry): Promise<void> {
+    const ctx = this.ctx;
+    entry.pq.dropped = true;
+    if (this.table.get(entry.key) === entry) this.table.delete(entry.key);
+    if (ctx.clustering) {
+      await ctx.offsetStore.persist(entry.mq);
+      ctx.offsetStore.removeOffset(entry.mq);
+    }
+    if (ctx.orderly && ctx.clustering) {
+      const unlock = (): void => {
+        unlockQueues(
+          ctx.client,
+          entry.mq.brokerName,
+          ctx.group,
+          [entry.mq],
+          ctx.options.mqClientApiTimeout,
+        ).catch((err: unknown) => ctx.logger.debug('unlock failed', { mq: entry.mq, error: err }));
+      };
+      if (ctx.isConsuming(entry.key)) ctx.later(UNLOCK_DELAY_MS, unlock);
+      else unlock();
+    }
+  }
+
+  /** Orderly: LOCK_BATCH_MQ for every held queue, per broker (Java `lockAll`, every 20 s). */
+  async lockAll(): Promise<void> {
+    const entries = [...this.table.values()];
+    for (const [brokerName, mqs] of byBroker(entries.map((e) => e.mq))) {
+      try {
+        const granted = new Set(
+          (
+            await lockQueues(
+              this.ctx.client,
+              brokerName,
+              this.ctx.group,
+              mqs,
+              this.ctx.options.mqClientApiTimeout,
+            )
+          ).map(mqKey),
+        );
+        const now = Date.now();
+        for (const e of entries) {
+          if (e.mq.brokerName !== brokerName) continue;
+          e.pq.locked = granted.has(e.key);
+          if (e.pq.locked) e.pq.lastLockTimestamp = now;
+        }
+      } catch (err) {
+        this.ctx.logger.warn('renewing queue locks failed', { brokerName, error: err });
+      }
+    }
+  }
+
+  /** Orderly: locks one queue now; true when granted. */
+  async lockOne(entry: QueueEntry): Promise<boolean> {
+    try {
+      const granted = await lockQueues(
+        this.ctx.client,
+        entry.mq.brokerName,
+        this.ctx.group,
+        [entry.mq],
+        this.ctx.options.mqClientApiTimeout,
+      );
+      const ok = granted.some((mq) => mqKey(mq) === entry.key);
+      entry.pq.locked = ok;
+      if (ok) entry.pq.lastLockTimestamp = Date.now();
+      return ok;
+    } catch (err) {
+      this.ctx.logger.debug('locking a queue failed', { mq: entry.mq, error: err });
+      return false;
+    }
+  }
+
+  /** Shutdown: synchronous UNLOCK_BATCH_MQ for every held queue (Java `unlockAll(false)`). */
+  async unlockAll(mqs: readonly MessageQueue[]): Promise<void> {
+    await Promise.all(
+      [...byBroker(mqs)].map(([brokerName, group]) =>
+        unlockQueues(
+          this.ctx.client,
+          brokerName,
+          this.ctx.group,
+          group,
+          this.ctx.options.mqClientApiTimeout,
+        ).catch((err: unknown) =>
+          this.ctx.logger.warn('unlocking queues failed', { brokerName, error: err }),
+        ),
+      ),
+    );
+  }
+}
+
+function byBroker(mqs: readonly MessageQueue[]): Map<string, MessageQueue[]> {
+  const out = new Map<string, MessageQueue[]>();
+  for (const mq of mqs) {
+    let list = out.get(mq.brokerName);
+    if (list === undefined) out.set(mq.brokerName, (list = []));
+    list.push(mq);
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+/**
+ * Bodies a consumer answers broker→client admin requests with (consumer.md §1.8), written as
+ * fastjson writes them (fields in alphabetical order, `Map<MessageQueue,…>` keys as bare objects):
+ * ConsumerRunningInfo (GET_CONSUMER_RUNNING_INFO, read by `mqadmin consumerStatus`),
+ * GetConsumerStatusBody (GET_CONSUMER_STATUS_FROM_CLIENT) and ConsumeMessageDirectlyResult.
+ */
+import type { SubscriptionData } from '../headers/heartbeat.js';
+import { encodeMessageQueueMap, type MessageQueueData } from './message-queue-map.js';
+
+/** Java `ConsumerRunningInfo` property names `mqadmin` reads. */
+export const RunningInfoProperty = {
+  PROP_NAMESERVER_ADDR: 'PROP_NAMESERVER_ADDR',
+  PROP_THREADPOOL_CORE_SIZE: 'PROP_THREADPOOL_CORE_SIZE',
+  PROP_CONSUME_ORDERLY: 'PROP_CONSUMEORDERLY',
+  PROP_CONSUME_TYPE: 'PROP_CONSUME_TYPE',
+  PROP_CLIENT_VERSION: 'PROP_CLIENT_VERSION',
+  PROP_CONSUMER_START_TIMESTAMP: 'PROP_CONSUMER_START_TIMESTAMP',
+} as const;
+
+/** Java `ProcessQueueInfo`. */
+export interface ProcessQueueInfoData {
+  commitOffset: number;
+  cachedMsgMinOffset: number;
+  cachedMsgMaxOffset: number;
+  cachedMsgCount: number;
+  cachedMsgSizeInMiB: number;
+  transactionMsgMinOffset: number;
+  transactionMsgMaxOffset: number;
+  transactionMsgCount: number;
+  locked: boolean;
+  tryUnlockTimes: number;
+  lastLockTimestamp: number;
+  droped: boolean;
+  lastPullTimestamp: number;
+  lastConsumeTimestamp: number;
+}
+
+/** Java `ConsumeStatus` (per topic). */
+export interface ConsumeStatusData {
+  pullRT: number;
+  pullTPS: number;
+  consumeRT: number;
+  consumeOKTPS: number;
+  consumeFailedTPS: number;
+  consumeFailedMsgs: number;
+}
+
+export interface ConsumerRunningInfoData {
+  properties: Record<string, string>;
+  subscriptionSet: SubscriptionData[];
+  mqTable: Array<[MessageQueueData, ProcessQueueInfoData]>;
+  statusTable: Record<string, ConsumeStatusData>;
+  jstack?: string | undefined;
+}
+
+/** JSON text of an object with its keys sorted, as fastjson writes beans. */
+function sortedJson(o: object): string {
+  const entries = Object.entries(o)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+}
+
+export function encodeConsumerRunningInfo(info: ConsumerRunningInfoData): Buffer {
+  const parts: string[] = [];
+  if (info.jstack !== undefined) parts.push(`"jstack":${JSON.stringify(info.jstack)}`);
+  parts.push(`"mqTable":${encodeMessageQueueMap(info.mqTable, sortedJson)}`);
+  parts.push(`"properties":${sortedJson(info.properties)}`);
+  const status = Object.keys(info.statusTable)
+    .sort()
+    .map((t) => `${JSON.stringify(t)}:${sortedJson(info.statusTable[t]!)}`);
+  parts.push(`"statusTable":{${status.join(',')}}`);
+  const subs = [...info.subscriptionSet].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+  parts.push(`"subscriptionSet":[${subs.map((s) => sortedJson(s)).join(',')}]`);
+  return Buffer.from(`{${parts.join(',')}}`, 'utf8');
+}
+
+/** `GetConsumerStatusBody`: `{"consumerTable":{},"messageQueueTable":{{mq}:offset}}`. */
+export function encodeGetConsumerStatusBody(offsets: Array<[MessageQueueData, number]>): Buffer {
+  return Buffer.from(`{"consumerTable":{},"messageQueueTable":${encodeMessageQueueMap(offsets)}}`, 'utf8');
+}
+
+export type ConsumeMessageDirectlyResultCode =
+  'CR_SUCCESS' | 'CR_LATER' | 'CR_ROLLBACK' | 'CR_COMMIT' | 'CR_THROW_EXCEPTION' | 'CR_RETURN_NULL';
+
+export function encodeConsumeMessageDirectlyResult(r: {
+  order: boolean;
+  autoCommit: boolean;
+  consumeResult: ConsumeMessageDirectlyResultCode;
+  remark?: string | undefined;
+  spentTimeMills: number;
+}): Buffer {
+  return Buffer.from(sortedJson(r), 'utf8');
+}

@@ -1,0 +1,77 @@
+/** Shared pieces of the push-consumer scenario tests: a cluster, a producer, waiting. */
+import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import type { PushConsumerOptions } from '../../src/consumer/options.js';
+import { Producer } from '../../src/producer/producer.js';
+import { EmbeddedCluster, type EmbeddedClusterOptions } from '../../src/server/cluster.js';
+
+let seq = 0;
+/** A topic or group name unique in this process. */
+export function unique(prefix: string): string {
+  return `${prefix}_${process.pid}_${Date.now() % 100000}_${seq++}`;
+}
+
+/** Short intervals so scenarios finish in seconds (never NODE_ENV). */
+export const FAST: Partial<PushConsumerOptions> = {
+  rebalanceInterval: 500,
+  persistConsumerOffsetInterval: 200,
+  heartbeatBrokerInterval: 500,
+  pollNameServerInterval: 500,
+  brokerSuspendMaxTimeMillis: 1000,
+  consumerTimeoutMillisWhenSuspend: 5000,
+  pullTimeDelayMillsWhenException: 200,
+  awaitTerminationMillisWhenShutdown: 5000,
+};
+
+export interface Harness {
+  cluster: EmbeddedCluster;
+  producer: Producer;
+  consumers: PushConsumer[];
+  consumer(options: Partial<PushConsumerOptions> & { consumerGroup: string }): PushConsumer;
+  send(topic: string, count: number, tags?: (i: number) => string | undefined): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function harness(options: Partial<EmbeddedClusterOptions> = {}): Promise<Harness> {
+  const cluster = await EmbeddedCluster.start({ brokers: 2, ...options });
+  const producer = new Producer({ producerGroup: unique('P'), namesrvAddr: cluster.namesrvAddr });
+  await producer.start();
+  const consumers: PushConsumer[] = [];
+  let instance = 0;
+  return {
+    cluster,
+    producer,
+    consumers,
+    consumer(o) {
+      const c = new PushConsumer({
+        namesrvAddr: cluster.namesrvAddr,
+        instanceName: `c${instance++}`,
+        ...FAST,
+        ...o,
+      });
+      consumers.push(c);
+      return c;
+    },
+    async send(topic, count, tags) {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const r = await producer.send({ topic, body: `m${i}`, tags: tags?.(i) });
+        ids.push(r.msgId);
+      }
+      return ids;
+    },
+    async close() {
+      for (const c of consumers) await c.shutdown().catch(() => undefined);
+      await producer.shutdown();
+      await cluster.stop();
+    },
+  };
+}
+
+/** Polls `cond` every 20 ms until true; throws with `what` after `timeoutMs`. */
+export async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
