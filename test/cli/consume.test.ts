@@ -112,7 +112,17 @@ describe('rocketmq-ts consume against an embedded cluster', () => {
 
   it('--count stops early and the same group resumes where it stopped, without losing a message', async () => {
     const group = uniqueName('CliCG');
-    const args = ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--group', group, '--from', 'first', '--json'];
+    const args = [
+      '--namesrv',
+      cluster.namesrvAddr,
+      '--topic',
+      topic,
+      '--group',
+      group,
+      '--from',
+      'first',
+      '--json',
+    ];
     const firstRun = parse((await consume([...args, '--count', '15'])).stdout).filter((l) => l.msgId);
     assert.equal(firstRun.length, 15);
     const secondRun = parse((await consume([...args, '--duration', '4s'])).stdout).filter((l) => l.msgId);

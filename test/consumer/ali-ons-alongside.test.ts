@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import { PushConsumer } from '../../src/consumer/index.js';
+import { PushConsumer } from '../../src/consumer/push-consumer.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { uniqueName } from '../server/broker/rpc-helpers.js';
@@ -89,7 +89,13 @@ describe('ali-ons and our consumer on the embedded cluster', () => {
     const sendSome = async (from: number, to: number): Promise<void> => {
       for (let i = from; i < to; i++) {
         const body = `side-${i}`;
-        const r = await producer.send({ topic, body, tags: `T${i % 3}`, keys: [`k${i}`], properties: { n: String(i) } });
+        const r = await producer.send({
+          topic,
+          body,
+          tags: `T${i % 3}`,
+          keys: [`k${i}`],
+          properties: { n: String(i) },
+        });
         sent.set(r.msgId, { body, tags: `T${i % 3}`, keys: `k${i}`, n: String(i) });
       }
     };
@@ -116,8 +122,10 @@ describe('ali-ons and our consumer on the embedded cluster', () => {
     const onsErrors: Error[] = [];
     onsConsumer.on('error', (err) => onsErrors.push(err));
     onsConsumer.subscribe(topic, '*', async (msg) => {
-      if (fromOns.has(msg.msgId)) onsDuplicates++;
-      fromOns.set(msg.msgId, {
+      // ali-ons' msgId is the broker's offset id; the producer's id is UNIQ_KEY, as in our msgId.
+      const id = msg.properties['UNIQ_KEY'] ?? msg.msgId;
+      if (fromOns.has(id)) onsDuplicates++;
+      fromOns.set(id, {
         body: msg.body.toString(),
         tags: msg.tags,
         keys: Array.isArray(msg.keys) ? msg.keys.join(' ') : msg.keys,
@@ -139,7 +147,12 @@ describe('ali-ons and our consumer on the embedded cluster', () => {
         onsConsumer.ready(),
         ours.start(async (m) => {
           if (fromOurs.has(m.msgId)) ourDuplicates++;
-          fromOurs.set(m.msgId, { body: m.body.toString(), tags: m.tags, keys: m.keys.join(' '), n: m.properties['n'] });
+          fromOurs.set(m.msgId, {
+            body: m.body.toString(),
+            tags: m.tags,
+            keys: m.keys.join(' '),
+            n: m.properties['n'],
+          });
         }),
       ]);
       // Half the messages were waiting before either consumer started, half arrive while both run.

@@ -1,4 +1,5 @@
-import { PushConsumer, type ConsumerMessage } from '../../consumer/index.js';
+import type { ConsumerMessage } from '../../consumer/message-view.js';
+import { PushConsumer } from '../../consumer/push-consumer.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, oneOf, parseDuration, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
@@ -112,7 +113,7 @@ Options:
         print?.(message);
         if (tracker.consumed >= count) stop();
       });
-      if (values.quiet === true) live = setInterval(() => liveLine(consumer, tracker), 1000);
+      if (values.quiet === true) live = setInterval(() => void liveLine(consumer, tracker), 1000);
       await stopped;
     } finally {
       clearTimeout(timer);
@@ -219,12 +220,11 @@ function printText(m: ConsumerMessage): void {
   );
 }
 
-function liveLine(consumer: PushConsumer, tracker: ConsumeTracker): void {
+async function liveLine(consumer: PushConsumer, tracker: ConsumeTracker): Promise<void> {
+  const rate = Math.round(tracker.rateSinceLast());
   let lag = 0;
-  for (const q of consumer.lag()) lag += Math.max(0, q.brokerOffset - q.committedOffset);
-  process.stderr.write(
-    `consumed ${tracker.consumed}   ${Math.round(tracker.rateSinceLast())} msgs/s   lag ${lag}\n`,
-  );
+  for (const q of await consumer.lag().catch(() => [])) lag += q.lag;
+  process.stderr.write(`consumed ${tracker.consumed}   ${rate} msgs/s   lag ${lag}\n`);
 }
 
 function printSummary(s: ConsumeSummary): void {
