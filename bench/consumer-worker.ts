@@ -165,6 +165,8 @@ async function latency(client: Client): Promise<object> {
   const born = new LatencyHistogram();
   const sent = new LatencyHistogram();
   let n = 0;
+  // The parent writes how many messages it sent, once it is done sending, on stdin.
+  let target = Infinity;
   let done: () => void = () => undefined;
   const finished = new Promise<void>((r) => (done = r));
   await client.start(async (m) => {
@@ -174,7 +176,12 @@ async function latency(client: Client): Promise<object> {
       born.record(now - m.bornTimestamp);
       if (m.sentAt !== undefined) sent.record(now - Number(m.sentAt));
     }
-    if (n === expect) done();
+    if (n >= target) done();
+  });
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (line: string) => {
+    target = Number(line.trim());
+    if (n >= target) done();
   });
   // The parent starts producing on this line; give the first rebalance time to assign queues.
   await new Promise((r) => setTimeout(r, 1500));

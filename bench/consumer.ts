@@ -15,7 +15,8 @@
  *
  * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in ./prof).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,10 +139,14 @@ interface WorkerResult {
 }
 
 /** Runs one worker; `onReady` is called on its `{"ready":true}` line. */
-function runWorker(args: string[], onReady?: () => void, nodeArgs: string[] = []): Promise<WorkerResult> {
+function runWorker(
+  args: string[],
+  onReady?: (child: ChildProcessByStdio<Writable, Readable, null>) => void,
+  nodeArgs: string[] = [],
+): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, WORKER, ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
     let out = '';
     let result: WorkerResult | undefined;
@@ -152,7 +157,7 @@ function runWorker(args: string[], onReady?: () => void, nodeArgs: string[] = []
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
         const parsed = JSON.parse(line) as WorkerResult & { ready?: boolean };
-        if (parsed.ready === true) onReady?.();
+        if (parsed.ready === true) onReady?.(child);
         else result = parsed;
       }
     });
@@ -234,6 +239,7 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
   const body = Buffer.alloc(size, 'x');
   let pacer: PacedSender | undefined;
   let sending: Promise<void> = Promise.resolve();
+  let acknowledged = 0;
   const result = await runWorker(
     ['--client', 'ours', '--mode', 'latency', '--namesrv', cluster.namesrv, '--topic', topic].concat([
       '--group',
@@ -243,15 +249,21 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
       '--seconds',
       String(seconds),
     ]),
-    () => {
-      pacer = new PacedSender({ ratePerSec: rate, maxInFlight: 256, durationMs: seconds * 1000 }, () =>
-        producer.send({
-          topic,
-          body,
-          properties: { sentAt: String(performance.timeOrigin + performance.now()) },
-        }),
+    (child) => {
+      pacer = new PacedSender(
+        { ratePerSec: rate, maxInFlight: 256, durationMs: seconds * 1000 },
+        async () => {
+          await producer.send({
+            topic,
+            body,
+            properties: { sentAt: String(performance.timeOrigin + performance.now()) },
+          });
+          acknowledged++;
+        },
       );
-      sending = pacer.run();
+      sending = pacer.run().then(() => {
+        child.stdin.end(`${acknowledged}\n`);
+      });
     },
   );
   await sending;
@@ -260,7 +272,7 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
     `\nlatency at a steady ${rate} msgs/s for ${seconds} s (${size} B; first 500 skipped), our consumer:`,
   );
   console.log(
-    `  received ${String(result['received'])}/${expect} (producer skipped ${pacer?.skipped ?? 0})   born→handler p50 ${f('bornP50Ms')} ms  p99 ${f('bornP99Ms')} ms   sent→handler p50 ${f('sentP50Ms')} ms  p99 ${f('sentP99Ms')} ms  max ${f('sentMaxMs')} ms`,
+    `  received ${String(result['received'])}/${acknowledged} sent (target ${expect}, producer fell behind by ${pacer?.skipped ?? 0})   born→handler p50 ${f('bornP50Ms')} ms  p99 ${f('bornP99Ms')} ms   sent→handler p50 ${f('sentP50Ms')} ms  p99 ${f('sentP99Ms')} ms  max ${f('sentMaxMs')} ms`,
   );
 }
 
