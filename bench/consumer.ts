@@ -13,11 +13,12 @@
  *    `--latency-seconds`; born → handler p50/p99.
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
- * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in ./prof).
+ * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,6 +29,7 @@ import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '..
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
+const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
 
 const { values } = parseArgs({
   options: {
@@ -194,7 +196,7 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
       }
       r = await drainWithJava(version, cluster.namesrv, topic, group, count);
     } else {
-      const prof = values.prof && client === 'ours' ? ['--cpu-prof', '--cpu-prof-dir', 'prof'] : [];
+      const prof = values.prof && client === 'ours' ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [];
       const args = ['--client', client, '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
       r = await runWorker([...args, '--group', group, '--expect', String(count)], undefined, prof);
     }
@@ -311,6 +313,7 @@ async function main(): Promise<void> {
       `consumer benchmark: ${values.namesrv !== undefined ? `cluster ${values.namesrv}` : `embedded cluster (2 brokers, pid ${cluster.pid})`}; backlog of ${count} x ${size} B filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     if (!skipPhases.has('drain')) printDrain(await drainPhase(cluster, topic));
+    if (values.prof) console.log(`CPU profile of our drain: ${PROF_DIR}`);
     if (!skipPhases.has('latency') && clients.includes('ours')) await latencyPhase(cluster, producer);
     if (!skipPhases.has('rss')) await rssPhase(cluster, topic);
   } finally {
