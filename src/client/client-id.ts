@@ -1,5 +1,5 @@
 /**
- * Client identity (protocol.md §8): `clientIP@instanceName[@unitName]`. Java replaces the
+ * Client identity (docs/protocol.md §8): `clientIP@instanceName[@unitName]`. Java replaces the
  * instance name `DEFAULT` with `<pid>#<nanoTime>`; we compute that once per process, so every
  * producer of this process with default settings shares one client instance.
  */

@@ -1,5 +1,5 @@
 /**
- * Which producers share a ClientInstance. The seeds' pitfall: Java keys its instances on the
+ * Which producers share a ClientInstance. The pitfall Java has: it keys its instances on the
  * clientId alone, so two producers in one process aimed at two clusters (same IP, default
  * instance name) share one instance and the second uses the first one's NameServer. Here the
  * key is the clientId **plus** the normalized NameServer set, the namespace and every setting

@@ -1,5 +1,5 @@
 /**
- * Route data as the client uses it (protocol.md §7.2–§7.5): the publish view of a topic
+ * Route data as the client uses it (docs/protocol.md §7.2–§7.5): the publish view of a topic
  * (writable queues on brokers that have a master) and the TBW102 fallback.
  */
 import { isReadable, isWriteable } from '../protocol/perm.js';

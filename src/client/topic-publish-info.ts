@@ -1,5 +1,5 @@
 /**
- * The publish view of one topic and its round-robin queue choice (the seeds' `TopicPublishInfo`).
+ * The publish view of one topic and its round-robin queue choice (Java `TopicPublishInfo`).
  * `sendWhichQueue` is Java's ThreadLocalIndex: one counter with a random start; in an event
  * loop "per thread" is simply "per topic".
  */

@@ -6,7 +6,9 @@
 import type { ClientInstance } from '../client/client-instance.js';
 import { Deadline } from '../client/deadline.js';
 import type { MessageQueue } from '../client/route.js';
+import type { Logger } from '../observability/logger.js';
 import type { CommandDefaults, RemotingCommand } from '../protocol/command.js';
+import type { ResolvedPushConsumerOptions } from './options.js';
 
 export interface ConsumerClient {
   readonly clientId: string;
@@ -37,4 +39,15 @@ export function consumerClientOf(instance: ClientInstance, routeTimeoutMs: numbe
     brokerNames: () => [...instance.routes.brokerTable().keys()],
     sendHeartbeatToAllBrokers: () => instance.heartbeat.sendHeartbeatToAllBrokers(),
   };
+}
+
+/** What every part of one consumer shares: the client, its options and identity. */
+export interface ConsumerScope {
+  readonly client: ConsumerClient;
+  readonly options: ResolvedPushConsumerOptions;
+  /** Group on the wire (namespace applied). */
+  readonly group: string;
+  readonly logger: Logger;
+  readonly clustering: boolean;
+  readonly orderly: boolean;
 }

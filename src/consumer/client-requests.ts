@@ -18,6 +18,7 @@ import {
   encodeGetConsumerStatusBody,
   RunningInfoProperty,
   type ConsumeStatusData,
+  type ProcessQueueInfoData,
 } from '../protocol/body/consumer-running-info.js';
 import { decodeLongValue, decodeMessageQueueMap } from '../protocol/body/message-queue-map.js';
 import {
@@ -30,7 +31,6 @@ import {
 import { expectObject } from '../protocol/headers/fields.js';
 import { decodeStoredMessages } from '../protocol/message/stored-message.js';
 import { decodePullBody } from './message-view.js';
-import type { ProcessQueueInfo } from './process-queue.js';
 import type { PushConsumer } from './push-consumer.js';
 
 const registry = new WeakMap<ClientInstance, Map<string, PushConsumer>>();
@@ -102,7 +102,7 @@ async function runningInfo(
   properties[RunningInfoProperty.PROP_CLIENT_VERSION] = 'V4_9_7';
   properties[RunningInfoProperty.PROP_CONSUMER_START_TIMESTAMP] = String(consumer.startTimestamp);
   properties.inFlightHandlers = String(pool?.inFlight ?? 0);
-  const mqTable: Array<[MessageQueue, ProcessQueueInfo]> = [];
+  const mqTable: Array<[MessageQueue, ProcessQueueInfoData]> = [];
   for (const e of table.values())
     mqTable.push([e.mq, e.pq.info((await offsetStore?.readOffset(e.mq, 'MEMORY')) ?? -1)]);
   const statusTable: Record<string, ConsumeStatusData> = {};

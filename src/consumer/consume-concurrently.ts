@@ -39,6 +39,39 @@ export interface ConsumeContext {
   ): void;
   /** Runs `fn` after `ms` unless the consumer shuts down first. */
   later(ms: number, fn: () => void): void;
+  /** Registers a consume task; shutdown waits for the tasks so their offsets get committed. */
+  track(task: Promise<void>): void;
+}
+
+/**
+ * One handler call for `messages` of `entry`, with its statistics and failure report; undefined
+ * when it was skipped (queue dropped, or shutdown began before a slot was free) or the queue was
+ * dropped meanwhile, so its result no longer counts.
+ */
+export async function callHandler(
+  ctx: ConsumeContext,
+  entry: QueueEntry,
+  messages: ConsumerMessage[],
+): Promise<ConsumeOutcome | undefined> {
+  const { pq } = entry;
+  let skipped = false;
+  const started = Date.now();
+  const outcome = await ctx.pool.run(
+    () => {
+      if (pq.dropped || !ctx.isRunning()) {
+        skipped = true;
+        return undefined;
+      }
+      const now = String(started);
+      for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
+      return ctx.invoke(messages);
+    },
+    ctx.trace(entry, messages),
+  );
+  if (pq.dropped || skipped) return undefined;
+  ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
+  if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
+  return outcome;
 }
 
 export class ConcurrentConsumeService {
@@ -46,38 +79,24 @@ export class ConcurrentConsumeService {
 
   submit(entry: QueueEntry, messages: readonly ConsumerMessage[]): void {
     const n = this.ctx.batchMaxSize;
-    if (messages.length <= n) void this.consume(entry, messages as ConsumerMessage[]);
-    else for (let i = 0; i < messages.length; i += n) void this.consume(entry, messages.slice(i, i + n));
+    if (messages.length <= n) this.ctx.track(this.consume(entry, messages as ConsumerMessage[]));
+    else
+      for (let i = 0; i < messages.length; i += n)
+        this.ctx.track(this.consume(entry, messages.slice(i, i + n)));
   }
 
   private async consume(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {
     const { pq, mq } = entry;
     if (pq.dropped) return;
     const ctx = this.ctx;
-    let skipped = false;
-    const started = Date.now();
-    const outcome = await ctx.pool.run(
-      () => {
-        if (pq.dropped || !ctx.isRunning()) {
-          skipped = true;
-          return undefined;
-        }
-        const now = String(Date.now());
-        for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
-        return ctx.invoke(messages);
-      },
-      ctx.trace(entry, messages),
-    );
-    // A dropped queue belongs to another consumer now: its result no longer counts (Java).
-    if (pq.dropped || skipped) return;
-    ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
+    const outcome = await callHandler(ctx, entry, messages);
+    // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
+    if (outcome === undefined) return;
     let retryHere: ConsumerMessage[] = [];
-    if (!outcome.ok) {
-      ctx.handlerFailed(entry, messages, outcome);
-      if (ctx.clustering) {
-        const stored = await Promise.all(messages.map((m) => ctx.sendBack.sendBack(m)));
-        retryHere = messages.filter((_, i) => !stored[i]);
-      }
+    // Broadcasting drops failures (Java): every member has its own copy of the queue.
+    if (!outcome.ok && ctx.clustering) {
+      const stored = await Promise.all(messages.map((m) => ctx.sendBack.sendBack(m)));
+      retryHere = messages.filter((_, i) => !stored[i]);
     }
     const done = retryHere.length === 0 ? messages : messages.filter((m) => !retryHere.includes(m));
     const offset = pq.removeMessages(done);

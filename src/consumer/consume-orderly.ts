@@ -6,7 +6,7 @@
  * re-sent to `%RETRY%<group>` with that count so the broker moves it to the DLQ, and the queue
  * moves on.
  */
-import type { ConsumeContext } from './consume-concurrently.js';
+import { callHandler, type ConsumeContext } from './consume-concurrently.js';
 import type { QueueEntry } from './pull-loop.js';
 
 export interface OrderlyContext extends ConsumeContext {
@@ -28,7 +28,7 @@ export class OrderlyConsumeService {
   submit(entry: QueueEntry): void {
     if (this.active.has(entry.key) || entry.pq.dropped) return;
     this.active.add(entry.key);
-    void this.loop(entry);
+    this.ctx.track(this.loop(entry));
   }
 
   private async loop(entry: QueueEntry): Promise<void> {
@@ -41,29 +41,16 @@ export class OrderlyConsumeService {
         if (!(await ctx.ensureLocked(entry))) return;
         const messages = pq.takeMessages(ctx.batchMaxSize);
         if (messages.length === 0) return;
-        let skipped = false;
-        const started = Date.now();
-        const outcome = await ctx.pool.run(
-          () => {
-            if (pq.dropped || !ctx.isRunning()) {
-              skipped = true;
-              return undefined;
-            }
-            return ctx.invoke(messages);
-          },
-          ctx.trace(entry, messages),
-        );
-        if (pq.dropped || skipped) {
+        const outcome = await callHandler(ctx, entry, messages);
+        if (outcome === undefined) {
           pq.rollback();
           return;
         }
-        ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
         if (outcome.ok) {
           const offset = pq.commit();
           if (offset >= 0) ctx.updateOffset(mq, offset, false);
           continue;
         }
-        ctx.handlerFailed(entry, messages, outcome);
         if (messages.every((m) => m.reconsumeTimes >= ctx.maxReconsumeTimes)) {
           const sent = await Promise.all(messages.map((m) => ctx.sendBack.resend(m, m.reconsumeTimes, 0)));
           if (sent.every(Boolean)) {

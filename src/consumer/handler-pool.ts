@@ -37,7 +37,6 @@ export class HandlerPool {
   private readonly running = new Set<Running>();
   private readonly waiting: Array<() => void> = [];
   private sweepTimer: NodeJS.Timeout | undefined;
-  private idleWaiters: Array<() => void> = [];
 
   constructor(
     private readonly limit: number,
@@ -96,13 +95,7 @@ export class HandlerPool {
   private release(): void {
     const next = this.waiting.shift();
     if (next !== undefined) next();
-    else if (this.running.size === 0) {
-      if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
-      this.sweepTimer = undefined;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
-    }
+    else if (this.running.size === 0) this.close();
   }
 
   private armSweep(): void {
@@ -117,21 +110,6 @@ export class HandlerPool {
     for (const r of [...this.running])
       if (r.started <= expired)
         r.settle({ ok: false, error: new HandlerTimeoutError(this.timeoutMs), timedOut: true });
-  }
-
-  /** Resolves true once no call is running or waiting, false after `timeoutMs`. */
-  async whenIdle(timeoutMs: number): Promise<boolean> {
-    if (this.running.size === 0 && this.waiting.length === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
-    const late = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    try {
-      return await Promise.race([idle, late]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** Stops the sweep timer (shutdown). */

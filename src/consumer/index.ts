@@ -7,3 +7,27 @@ export {
   type ReadMessage,
   type QueueLocation,
 } from './pull-reader.js';
+export {
+  PushConsumer,
+  type ConsumeHandler,
+  type MessageHandler,
+  type BatchHandler,
+  type QueueLag,
+  type HandlerErrorEvent,
+  type OffsetsCommittedEvent,
+  type PushConsumerEvents,
+} from './push-consumer.js';
+export {
+  PUSH_CONSUMER_DEFAULTS,
+  resolvePushConsumerOptions,
+  type PushConsumerOptions,
+  type ResolvedPushConsumerOptions,
+  type MessageModelName,
+  type ConsumeFromWhereName,
+} from './options.js';
+export type { ConsumerMessage } from './message-view.js';
+export type { SubscriptionExpression } from './subscription.js';
+export type { RebalanceEvent } from './rebalance.js';
+export type { ConsumeTraceContext } from './handler-pool.js';
+export { HandlerTimeoutError } from './handler-pool.js';
+export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';

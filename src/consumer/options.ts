@@ -4,6 +4,7 @@
  * Deviations from Java are marked "Deviation" in the TSDoc and listed in the README.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { checkBoolean, checkEnum, checkInt, checkLogger, keyList, withDefaults } from '../options.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import { checkGroup } from '../protocol/validation.js';
@@ -42,7 +43,10 @@ export interface PushConsumerOptions {
   allocateStrategyOptions?: AllocateStrategyOptions;
   /** One handler call at a time per queue, in offset order, with queue locks. @default false */
   consumeOrderly?: boolean;
-  /** Kept for Java configurations; handlers in flight are bounded by consumeThreadMax. @default 20 */
+  /**
+   * Kept for Java configurations; handlers in flight are bounded by consumeThreadMax.
+   * @default min(20, consumeThreadMax)
+   */
   consumeThreadMin?: number;
   /** Most handler calls in flight at once (Java's consume thread pool size). @default 20 */
   consumeThreadMax?: number;
@@ -198,65 +202,50 @@ export const PUSH_CONSUMER_DEFAULTS = Object.freeze({
   language: 'JAVA',
 });
 
-const OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...Object.keys(PUSH_CONSUMER_DEFAULTS),
-  'consumerGroup',
-  'namesrvAddr',
-  'consumeTimestamp',
-  'allocateStrategyOptions',
-  'offsetStoreDir',
-  'namespace',
-  'unitName',
-  'clientIP',
-  'logger',
-]);
-
-/** Levenshtein distance, for "did you mean" on unknown option names. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
-
-function rejectUnknownKeys(options: object): void {
-  for (const key of Object.keys(options)) {
-    if (OPTION_NAMES.has(key)) continue;
-    let best = '';
-    let bestD = Infinity;
-    for (const n of OPTION_NAMES) {
-      const d = distance(key.toLowerCase(), n.toLowerCase());
-      if (d < bestD) [best, bestD] = [n, d];
-    }
-    const hint = bestD <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean '${best}'?)` : '';
-    throw new InvalidArgumentError(key, `unknown option${hint}`);
-  }
-}
-
-function int(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(value)}`);
-  return value;
-}
-
-function bool(field: string, value: unknown): boolean {
-  if (typeof value !== 'boolean')
-    throw new InvalidArgumentError(field, `must be a boolean, got ${typeof value}`);
-  return value;
-}
-
-function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
-  if (typeof value !== 'string' || !allowed.includes(value as T))
-    throw new InvalidArgumentError(field, `must be one of ${allowed.join(', ')}, got ${String(value)}`);
-  return value as T;
-}
+const OPTION_NAMES = keyList<PushConsumerOptions>({
+  consumerGroup: true,
+  namesrvAddr: true,
+  messageModel: true,
+  consumeFromWhere: true,
+  consumeTimestamp: true,
+  allocateStrategy: true,
+  allocateStrategyOptions: true,
+  consumeOrderly: true,
+  consumeThreadMin: true,
+  consumeThreadMax: true,
+  consumeConcurrentlyMaxSpan: true,
+  pullThresholdForQueue: true,
+  pullThresholdSizeForQueue: true,
+  pullThresholdForTopic: true,
+  pullThresholdSizeForTopic: true,
+  pullInterval: true,
+  pullBatchSize: true,
+  consumeMessageBatchMaxSize: true,
+  postSubscriptionWhenPull: true,
+  maxReconsumeTimes: true,
+  suspendCurrentQueueTimeMillis: true,
+  consumeTimeout: true,
+  awaitTerminationMillisWhenShutdown: true,
+  persistConsumerOffsetInterval: true,
+  rebalanceInterval: true,
+  pullTimeDelayMillsWhenException: true,
+  brokerSuspendMaxTimeMillis: true,
+  consumerTimeoutMillisWhenSuspend: true,
+  pullMaxIdleTime: true,
+  lockInterval: true,
+  lockMaxLiveTime: true,
+  offsetStoreDir: true,
+  unitMode: true,
+  namespace: true,
+  instanceName: true,
+  unitName: true,
+  clientIP: true,
+  pollNameServerInterval: true,
+  heartbeatBrokerInterval: true,
+  mqClientApiTimeout: true,
+  language: true,
+  logger: true,
+});
 
 function optionalString(field: string, value: unknown): string | undefined {
   if (value === undefined || value === '') return undefined;
@@ -289,9 +278,11 @@ const MAX_INT = 2 ** 31 - 1;
 export function resolvePushConsumerOptions(options: PushConsumerOptions): ResolvedPushConsumerOptions {
   if (options === null || typeof options !== 'object')
     throw new InvalidArgumentError('options', 'must be an object');
-  rejectUnknownKeys(options);
-  const o = { ...PUSH_CONSUMER_DEFAULTS, ...stripUndefined(options) } as PushConsumerOptions &
-    typeof PUSH_CONSUMER_DEFAULTS;
+  const o = withDefaults<PushConsumerOptions & typeof PUSH_CONSUMER_DEFAULTS>(
+    PUSH_CONSUMER_DEFAULTS,
+    options,
+    OPTION_NAMES,
+  );
   const groupProblem = checkGroup(o.consumerGroup, 'consumerGroup');
   if (groupProblem !== undefined) throw new InvalidArgumentError('consumerGroup', groupProblem);
   if (o.consumerGroup === 'DEFAULT_CONSUMER')
@@ -322,23 +313,27 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
       'consumeTimeout',
       `must be a positive number of minutes, got ${String(consumeTimeout)}`,
     );
-  const logger = o.logger ?? silentLogger;
-  if (typeof logger !== 'object' || typeof logger.warn !== 'function')
-    throw new InvalidArgumentError('logger', 'must implement Logger');
+  const logger = checkLogger('logger', o.logger ?? silentLogger);
   const language = o.language;
   if (typeof language !== 'string' || !/^[A-Z_]+$/.test(language))
     throw new InvalidArgumentError('language', 'must be a LanguageCode name');
-  const threadMin = int('consumeThreadMin', o.consumeThreadMin, 1, 1000);
-  const threadMax = int('consumeThreadMax', o.consumeThreadMax, 1, 1000);
+  const threadMax = checkInt('consumeThreadMax', o.consumeThreadMax, 1, 1000);
+  // Java rejects min > max; an unset min follows a smaller max instead.
+  const threadMin = checkInt(
+    'consumeThreadMin',
+    options.consumeThreadMin ?? Math.min(threadMax, o.consumeThreadMin),
+    1,
+    1000,
+  );
   if (threadMin > threadMax)
     throw new InvalidArgumentError('consumeThreadMin', 'must not exceed consumeThreadMax');
   const topicThreshold = (field: string, v: number, max: number): number =>
-    v === -1 ? -1 : int(field, v, 1, max);
+    v === -1 ? -1 : checkInt(field, v, 1, max);
   return {
     consumerGroup: o.consumerGroup,
     namesrvAddr: Object.freeze(parseNamesrvAddr(namesrvRaw)),
-    messageModel: oneOf('messageModel', o.messageModel, ['CLUSTERING', 'BROADCASTING']),
-    consumeFromWhere: oneOf('consumeFromWhere', o.consumeFromWhere, [
+    messageModel: checkEnum<MessageModelName>('messageModel', o.messageModel, ['CLUSTERING', 'BROADCASTING']),
+    consumeFromWhere: checkEnum<ConsumeFromWhereName>('consumeFromWhere', o.consumeFromWhere, [
       'CONSUME_FROM_LAST_OFFSET',
       'CONSUME_FROM_FIRST_OFFSET',
       'CONSUME_FROM_TIMESTAMP',
@@ -346,75 +341,79 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     consumeTimestamp,
     allocateStrategy: strategy,
     allocate,
-    consumeOrderly: bool('consumeOrderly', o.consumeOrderly),
+    consumeOrderly: checkBoolean('consumeOrderly', o.consumeOrderly),
     consumeThreadMin: threadMin,
     consumeThreadMax: threadMax,
-    consumeConcurrentlyMaxSpan: int('consumeConcurrentlyMaxSpan', o.consumeConcurrentlyMaxSpan, 1, 65535),
-    pullThresholdForQueue: int('pullThresholdForQueue', o.pullThresholdForQueue, 1, 65535),
-    pullThresholdSizeForQueue: int('pullThresholdSizeForQueue', o.pullThresholdSizeForQueue, 1, 1024),
+    consumeConcurrentlyMaxSpan: checkInt(
+      'consumeConcurrentlyMaxSpan',
+      o.consumeConcurrentlyMaxSpan,
+      1,
+      65535,
+    ),
+    pullThresholdForQueue: checkInt('pullThresholdForQueue', o.pullThresholdForQueue, 1, 65535),
+    pullThresholdSizeForQueue: checkInt('pullThresholdSizeForQueue', o.pullThresholdSizeForQueue, 1, 1024),
     pullThresholdForTopic: topicThreshold('pullThresholdForTopic', o.pullThresholdForTopic, 6_553_500),
     pullThresholdSizeForTopic: topicThreshold(
       'pullThresholdSizeForTopic',
       o.pullThresholdSizeForTopic,
       102_400,
     ),
-    pullInterval: int('pullInterval', o.pullInterval, 0, 65535),
-    pullBatchSize: int('pullBatchSize', o.pullBatchSize, 1, 1024),
-    consumeMessageBatchMaxSize: int('consumeMessageBatchMaxSize', o.consumeMessageBatchMaxSize, 1, 1024),
-    postSubscriptionWhenPull: bool('postSubscriptionWhenPull', o.postSubscriptionWhenPull),
-    maxReconsumeTimes: int('maxReconsumeTimes', o.maxReconsumeTimes, -1, MAX_INT),
-    suspendCurrentQueueTimeMillis: int(
+    pullInterval: checkInt('pullInterval', o.pullInterval, 0, 65535),
+    pullBatchSize: checkInt('pullBatchSize', o.pullBatchSize, 1, 1024),
+    consumeMessageBatchMaxSize: checkInt('consumeMessageBatchMaxSize', o.consumeMessageBatchMaxSize, 1, 1024),
+    postSubscriptionWhenPull: checkBoolean('postSubscriptionWhenPull', o.postSubscriptionWhenPull),
+    maxReconsumeTimes: checkInt('maxReconsumeTimes', o.maxReconsumeTimes, -1, MAX_INT),
+    suspendCurrentQueueTimeMillis: checkInt(
       'suspendCurrentQueueTimeMillis',
       o.suspendCurrentQueueTimeMillis,
       10,
       30_000,
     ),
     consumeTimeout,
-    awaitTerminationMillisWhenShutdown: int(
+    awaitTerminationMillisWhenShutdown: checkInt(
       'awaitTerminationMillisWhenShutdown',
       o.awaitTerminationMillisWhenShutdown,
       0,
       MAX_INT,
     ),
-    persistConsumerOffsetInterval: int(
+    persistConsumerOffsetInterval: checkInt(
       'persistConsumerOffsetInterval',
       o.persistConsumerOffsetInterval,
       10,
       MAX_INT,
     ),
-    rebalanceInterval: int('rebalanceInterval', o.rebalanceInterval, 10, MAX_INT),
-    pullTimeDelayMillsWhenException: int(
+    rebalanceInterval: checkInt('rebalanceInterval', o.rebalanceInterval, 10, MAX_INT),
+    pullTimeDelayMillsWhenException: checkInt(
       'pullTimeDelayMillsWhenException',
       o.pullTimeDelayMillsWhenException,
       0,
       MAX_INT,
     ),
-    brokerSuspendMaxTimeMillis: int('brokerSuspendMaxTimeMillis', o.brokerSuspendMaxTimeMillis, 0, MAX_INT),
-    consumerTimeoutMillisWhenSuspend: int(
+    brokerSuspendMaxTimeMillis: checkInt(
+      'brokerSuspendMaxTimeMillis',
+      o.brokerSuspendMaxTimeMillis,
+      0,
+      MAX_INT,
+    ),
+    consumerTimeoutMillisWhenSuspend: checkInt(
       'consumerTimeoutMillisWhenSuspend',
       o.consumerTimeoutMillisWhenSuspend,
       1,
       MAX_INT,
     ),
-    pullMaxIdleTime: int('pullMaxIdleTime', o.pullMaxIdleTime, 10, MAX_INT),
-    lockInterval: int('lockInterval', o.lockInterval, 10, MAX_INT),
-    lockMaxLiveTime: int('lockMaxLiveTime', o.lockMaxLiveTime, 10, MAX_INT),
+    pullMaxIdleTime: checkInt('pullMaxIdleTime', o.pullMaxIdleTime, 10, MAX_INT),
+    lockInterval: checkInt('lockInterval', o.lockInterval, 10, MAX_INT),
+    lockMaxLiveTime: checkInt('lockMaxLiveTime', o.lockMaxLiveTime, 10, MAX_INT),
     offsetStoreDir: optionalString('offsetStoreDir', o.offsetStoreDir),
-    unitMode: bool('unitMode', o.unitMode),
+    unitMode: checkBoolean('unitMode', o.unitMode),
     namespace,
     instanceName,
     unitName,
     clientIP: optionalString('clientIP', o.clientIP),
-    pollNameServerInterval: int('pollNameServerInterval', o.pollNameServerInterval, 10, MAX_INT),
-    heartbeatBrokerInterval: int('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10, MAX_INT),
-    mqClientApiTimeout: int('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
+    pollNameServerInterval: checkInt('pollNameServerInterval', o.pollNameServerInterval, 10, MAX_INT),
+    heartbeatBrokerInterval: checkInt('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10, MAX_INT),
+    mqClientApiTimeout: checkInt('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
     language,
     logger,
   };
-}
-
-function stripUndefined(o: object): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out;
 }

@@ -5,27 +5,11 @@
  * passes an unfinished message. It also carries the flow-control figures (count, body bytes,
  * span) and the orderly lock state.
  */
+import type { ProcessQueueInfoData } from '../protocol/body/consumer-running-info.js';
+
 export interface CachedMessage {
   readonly queueOffset: number;
   readonly body: Buffer;
-}
-
-/** Snapshot for GET_CONSUMER_RUNNING_INFO (Java `ProcessQueueInfo`). */
-export interface ProcessQueueInfo {
-  commitOffset: number;
-  cachedMsgMinOffset: number;
-  cachedMsgMaxOffset: number;
-  cachedMsgCount: number;
-  cachedMsgSizeInMiB: number;
-  transactionMsgMinOffset: number;
-  transactionMsgMaxOffset: number;
-  transactionMsgCount: number;
-  locked: boolean;
-  tryUnlockTimes: number;
-  lastLockTimestamp: number;
-  droped: boolean;
-  lastPullTimestamp: number;
-  lastConsumeTimestamp: number;
 }
 
 export class ProcessQueue<M extends CachedMessage = CachedMessage> {
@@ -152,7 +136,8 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
     return now - this.lastPullTimestamp > pullMaxIdleTime;
   }
 
-  info(commitOffset: number): ProcessQueueInfo {
+  /** Snapshot for GET_CONSUMER_RUNNING_INFO (Java `ProcessQueueInfo`). */
+  info(commitOffset: number): ProcessQueueInfoData {
     const first = this.firstOffset();
     return {
       commitOffset,

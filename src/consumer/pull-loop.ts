@@ -6,14 +6,12 @@
  */
 import { BrokerResponseError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
-import type { Logger } from '../observability/logger.js';
 import { ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest } from '../protocol/command.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { buildPullSysFlag, PullMessage, PullMessageResponse } from '../protocol/headers/pull.js';
-import type { ConsumerClient } from './client-port.js';
+import type { ConsumerScope } from './client-port.js';
 import { decodePullBody, filterByTags, type ConsumerMessage } from './message-view.js';
-import type { ResolvedPushConsumerOptions } from './options.js';
 import type { ProcessQueue } from './process-queue.js';
 
 /** Delays of Java's pull loop (ms). */
@@ -33,14 +31,7 @@ export interface QueueEntry {
   nextOffset: number;
 }
 
-export interface PullContext {
-  readonly client: ConsumerClient;
-  readonly options: ResolvedPushConsumerOptions;
-  /** Group on the wire. */
-  readonly group: string;
-  readonly logger: Logger;
-  readonly clustering: boolean;
-  readonly orderly: boolean;
+export interface PullContext extends ConsumerScope {
   isRunning(): boolean;
   isPaused(topic: string): boolean;
   subscription(topic: string): { data: SubscriptionData; tags: ReadonlySet<string> } | undefined;

@@ -5,6 +5,7 @@
  * said; it is not a consumer for applications.
  */
 import { BrokerResponseError, InvalidArgumentError, ProtocolError } from '../errors.js';
+import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../options.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
@@ -43,20 +44,20 @@ export const DEFAULT_PULL_READER_OPTIONS: Readonly<Omit<PullReaderOptions, 'name
 export function validatePullReaderOptions(
   options: Partial<PullReaderOptions> & { namesrvAddr: string },
 ): PullReaderOptions {
-  const merged = { ...DEFAULT_PULL_READER_OPTIONS, ...options };
+  const merged = withDefaults<PullReaderOptions>(DEFAULT_PULL_READER_OPTIONS, options, [
+    'namesrvAddr',
+    ...Object.keys(DEFAULT_PULL_READER_OPTIONS),
+  ]);
   if (typeof merged.namesrvAddr !== 'string' || !/^[^:;]+:\d+(;[^:;]+:\d+)*$/.test(merged.namesrvAddr)) {
     throw new InvalidArgumentError(
       'namesrvAddr',
       `expected host:port[;host:port], got ${String(merged.namesrvAddr)}`,
     );
   }
-  if (!merged.consumerGroup) throw new InvalidArgumentError('consumerGroup', 'must not be empty');
-  if (!Number.isInteger(merged.maxMsgNums) || merged.maxMsgNums < 1 || merged.maxMsgNums > 1024) {
-    throw new InvalidArgumentError('maxMsgNums', `must be an integer in 1..1024, got ${merged.maxMsgNums}`);
-  }
-  if (!(merged.requestTimeoutMs > 0)) {
-    throw new InvalidArgumentError('requestTimeoutMs', `must be positive, got ${merged.requestTimeoutMs}`);
-  }
+  checkString('consumerGroup', merged.consumerGroup);
+  checkInt('maxMsgNums', merged.maxMsgNums, 1, 1024);
+  checkPositive('requestTimeoutMs', merged.requestTimeoutMs);
+  checkLogger('logger', merged.logger);
   return merged;
 }
 

@@ -17,18 +17,19 @@ import { acquireClientInstance, releaseClientInstance } from '../client/instance
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import type { MessageQueue } from '../client/route.js';
 import type { Logger } from '../observability/logger.js';
+import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import { queueMaxOffset } from './broker-queries.js';
 import { registerConsumer, unregisterConsumer } from './client-requests.js';
-import { consumerClientOf, type ConsumerClient } from './client-port.js';
+import { consumerClientOf, type ConsumerClient, type ConsumerScope } from './client-port.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
 import { OrderlyConsumeService } from './consume-orderly.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './handler-pool.js';
 import type { ConsumerMessage } from './message-view.js';
 import { LocalFileOffsetStore } from './offset-store/local-file.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -105,6 +106,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private orderly: OrderlyConsumeService | undefined;
   private handler: ConsumeHandler | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Consume tasks (handler call + send-back + offset update) not yet finished. */
+  private readonly tasks = new Set<Promise<void>>();
   private readonly sleepers = new Set<() => void>();
   private pausedAll = false;
   private readonly pausedTopics = new Set<string>();
@@ -292,14 +295,21 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       handlerFailed: (entry, messages, outcome) => this.handlerFailed(entry, messages, outcome),
       later: (ms, fn) => this.later(ms, fn),
+      track: (task) => {
+        this.tasks.add(task);
+        void task.finally(() => this.tasks.delete(task));
+      },
     };
-    const rebalancer = new Rebalancer({
+    const scope: ConsumerScope = {
       client,
       options: o,
       group: this.wireGroup,
       logger: this.logger,
       clustering: this.clustering,
       orderly,
+    };
+    const rebalancer = new Rebalancer({
+      ...scope,
       offsetStore,
       topics: () => [...this.subs.keys()],
       startQueue: (entry) => void runPullLoop(pullCtx, entry),
@@ -318,12 +328,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       });
     } else this.concurrent = new ConcurrentConsumeService(consumeCtx);
     const pullCtx: PullContext = {
-      client,
-      options: o,
-      group: this.wireGroup,
-      logger: this.logger,
-      clustering: this.clustering,
-      orderly,
+      ...scope,
       isRunning: () => this.state === 'RUNNING',
       isPaused: (topic) => this.pausedAll || this.pausedTopics.has(topic),
       subscription: (topic) => this.subs.get(topic),
@@ -386,14 +391,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   }
 
   /** @internal Java `ConsumeStatus` of a wire topic: averages since start. */
-  consumeStatus(topic: string): {
-    pullRT: number;
-    pullTPS: number;
-    consumeRT: number;
-    consumeOKTPS: number;
-    consumeFailedTPS: number;
-    consumeFailedMsgs: number;
-  } {
+  consumeStatus(topic: string): ConsumeStatusData {
     const s = this.stats.get(topic) ?? { ok: 0, failed: 0, rtSum: 0 };
     const seconds = Math.max(1, (Date.now() - this.startTimestamp) / 1000);
     const calls = s.ok + s.failed;
@@ -480,8 +478,9 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       const store = this.offsetStore;
       if (store instanceof RemoteBrokerOffsetStore) {
         const stored = (await store.readStoredOffset(entry.mq)).offset;
-        if (stored < 0) return false;
-        entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
+        if (stored === OFFSET_READ_ERROR) return false;
+        // −1: nothing stored yet, so the start offset the rebalance computed stands.
+        if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
       }
       entry.pq.previouslyLocked = true;
     }
@@ -581,13 +580,11 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const wake of [...this.sleepers]) wake();
-    const drained = await (this.pool?.whenIdle(this.options.awaitTerminationMillisWhenShutdown) ?? true);
+    const drained = await this.whenTasksDone(this.options.awaitTerminationMillisWhenShutdown);
     if (!drained)
       this.logger.warn(
         'handlers still running after awaitTerminationMillisWhenShutdown; their messages will be delivered again',
-        {
-          inFlight: this.pool?.inFlight,
-        },
+        { inFlight: this.pool?.inFlight },
       );
     this.pool?.close();
     const entries = [...(this.rebalancer?.table.values() ?? [])];
@@ -609,6 +606,22 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       group: this.options.consumerGroup,
       clientId: this.clientId,
     });
+  }
+
+  /** Resolves true once every consume task finished, false after `timeoutMs`. */
+  private async whenTasksDone(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.tasks.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.tasks]),
+        new Promise<void>((r) => (timer = setTimeout(r, left))),
+      ]);
+      clearTimeout(timer);
+    }
+    return true;
   }
 
   private async persistOffsetsOf(held: MessageQueue[]): Promise<void> {

@@ -7,16 +7,15 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
-import type { Logger } from '../observability/logger.js';
 import { mqKey } from '../protocol/body/message-queue-map.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import { allocate } from './allocate/index.js';
 import { consumerIdList, lockQueues, queueMaxOffset, searchOffset, unlockQueues } from './broker-queries.js';
-import type { ConsumerClient } from './client-port.js';
+import type { ConsumerScope } from './client-port.js';
 import type { ConsumerMessage } from './message-view.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
 import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
-import { parseConsumeTimestamp, type ResolvedPushConsumerOptions } from './options.js';
+import { parseConsumeTimestamp } from './options.js';
 import { ProcessQueue } from './process-queue.js';
 import type { QueueEntry } from './pull-loop.js';
 
@@ -29,14 +28,7 @@ export interface RebalanceEvent {
   removed: MessageQueue[];
 }
 
-export interface RebalanceContext {
-  readonly client: ConsumerClient;
-  readonly options: ResolvedPushConsumerOptions;
-  /** Group on the wire. */
-  readonly group: string;
-  readonly logger: Logger;
-  readonly clustering: boolean;
-  readonly orderly: boolean;
+export interface RebalanceContext extends ConsumerScope {
   readonly offsetStore: OffsetStore;
   /** Wire names of the subscribed topics (retry topic included). */
   topics(): string[];

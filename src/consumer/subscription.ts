@@ -4,8 +4,9 @@
  * `subscribe()`, not on the first pull.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { ExpressionType, SUB_ALL, type SubscriptionData } from '../protocol/headers/heartbeat.js';
-import { javaStringHashCode } from '../protocol/java-string-hash.js';
+import { compileSql92 } from '../protocol/filter/sql92.js';
+import { buildTagSubscription, ExpressionType, SUB_ALL } from '../protocol/filter/tags.js';
+import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 
 /** `'*'`, a tag expression (`'TagA || TagB'`) or an SQL92 selector. */
 export type SubscriptionExpression = string | { sql: string };
@@ -20,6 +21,7 @@ export function buildSubscriptionData(
     const sql = (expression as { sql?: unknown }).sql;
     if (typeof sql !== 'string' || sql.trim() === '')
       throw new InvalidArgumentError('expression', '{ sql } must hold a non-empty SQL92 expression');
+    compileSql92(sql); // a bad selector fails here, not on every pull
     return {
       topic,
       subString: sql,
@@ -32,22 +34,15 @@ export function buildSubscriptionData(
   }
   if (typeof expression !== 'string')
     throw new InvalidArgumentError('expression', "must be '*', a tag expression or { sql }");
-  const trimmed = expression.trim();
-  const tags: string[] = [];
-  if (trimmed !== '' && trimmed !== SUB_ALL) {
-    for (const part of trimmed.split('||')) {
-      const tag = part.trim();
-      if (tag === '') continue;
-      if (tag === SUB_ALL || /[\s|]/.test(tag))
-        throw new InvalidArgumentError('expression', `not a tag expression: ${expression}`);
-      if (!tags.includes(tag)) tags.push(tag);
-    }
-  }
+  const sub = buildTagSubscription(expression);
+  for (const tag of sub.tags)
+    if (tag === SUB_ALL || /[\s|]/.test(tag))
+      throw new InvalidArgumentError('expression', `not a tag expression: ${expression}`);
   return {
     topic,
-    subString: tags.length === 0 ? SUB_ALL : expression,
-    tagsSet: tags,
-    codeSet: tags.map(javaStringHashCode),
+    subString: sub.all ? SUB_ALL : expression,
+    tagsSet: [...sub.tags],
+    codeSet: [...sub.codes],
     subVersion,
     expressionType: ExpressionType.TAG,
     classFilterMode: false,

@@ -8,10 +8,11 @@ import { wrapNamespace } from '../client/namespace.js';
 import { encodeBatch } from '../protocol/message/batch.js';
 import { compressBody, ZLIB_COMPRESSED_SYSFLAG } from '../protocol/message/compression.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
+import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
+  appendProperty,
   containsSeparator,
   NAME_VALUE_SEPARATOR,
-  PROPERTY_SEPARATOR,
   PropertyKey,
 } from '../protocol/message/properties.js';
 import {
@@ -29,7 +30,7 @@ export interface Message {
   keys?: string | readonly string[] | undefined;
   /** User properties; system names (KEYS, TAGS, UNIQ_KEY, ...) are rejected. */
   properties?: Readonly<Record<string, string>> | undefined;
-  /** Delay level 1..18 of the broker's `messageDelayLevel`; 0 or absent = none. */
+  /** Delay level 1..18 of the broker's default `messageDelayLevel`; 0 or absent = none. */
   delayTimeLevel?: number | undefined;
   /** WAIT property: the broker answers after the store (and flush, if sync) completes. @default true */
   waitStoreMsgOK?: boolean | undefined;
@@ -65,6 +66,21 @@ export interface PrepareSettings {
 /** Properties longer than this cannot be stored (int16 length). */
 export const MAX_PROPERTIES_LENGTH = 32767;
 
+/** Highest delay level: the broker's default `messageDelayLevel` has 18 (1s … 2h). */
+export const MAX_DELAY_LEVEL = 18;
+
+/** Every Message field: anything else (`tag`, `delay`) is a typo and throws, naming the closest. */
+export const MESSAGE_FIELD_NAMES = keyList<Message>({
+  topic: true,
+  body: true,
+  tags: true,
+  keys: true,
+  properties: true,
+  delayTimeLevel: true,
+  waitStoreMsgOK: true,
+  flag: true,
+});
+
 function bodyBytes(body: unknown, field: string): Uint8Array {
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof Uint8Array) return body;
@@ -82,10 +98,6 @@ function checkTopicField(topic: unknown, field: string, namespace: string | unde
     );
   }
   return wire;
-}
-
-function appendProperty(out: string, name: string, value: string): string {
-  return (out.length > 0 ? out + PROPERTY_SEPARATOR : out) + name + NAME_VALUE_SEPARATOR + value;
 }
 
 /** Validates every field but topic/body and returns the properties string (without UNIQ_KEY). */
@@ -109,15 +121,10 @@ function encodeMessageProperties(msg: Message, field: string): string {
       throw new InvalidArgumentError(`${field}tags`, 'contains U+0001 or U+0002');
     if (msg.tags.length > 0) props = appendProperty(props, PropertyKey.TAGS, msg.tags);
   }
-  const wait = msg.waitStoreMsgOK ?? true;
-  if (typeof wait !== 'boolean')
-    throw new InvalidArgumentError(`${field}waitStoreMsgOK`, 'must be a boolean');
+  const wait = checkBoolean(`${field}waitStoreMsgOK`, msg.waitStoreMsgOK ?? true);
   props = appendProperty(props, PropertyKey.WAIT, wait ? 'true' : 'false');
   if (msg.delayTimeLevel !== undefined && msg.delayTimeLevel !== 0) {
-    const d = msg.delayTimeLevel;
-    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > 0x7fffffff) {
-      throw new InvalidArgumentError(`${field}delayTimeLevel`, 'must be a non-negative integer');
-    }
+    const d = checkInt(`${field}delayTimeLevel`, msg.delayTimeLevel, 1, MAX_DELAY_LEVEL);
     props = appendProperty(props, PropertyKey.DELAY, String(d));
   }
   if (msg.properties !== undefined) {
@@ -136,16 +143,14 @@ function encodeMessageProperties(msg: Message, field: string): string {
 }
 
 function checkFlag(flag: unknown, field: string): number {
-  if (flag === undefined) return 0;
-  if (typeof flag !== 'number' || !Number.isInteger(flag) || flag < -0x80000000 || flag > 0x7fffffff) {
-    throw new InvalidArgumentError(field, 'must be an int32');
-  }
-  return flag;
+  return flag === undefined ? 0 : checkInt(field, flag, -0x80000000, 0x7fffffff);
 }
 
-function checkShape(msg: unknown, field: string): asserts msg is Message {
-  if (msg === null || typeof msg !== 'object')
-    throw new InvalidArgumentError(field || 'message', 'must be an object');
+/** An object with known fields only; `prefix` names its place in a batch (`messages[2].`). */
+function checkShape(msg: unknown, field: string, prefix = ''): asserts msg is Message {
+  if (msg === null || typeof msg !== 'object' || Array.isArray(msg))
+    throw new InvalidArgumentError(field, 'must be an object');
+  rejectUnknownKeys(msg, MESSAGE_FIELD_NAMES, 'message field', prefix);
 }
 
 /** Validates and prepares one message (Java `Validators.checkMessage` + `sendKernelImpl` preparation). */
@@ -169,8 +174,13 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
   let body = raw;
   let sysFlag = 0;
   if (raw.byteLength >= s.compressMsgBodyOverHowmuch) {
-    body = compressBody(raw, s.compressLevel);
-    sysFlag |= ZLIB_COMPRESSED_SYSFLAG;
+    // Incompressible data grows under zlib; sending it raw keeps the stored body within
+    // maxMessageSize, which is what the broker checks (docs/protocol.md §3.5).
+    const compressed = compressBody(raw, s.compressLevel);
+    if (compressed.byteLength < raw.byteLength) {
+      body = compressed;
+      sysFlag |= ZLIB_COMPRESSED_SYSFLAG;
+    }
   }
   return { topic, userTopic: msg.topic, body, sysFlag, flag, properties, msgId, batch: false, count: 1 };
 }
@@ -188,7 +198,7 @@ export function prepareBatch(
   if (!Array.isArray(msgs) || msgs.length === 0)
     throw new InvalidArgumentError('messages', 'must be a non-empty array');
   const first = msgs[0] as Message;
-  checkShape(first, 'messages[0]');
+  checkShape(first, 'messages[0]', 'messages[0].');
   const topic = checkTopicField(first.topic, 'messages[0].topic', s.namespace);
   if (first.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
     throw new InvalidArgumentError('messages[0].topic', 'retry topics are not supported in a batch');
@@ -199,7 +209,7 @@ export function prepareBatch(
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i] as Message;
     const f = `messages[${i}].`;
-    checkShape(m, `messages[${i}]`);
+    checkShape(m, `messages[${i}]`, f);
     if (m.topic !== first.topic)
       throw new InvalidArgumentError(`${f}topic`, 'every message of a batch must have the same topic');
     if ((m.waitStoreMsgOK ?? true) !== wait) {

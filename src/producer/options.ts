@@ -7,6 +7,16 @@ import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
+import {
+  checkBoolean,
+  checkEnum,
+  checkInt,
+  checkLogger,
+  checkObject,
+  checkString,
+  keyList,
+  rejectUnknownKeys,
+} from '../options.js';
 
 export type LatencyFaultStrategyName = 'adaptive' | 'java-4.9' | 'java-5';
 
@@ -186,25 +196,40 @@ const STRATEGY_OPTIONS: Readonly<
   detectTimeout: ['adaptive', 'java-5'],
 });
 
-function int(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(value)}`);
-  }
-  return value;
-}
-
-function bool(field: string, value: unknown): boolean {
-  if (typeof value !== 'boolean')
-    throw new InvalidArgumentError(field, `must be a boolean, got ${typeof value}`);
-  return value;
-}
+/** Every ProducerOptions key: anything else is a typo and throws, naming the closest of these. */
+export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
+  producerGroup: true,
+  namesrvAddr: true,
+  instanceName: true,
+  unitName: true,
+  namespace: true,
+  clientIP: true,
+  sendMsgTimeout: true,
+  retryTimesWhenSendFailed: true,
+  retryTimesWhenSendAsyncFailed: true,
+  retryAnotherBrokerWhenNotStoreOK: true,
+  retryResponseCodes: true,
+  compressMsgBodyOverHowmuch: true,
+  compressLevel: true,
+  maxMessageSize: true,
+  defaultTopicQueueNums: true,
+  createTopicKey: true,
+  sendLatencyFaultEnable: true,
+  latencyFaultStrategy: true,
+  latencyMax: true,
+  notAvailableDuration: true,
+  pollNameServerInterval: true,
+  heartbeatBrokerInterval: true,
+  mqClientApiTimeout: true,
+  sendAttemptTimeout: true,
+  detectInterval: true,
+  detectTimeout: true,
+  language: true,
+  logger: true,
+});
 
 function name(field: string, value: unknown, maxLength = 255): string {
-  if (typeof value !== 'string' || value.length === 0)
-    throw new InvalidArgumentError(field, 'must be a non-empty string');
-  if (value.length > maxLength) throw new InvalidArgumentError(field, `longer than ${maxLength} characters`);
-  if (!GROUP_PATTERN.test(value)) throw new InvalidArgumentError(field, `must match ${GROUP_PATTERN.source}`);
-  return value;
+  return checkString(field, value, { maxLength, pattern: GROUP_PATTERN });
 }
 
 /** `"a:1;b:2"` or `['a:1', 'b:2']` → trimmed, de-duplicated list; throws naming `field`. */
@@ -233,29 +258,26 @@ function durations(field: string, value: unknown): readonly number[] | undefined
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length === 0)
     throw new InvalidArgumentError(field, 'must be a non-empty array of ms');
-  return Object.freeze(value.map((v: unknown, i) => int(`${field}[${i}]`, v, 0)));
+  return Object.freeze(value.map((v: unknown, i) => checkInt(`${field}[${i}]`, v, 0)));
 }
 
 /** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
 export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidArgumentError('options', 'must be an object');
+  checkObject('options', options);
+  rejectUnknownKeys(options, PRODUCER_OPTION_NAMES);
   const o = options;
   const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
   if (namesrvRaw === undefined)
     throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
-  const sendMsgTimeout = int('sendMsgTimeout', o.sendMsgTimeout ?? PRODUCER_DEFAULTS.sendMsgTimeout, 1);
-  const retries = int(
+  const sendMsgTimeout = checkInt('sendMsgTimeout', o.sendMsgTimeout ?? PRODUCER_DEFAULTS.sendMsgTimeout, 1);
+  const retries = checkInt(
     'retryTimesWhenSendFailed',
     o.retryTimesWhenSendFailed ?? PRODUCER_DEFAULTS.retryTimesWhenSendFailed,
     0,
     100,
   );
-  const optionalString = (field: string, v: unknown): string | undefined => {
-    if (v === undefined || v === '') return undefined;
-    if (typeof v !== 'string') throw new InvalidArgumentError(field, 'must be a string');
-    return v;
-  };
+  const optionalString = (field: string, v: unknown): string | undefined =>
+    v === undefined || v === '' ? undefined : checkString(field, v);
   const namespace = optionalString('namespace', o.namespace);
   if (namespace !== undefined) name('namespace', namespace);
   const unitName = optionalString('unitName', o.unitName);
@@ -265,13 +287,11 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   if (/[@\s]/.test(instanceName))
     throw new InvalidArgumentError('instanceName', 'must not contain "@" or spaces');
   const clientIP = optionalString('clientIP', o.clientIP);
-  const strategy = o.latencyFaultStrategy ?? PRODUCER_DEFAULTS.latencyFaultStrategy;
-  if (!STRATEGIES.includes(strategy)) {
-    throw new InvalidArgumentError(
-      'latencyFaultStrategy',
-      `must be one of ${STRATEGIES.join(', ')}, got ${String(strategy)}`,
-    );
-  }
+  const strategy = checkEnum(
+    'latencyFaultStrategy',
+    o.latencyFaultStrategy ?? PRODUCER_DEFAULTS.latencyFaultStrategy,
+    STRATEGIES,
+  );
   const latencyMax = durations('latencyMax', o.latencyMax);
   const notAvailableDuration = durations('notAvailableDuration', o.notAvailableDuration);
   if (latencyMax && notAvailableDuration && latencyMax.length !== notAvailableDuration.length) {
@@ -295,10 +315,8 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     throw new InvalidArgumentError('retryResponseCodes', 'must be an iterable of response codes');
   }
   for (const c of rawCodes as Iterable<unknown>)
-    codes.add(int('retryResponseCodes', c, -100000, 2 ** 31 - 1));
-  const logger = o.logger ?? silentLogger;
-  if (typeof logger !== 'object' || typeof logger.warn !== 'function')
-    throw new InvalidArgumentError('logger', 'must implement Logger');
+    codes.add(checkInt('retryResponseCodes', c, -100000, 2 ** 31 - 1));
+  const logger = checkLogger('logger', o.logger ?? silentLogger);
   const language = o.language ?? PRODUCER_DEFAULTS.language;
   if (typeof language !== 'string' || !/^[A-Z_]+$/.test(language))
     throw new InvalidArgumentError('language', 'must be a LanguageCode name');
@@ -312,61 +330,62 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     clientIP,
     sendMsgTimeout,
     retryTimesWhenSendFailed: retries,
-    retryTimesWhenSendAsyncFailed: int(
+    retryTimesWhenSendAsyncFailed: checkInt(
       'retryTimesWhenSendAsyncFailed',
       o.retryTimesWhenSendAsyncFailed ?? PRODUCER_DEFAULTS.retryTimesWhenSendAsyncFailed,
       0,
       100,
     ),
-    retryAnotherBrokerWhenNotStoreOK: bool(
+    retryAnotherBrokerWhenNotStoreOK: checkBoolean(
       'retryAnotherBrokerWhenNotStoreOK',
       o.retryAnotherBrokerWhenNotStoreOK ?? PRODUCER_DEFAULTS.retryAnotherBrokerWhenNotStoreOK,
     ),
     retryResponseCodes: codes,
-    compressMsgBodyOverHowmuch: int(
+    compressMsgBodyOverHowmuch: checkInt(
       'compressMsgBodyOverHowmuch',
       o.compressMsgBodyOverHowmuch ?? PRODUCER_DEFAULTS.compressMsgBodyOverHowmuch,
       0,
     ),
-    compressLevel: int('compressLevel', o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel, 0, 9),
-    maxMessageSize: int(
+    compressLevel: checkInt('compressLevel', o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel, 0, 9),
+    maxMessageSize: checkInt(
       'maxMessageSize',
       o.maxMessageSize ?? PRODUCER_DEFAULTS.maxMessageSize,
       1,
       2 ** 31 - 1,
     ),
-    defaultTopicQueueNums: int(
+    defaultTopicQueueNums: checkInt(
       'defaultTopicQueueNums',
       o.defaultTopicQueueNums ?? PRODUCER_DEFAULTS.defaultTopicQueueNums,
       1,
       1024,
     ),
     createTopicKey: name('createTopicKey', o.createTopicKey ?? PRODUCER_DEFAULTS.createTopicKey, 127),
-    sendLatencyFaultEnable: bool(
+    sendLatencyFaultEnable: checkBoolean(
       'sendLatencyFaultEnable',
       o.sendLatencyFaultEnable ?? PRODUCER_DEFAULTS.sendLatencyFaultEnable,
     ),
     latencyFaultStrategy: strategy,
     latencyMax,
     notAvailableDuration,
-    pollNameServerInterval: int(
+    pollNameServerInterval: checkInt(
       'pollNameServerInterval',
       o.pollNameServerInterval ?? PRODUCER_DEFAULTS.pollNameServerInterval,
       10,
     ),
-    heartbeatBrokerInterval: int(
+    heartbeatBrokerInterval: checkInt(
       'heartbeatBrokerInterval',
       o.heartbeatBrokerInterval ?? PRODUCER_DEFAULTS.heartbeatBrokerInterval,
       10,
     ),
-    mqClientApiTimeout: int(
+    mqClientApiTimeout: checkInt(
       'mqClientApiTimeout',
       o.mqClientApiTimeout ?? PRODUCER_DEFAULTS.mqClientApiTimeout,
       1,
     ),
-    sendAttemptTimeout: int('sendAttemptTimeout', o.sendAttemptTimeout ?? attemptDefault, 0),
-    detectInterval: o.detectInterval === undefined ? undefined : int('detectInterval', o.detectInterval, 10),
-    detectTimeout: int('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
+    sendAttemptTimeout: checkInt('sendAttemptTimeout', o.sendAttemptTimeout ?? attemptDefault, 0),
+    detectInterval:
+      o.detectInterval === undefined ? undefined : checkInt('detectInterval', o.detectInterval, 10),
+    detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
     language,
     logger,
   };

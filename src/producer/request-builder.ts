@@ -1,5 +1,5 @@
 /**
- * SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE requests (protocol.md §3.1): the V2 header with keys
+ * SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE requests (docs/protocol.md §3.1): the V2 header with keys
  * `a`..`n` exactly as a Java 4.9.7 producer sends them (`a b c d e f g h i j k m n`; no `l`,
  * no `bname`). The body is the prepared bytes, never copied.
  */

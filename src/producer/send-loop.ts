@@ -1,5 +1,5 @@
 /**
- * The seeds' `sendDefaultImpl`, made right:
+ * Java's `DefaultMQProducerImpl.sendDefaultImpl`, made right:
  * - `sendMsgTimeout` is one budget for the whole call: route lookup, connects and every attempt;
  * - every attempt but the last is capped by `sendAttemptTimeout`, so a hung broker cannot eat
  *   the whole budget and leave no retry;

@@ -1,4 +1,4 @@
-/** SendResult and the interpretation of a send response (protocol.md §3.2–§3.3). */
+/** SendResult and the interpretation of a send response (docs/protocol.md §3.2–§3.3). */
 import { BrokerResponseError, ProtocolError } from '../errors.js';
 import { ResponseCode, responseCodeName } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';

@@ -1,5 +1,5 @@
 /**
- * ACL request signing (Java `AclClientRPCHook`, protocol.md §9; identical in 4.9.7 and 5.x):
+ * ACL request signing (Java `AclClientRPCHook`, docs/protocol.md §9; identical in 4.9.7 and 5.x):
  * Base64(HmacSHA1(secretKey, values of the extFields sorted by key, then the body)).
  */
 import { createHmac } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Request and response codes of the RocketMQ remoting protocol (protocol.md §2), as data.
+ * Request and response codes of the RocketMQ remoting protocol (docs/protocol.md §2), as data.
  * Names follow Java's `RequestCode` / `ResponseCode` constants.
  */
 
@@ -187,7 +187,7 @@ export function responseCodeName(code: number): string {
   return responseNames.get(code) ?? `UNKNOWN_${code}`;
 }
 
-/** LanguageCode (protocol.md §1.6): the name goes in JSON headers, the number in binary headers. */
+/** LanguageCode (docs/protocol.md §1.6): the name goes in JSON headers, the number in binary headers. */
 export const LanguageCode = {
   JAVA: 0,
   CPP: 1,
@@ -211,7 +211,7 @@ export function languageName(code: number): string | undefined {
   return languageNames.get(code);
 }
 
-/** MQVersion ordinals we send or gate on (protocol.md §1.7). */
+/** MQVersion ordinals we send or gate on (docs/protocol.md §1.7). */
 export const MQVersion = {
   V3_0_11: 37,
   V3_4_9: 121,

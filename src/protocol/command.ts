@@ -1,6 +1,6 @@
 /**
  * The RemotingCommand: one request or response of the RocketMQ remoting protocol
- * (protocol.md §1.3–§1.5). Pure data; framing lives in `frame.ts`.
+ * (docs/protocol.md §1.3–§1.5). Pure data; framing lives in `frame.ts`.
  */
 import { InvalidArgumentError } from '../errors.js';
 import { DEFAULT_REMOTING_VERSION, LanguageCode } from './codes.js';

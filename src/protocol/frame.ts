@@ -1,5 +1,5 @@
 /**
- * Frame layout (protocol.md §1.2):
+ * Frame layout (docs/protocol.md §1.2):
  *   int32 length (= 4 + headerLength + bodyLength, excluding itself)
  *   int32 serializeType << 24 | headerLength
  *   header bytes, body bytes

@@ -1,5 +1,5 @@
 /**
- * ROCKETMQ binary header serialization (serialize type 1, protocol.md §1.4).
+ * ROCKETMQ binary header serialization (serialize type 1, docs/protocol.md §1.4).
  */
 import { ProtocolError } from '../errors.js';
 import { LanguageCode, languageName } from './codes.js';

@@ -1,5 +1,5 @@
 /**
- * JSON header serialization (serialize type 0, protocol.md §1.3). Keys are written in
+ * JSON header serialization (serialize type 0, docs/protocol.md §1.3). Keys are written in
  * fastjson's alphabetical order so our bytes equal a Java client's. The header text is built by
  * hand (no intermediate object) and written straight into the frame buffer: this is the hot path
  * of every request and response.

@@ -1,4 +1,4 @@
-/** Topic and broker permissions (Java `PermName`, protocol.md §7.4). */
+/** Topic and broker permissions (Java `PermName`, docs/protocol.md §7.4). */
 export const PermName = {
   PERM_PRIORITY: 8,
   PERM_READ: 4,

@@ -1,6 +1,6 @@
 /**
  * One TCP connection speaking the remoting protocol, used by clients and servers alike
- * (protocol.md §1.5: both sides may send requests on it). Requests are matched to responses by
+ * (docs/protocol.md §1.5: both sides may send requests on it). Requests are matched to responses by
  * `opaque`; requests the other side initiates go to the request handler.
  *
  * Memory is bounded everywhere: at most `maxInFlight` requests written and `maxQueued` waiting,

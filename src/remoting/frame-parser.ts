@@ -1,5 +1,5 @@
 /**
- * Streaming splitter for length-prefixed frames (protocol.md §1.2). It copies only when a
+ * Streaming splitter for length-prefixed frames (docs/protocol.md §1.2). It copies only when a
  * frame spans two chunks: a frame wholly inside one chunk is handed out as a subarray view.
  * The length is validated before anything is allocated, so a hostile 2 GiB length costs nothing.
  */

@@ -1,7 +1,7 @@
 /**
  * RPC hooks, Java's `RPCHook`: called on the client before a request is written and after its
  * response arrives; on the server before dispatch and before the response is written. ACL
- * signing (protocol.md §9) adds its extFields in `beforeRequest`.
+ * signing (docs/protocol.md §9) adds its extFields in `beforeRequest`.
  */
 import type { RemotingCommand } from '../protocol/command.js';
 

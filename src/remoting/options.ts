@@ -1,9 +1,10 @@
 /**
  * Options shared by client and server connections: one interface, one frozen defaults object,
- * one validator (house style §9).
+ * one validator (docs/architecture.md §4).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
+import { checkInt, checkLogger, withDefaults } from '../options.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
 import type { RpcHook } from './hooks.js';
@@ -61,33 +62,19 @@ export const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.fr
   remoteAddress: undefined,
 });
 
-function positiveInt(field: string, value: unknown, min = 1): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new InvalidArgumentError(field, `must be an integer >= ${min}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Fills defaults and rejects bad values with InvalidArgumentError. */
 export function validateConnectionOptions(options: Partial<ConnectionOptions> = {}): ConnectionOptions {
-  const o: ConnectionOptions = { ...DEFAULT_CONNECTION_OPTIONS, ...stripUndefined(options) };
-  positiveInt('connectTimeoutMs', o.connectTimeoutMs);
-  positiveInt('maxFrameSize', o.maxFrameSize, 16);
-  if (o.maxFrameSize > 0x7fffffff) throw new InvalidArgumentError('maxFrameSize', 'must fit in an int32');
-  positiveInt('maxInFlight', o.maxInFlight);
-  positiveInt('maxQueued', o.maxQueued, 0);
-  if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
+  const o = withDefaults<ConnectionOptions>(DEFAULT_CONNECTION_OPTIONS, options);
+  checkInt('connectTimeoutMs', o.connectTimeoutMs, 1);
+  checkInt('maxFrameSize', o.maxFrameSize, 16, 0x7fffffff);
+  checkInt('maxInFlight', o.maxInFlight, 1);
+  checkInt('maxQueued', o.maxQueued, 0);
+  checkLogger('logger', o.logger);
   if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
   if (o.requestHandler !== undefined && typeof o.requestHandler !== 'function') {
     throw new InvalidArgumentError('requestHandler', 'must be a function');
   }
   return o;
-}
-
-export function stripUndefined<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }
 
 /** Splits `host:port` (IPv6 as `[::1]:port`). Throws InvalidArgumentError. */

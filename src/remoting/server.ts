@@ -1,6 +1,6 @@
 /**
  * A remoting server (NameServer and Broker side): accepts connections and dispatches requests
- * by code, answering like Java's `NettyRemotingAbstract` (protocol.md §1.5).
+ * by code, answering like Java's `NettyRemotingAbstract` (docs/protocol.md §1.5).
  */
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
@@ -11,7 +11,8 @@ import { createResponse, FLAG_ONEWAY, SerializeType, type RemotingCommand } from
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
 import { Connection } from './connection.js';
 import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
-import { stripUndefined, validateConnectionOptions, type RequestHandler } from './options.js';
+import { checkInt, checkLogger, checkString, withDefaults } from '../options.js';
+import { validateConnectionOptions, type RequestHandler } from './options.js';
 
 export interface RemotingServerOptions {
   /** Interface to bind. Keep loopback unless you mean to expose the server. @default '127.0.0.1' */
@@ -43,18 +44,15 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
 export function validateRemotingServerOptions(
   options: Partial<RemotingServerOptions> = {},
 ): RemotingServerOptions {
-  const o: RemotingServerOptions = { ...DEFAULT_REMOTING_SERVER_OPTIONS, ...stripUndefined(options) };
-  if (typeof o.host !== 'string' || o.host === '')
-    throw new InvalidArgumentError('host', 'must be a non-empty string');
-  if (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535) {
-    throw new InvalidArgumentError('port', `must be an integer in 0..65535, got ${String(o.port)}`);
-  }
+  const o = withDefaults<RemotingServerOptions>(DEFAULT_REMOTING_SERVER_OPTIONS, options);
+  checkString('host', o.host);
+  checkInt('port', o.port, 0, 65535);
   validateConnectionOptions({
     maxFrameSize: o.maxFrameSize,
     maxInFlight: o.maxInFlight,
     maxQueued: o.maxQueued,
   });
-  if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
+  checkLogger('logger', o.logger);
   if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
   return o;
 }

@@ -7,6 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
+import {
+  checkBoolean,
+  checkEnum,
+  checkInt,
+  checkLogger,
+  checkObject,
+  checkString,
+  withDefaults,
+} from '../options.js';
 import { Broker, type BrokerStopOptions } from './broker/broker.js';
 import type { BrokerOptions } from './broker/options.js';
 import { NameServer, type NameServerOptions } from './namesrv/namesrv.js';
@@ -26,7 +35,10 @@ export interface EmbeddedClusterOptions {
   clusterName: string;
   /** @default silentLogger */
   logger: Logger;
-  /** Extra options for every broker (names, ports and dirs are set by the cluster). @default {} */
+  /**
+   * Extra options for every broker (names, ports and dirs are set by the cluster). Unlike a lone
+   * Broker, `enablePropertyFilter` is true unless given, so SQL92 consumers work. @default {}
+   */
   brokerOptions: Partial<BrokerOptions>;
   /** Extra NameServer options (e.g. a short `brokerChannelExpiredMs`). @default {} */
   namesrvOptions: Partial<NameServerOptions>;
@@ -56,12 +68,9 @@ export function brokerNameAt(i: number): string {
 }
 
 function validate(options: Partial<EmbeddedClusterOptions>): EmbeddedClusterOptions {
-  const o: EmbeddedClusterOptions = { ...DEFAULT_EMBEDDED_CLUSTER_OPTIONS };
-  for (const [k, v] of Object.entries(options))
-    if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
+  const o = withDefaults<EmbeddedClusterOptions>(DEFAULT_EMBEDDED_CLUSTER_OPTIONS, options);
   if (typeof o.brokers === 'number') {
-    if (!Number.isInteger(o.brokers) || o.brokers < 0 || o.brokers > 64)
-      throw new InvalidArgumentError('brokers', `must be 0..64, got ${o.brokers}`);
+    checkInt('brokers', o.brokers, 0, 64);
   } else if (
     !Array.isArray(o.brokers) ||
     o.brokers.some((n) => typeof n !== 'string' || n === '') ||
@@ -69,11 +78,13 @@ function validate(options: Partial<EmbeddedClusterOptions>): EmbeddedClusterOpti
   ) {
     throw new InvalidArgumentError('brokers', 'must be a count or a list of distinct names');
   }
-  if (o.flush !== 'async' && o.flush !== 'sync')
-    throw new InvalidArgumentError('flush', `must be 'async' or 'sync', got ${String(o.flush)}`);
-  if (!Number.isInteger(o.namesrvPort) || o.namesrvPort < 0 || o.namesrvPort > 65535) {
-    throw new InvalidArgumentError('namesrvPort', `must be 0..65535, got ${o.namesrvPort}`);
-  }
+  checkEnum('flush', o.flush, ['async', 'sync'] as const);
+  checkInt('namesrvPort', o.namesrvPort, 0, 65535);
+  checkBoolean('faultInjection', o.faultInjection);
+  checkString('clusterName', o.clusterName);
+  checkLogger('logger', o.logger);
+  checkObject('brokerOptions', o.brokerOptions);
+  checkObject('namesrvOptions', o.namesrvOptions);
   return o;
 }
 
@@ -117,6 +128,8 @@ export class EmbeddedCluster {
           brokerName: name,
           brokerClusterName: o.clusterName,
           listenPort: o.brokerOptions.listenPort ?? 0,
+          // SQL92 subscriptions work out of the box here (Java's default is off).
+          enablePropertyFilter: o.brokerOptions.enablePropertyFilter ?? true,
           namesrvAddr,
           storePathRootDir: join(dataDir, name),
           flushDiskType: o.flush === 'sync' ? 'SYNC_FLUSH' : 'ASYNC_FLUSH',

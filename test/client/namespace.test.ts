@@ -35,7 +35,7 @@ describe('client identity', () => {
     assert.equal(buildClientId('1.2.3.4', 'DEFAULT'), `1.2.3.4@${defaultInstanceName()}`);
   });
 
-  it('the instance key separates clusters that share a clientId (the seeds’ pitfall)', () => {
+  it('the instance key separates clusters that share a clientId (the pitfall Java has)', () => {
     const base = {
       clientId: '1.2.3.4@x',
       namespace: undefined,

@@ -75,3 +75,52 @@ export async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+export interface Scenario {
+  h: Harness;
+  /** A fresh topic with the requested queues on every broker. */
+  topic: string;
+  /** A fresh consumer group. */
+  group: string;
+}
+
+/** Runs `fn` on a fresh cluster with a fresh topic and group; always cleans up. */
+export async function scenario(
+  options: Partial<EmbeddedClusterOptions>,
+  queues: number,
+  fn: (s: Scenario) => Promise<void>,
+): Promise<void> {
+  const h = await harness(options);
+  try {
+    const topic = unique('T');
+    await h.cluster.createTopic(topic, queues);
+    await fn({ h, topic, group: unique('G') });
+  } finally {
+    await h.close();
+  }
+}
+
+/** Sends batches of `batch` messages until `stop()`; `sent` grows as they are acknowledged. */
+export function stream(h: Harness, topic: string, batch: number): { sent: string[]; stop(): Promise<void> } {
+  const sent: string[] = [];
+  let sending = true;
+  const loop = (async () => {
+    while (sending) {
+      sent.push(...(await h.send(topic, batch)));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    sent,
+    async stop() {
+      sending = false;
+      await loop;
+    },
+  };
+}
+
+/** A msgId → delivery count map and a handler that fills it. */
+export function deliveries(): { seen: Map<string, number>; count(msgId: string): void } {
+  const seen = new Map<string, number>();
+  return { seen, count: (id) => void seen.set(id, (seen.get(id) ?? 0) + 1) };
+}

@@ -1,14 +1,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { harness, unique, waitFor } from './helpers.js';
+import { scenario, waitFor } from './helpers.js';
 
 test('three consumers of one group see every message once in steady state', async () => {
-  const h = await harness();
-  try {
-    const topic = unique('Steady');
-    const group = unique('G');
-    await h.cluster.createTopic(topic, 4);
+  await scenario({}, 4, async ({ h, topic, group }) => {
     const seen = new Map<string, number>();
     const byConsumer = [0, 0, 0];
     for (let i = 0; i < 3; i++) {
@@ -35,7 +31,5 @@ test('three consumers of one group see every message once in steady state', asyn
       byConsumer.every((n) => n > 0),
       `each consumer got a share: ${byConsumer.join(',')}`,
     );
-  } finally {
-    await h.close();
-  }
+  });
 });

@@ -16,7 +16,7 @@ const dur = (ms: number): number =>
   computeNotAvailableDuration(ms, JAVA_49_LATENCY_MAX, JAVA_49_NOT_AVAILABLE_DURATION);
 
 describe('java-4.9 strategy', () => {
-  it('maps latencies through the seeds’ tables', () => {
+  it('maps latencies through Java 4.9’s tables', () => {
     assert.equal(dur(0), 0);
     assert.equal(dur(49), 0);
     assert.equal(dur(100), 0);

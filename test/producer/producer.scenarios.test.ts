@@ -316,7 +316,7 @@ describe('two clusters', () => {
     try {
       await p1.start();
       await p2.start();
-      assert.equal(p1.clientId, p2.clientId, 'the same clientId, as in the seeds');
+      assert.equal(p1.clientId, p2.clientId, 'the same clientId, as in Java');
       await c1.createTopic('dw_test_01', 4);
       await c2.createTopic('dw_test_02', 4);
       assert.equal((await p1.send({ topic: 'dw_test_01', body: 'c1' })).messageQueue.brokerName, 'one-a');

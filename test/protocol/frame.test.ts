@@ -24,7 +24,7 @@ const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 /** What the transport hands decodeFrame: the frame without its 4-byte length prefix. */
 const unprefixed = (frame: Buffer): Buffer => frame.subarray(4);
 
-/** A naive, independent builder for ROCKETMQ binary frames (protocol.md §1.4). */
+/** A naive, independent builder for ROCKETMQ binary frames (docs/protocol.md §1.4). */
 function naiveBinaryFrame(o: {
   code: number;
   lang: number;

@@ -19,7 +19,7 @@ export function capturingLogger(): Logger & { entries: LogEntry[] } {
   return { entries, debug: make('debug'), info: make('info'), warn: make('warn'), error: make('error') };
 }
 
-/** Hex fixtures from protocol.md §14 (verified with the Java classes). */
+/** Hex fixtures from docs/protocol.md §14 (verified with the Java classes). */
 export const HEX_14_1 =
   '00000087000000837b22636f6465223a3130352c226578744669656c6473223a7b22746f706963223a22546f70696354657374227d2c22666c6167223a302c226c616e6775616765223a224a415641222c226f7061717565223a312c2273657269616c697a655479706543757272656e74525043223a224a534f4e222c2276657273696f6e223a3430377d';
 export const HEX_14_2 = hex(

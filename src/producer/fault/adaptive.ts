@@ -1,5 +1,5 @@
 /**
- * `adaptive`, the default strategy. It answers the seeds' warning ("isolating a broker for
+ * `adaptive`, the default strategy. It answers Java's weakness ("isolating a broker for
  * minutes after one blip overloads the healthy ones") with:
  * - even spread: each send goes to the next queue, in round-robin order, among the queues of the
  *   brokers that may take it now; an isolated broker's share is split evenly over the others

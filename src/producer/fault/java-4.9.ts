@@ -1,5 +1,5 @@
 /**
- * Java 4.9 `MQFaultStrategy` + `LatencyFaultToleranceImpl`, reproduced as the seeds show it:
+ * Java 4.9 `MQFaultStrategy` + `LatencyFaultToleranceImpl`, reproduced from the 4.9.x source:
  * - thresholds {50,100,550,1000,2000,3000,15000} ms → isolation {0,0,30000,60000,120000,180000,600000} ms;
  * - every success updates the broker with its latency; a failure counts as 30000 ms → 600000 ms;
  * - selection: round robin over available brokers, **ignoring lastBrokerName** (a Java 4.9

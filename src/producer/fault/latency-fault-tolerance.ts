@@ -2,7 +2,7 @@
  * The contract between the send loop and a latency fault strategy, and the factory that builds
  * the configured one. A strategy picks a queue for each attempt and learns from each outcome.
  *
- * - `java-4.9`: the seeds' `MQFaultStrategy` + `LatencyFaultToleranceImpl`, quirks included.
+ * - `java-4.9`: Java 4.9's `MQFaultStrategy` + `LatencyFaultToleranceImpl`, quirks included.
  * - `java-5`: 5.1.4+ (filters, 10 s failure isolation, reachability detector).
  * - `adaptive` (default): even spread over admissible brokers, one strike per incident, short
  *   isolation ended by a half-open trial or a probe, one-send-at-a-time sampling of slow brokers.

@@ -1,4 +1,4 @@
-/** UPDATE_AND_CREATE_TOPIC (17), protocol.md §10.2. */
+/** UPDATE_AND_CREATE_TOPIC (17), docs/protocol.md §10.2. */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, type HeaderOf } from './fields.js';
 

@@ -1,4 +1,4 @@
-/** CONSUMER_SEND_MSG_BACK (36) and GET_CONSUMER_LIST_BY_GROUP (38), protocol.md §10.2. */
+/** CONSUMER_SEND_MSG_BACK (36) and GET_CONSUMER_LIST_BY_GROUP (38), docs/protocol.md §10.2. */
 import { RequestCode } from '../codes.js';
 import { parseMessageQueue, type MessageQueueData } from '../body/message-queue-map.js';
 import { parseFastjson } from '../fastjson.js';

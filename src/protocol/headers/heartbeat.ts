@@ -1,5 +1,5 @@
 /**
- * HEART_BEAT (34) body `HeartbeatData` and UNREGISTER_CLIENT (35), protocol.md §8.
+ * HEART_BEAT (34) body `HeartbeatData` and UNREGISTER_CLIENT (35), docs/protocol.md §8.
  * JSON is written in fastjson's alphabetical field order so it matches a Java client's bytes.
  */
 import { RequestCode } from '../codes.js';

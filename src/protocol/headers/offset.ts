@@ -1,4 +1,4 @@
-/** Consumer-offset and queue-offset commands (protocol.md §10.2). */
+/** Consumer-offset and queue-offset commands (docs/protocol.md §10.2). */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, defineHeader, type HeaderOf } from './fields.js';
 

@@ -1,4 +1,4 @@
-/** PULL_MESSAGE (11), protocol.md §10.1. The SUCCESS body is concatenated stored messages. */
+/** PULL_MESSAGE (11), docs/protocol.md §10.1. The SUCCESS body is concatenated stored messages. */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, defineHeader, type HeaderOf } from './fields.js';
 

@@ -1,4 +1,4 @@
-/** QUERY_MESSAGE (12) and VIEW_MESSAGE_BY_ID (33), protocol.md §10.2. Bodies are stored messages. */
+/** QUERY_MESSAGE (12) and VIEW_MESSAGE_BY_ID (33), docs/protocol.md §10.2. Bodies are stored messages. */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, defineHeader, type HeaderOf } from './fields.js';
 

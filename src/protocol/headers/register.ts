@@ -1,5 +1,5 @@
 /**
- * Broker ↔ NameServer registration (protocol.md §7.1): REGISTER_BROKER (103), UNREGISTER_BROKER
+ * Broker ↔ NameServer registration (docs/protocol.md §7.1): REGISTER_BROKER (103), UNREGISTER_BROKER
  * (104), QUERY_DATA_VERSION (322), and the GET_BROKER_CLUSTER_INFO (106) body.
  */
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -227,7 +227,7 @@ export function decodeTopicConfigText(text: string): TopicConfig {
 }
 
 /**
- * REGISTER_BROKER body. `compressed=false` (what we send): the JSON of protocol.md §7.1.
+ * REGISTER_BROKER body. `compressed=false` (what we send): the JSON of docs/protocol.md §7.1.
  * `compressed=true`: Java's zlib stream of length-prefixed parts, level 9.
  */
 export function encodeRegisterBrokerBody(body: RegisterBrokerBody, compressed = false): Buffer {

@@ -1,5 +1,5 @@
 /**
- * GET_ROUTEINFO_BY_TOPIC (105) and the TopicRouteData body (protocol.md §7.2).
+ * GET_ROUTEINFO_BY_TOPIC (105) and the TopicRouteData body (docs/protocol.md §7.2).
  * Bodies are read with `parseFastjson` (a pre-4.9.4 namesrv writes `brokerAddrs` keys unquoted)
  * and written as standard JSON in fastjson's alphabetical field order.
  */

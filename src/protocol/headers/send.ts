@@ -1,6 +1,6 @@
 /**
  * SEND_MESSAGE (10, long names) and SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE / SEND_REPLY_MESSAGE_V2
- * (310/320/325, keys `a`…`n`), protocol.md §3.1–§3.2.
+ * (310/320/325, keys `a`…`n`), docs/protocol.md §3.1–§3.2.
  */
 import { ProtocolError } from '../../errors.js';
 import { RequestCode } from '../codes.js';

@@ -1,4 +1,4 @@
-/** END_TRANSACTION (37) and CHECK_TRANSACTION_STATE (39), protocol.md §11. */
+/** END_TRANSACTION (37) and CHECK_TRANSACTION_STATE (39), docs/protocol.md §11. */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, type HeaderOf } from './fields.js';
 

@@ -1,5 +1,5 @@
 /**
- * SEND_BATCH_MESSAGE body (protocol.md §6.1, Java `MessageDecoder.encodeMessages`), one record
+ * SEND_BATCH_MESSAGE body (docs/protocol.md §6.1, Java `MessageDecoder.encodeMessages`), one record
  * per inner message:
  *   int32 TOTALSIZE (20 + bodyLen + propsLen), int32 MAGICCODE 0, int32 BODYCRC 0, int32 FLAG,
  *   int32 bodyLen, body, int16 propsLen, properties (UTF-8)

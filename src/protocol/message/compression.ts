@@ -1,5 +1,5 @@
 /**
- * Body compression (protocol.md §4.4). Java's `Deflater(level)` + `DeflaterOutputStream` write a
+ * Body compression (docs/protocol.md §4.4). Java's `Deflater(level)` + `DeflaterOutputStream` write a
  * standard zlib stream, which is exactly what `zlib.deflateSync` produces.
  */
 import { deflateSync, inflateSync } from 'node:zlib';

@@ -1,5 +1,5 @@
 /**
- * Message ids (protocol.md §3.4, §5).
+ * Message ids (docs/protocol.md §3.4, §5).
  *
  * - UNIQ_KEY (client id): IP + pid (int16) + a per-process random int32 (Java uses the class
  *   loader's hash code) + ms since the start of the current month (local time, int32) + a 16-bit

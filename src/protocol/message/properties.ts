@@ -1,5 +1,5 @@
 /**
- * Message properties string (protocol.md §4.1): `name U+0001 value U+0002 name U+0001 value …`.
+ * Message properties string (docs/protocol.md §4.1): `name U+0001 value U+0002 name U+0001 value …`.
  */
 
 export const NAME_VALUE_SEPARATOR = '\u0001';
@@ -8,7 +8,7 @@ export const PROPERTY_SEPARATOR = '\u0002';
 const NAME_VALUE_CODE = 1;
 const PROPERTY_CODE = 2;
 
-/** Well-known property keys (Java `MessageConst`, protocol.md §4.2). */
+/** Well-known property keys (Java `MessageConst`, docs/protocol.md §4.2). */
 export const PropertyKey = {
   KEYS: 'KEYS',
   TAGS: 'TAGS',
@@ -78,18 +78,24 @@ export const PropertyKey = {
 } as const;
 export type PropertyKeyName = keyof typeof PropertyKey;
 
+/** `encoded` with one more `name U+0001 value` pair, separated 4.9.7 style (no trailing U+0002). */
+export function appendProperty(encoded: string, name: string, value: string): string {
+  return (encoded.length > 0 ? encoded + PROPERTY_SEPARATOR : encoded) + name + NAME_VALUE_SEPARATOR + value;
+}
+
 /**
  * 4.9.7 style: no trailing separator. Entries whose value is null/undefined are skipped, as Java
- * skips null values. Callers are responsible for names/values free of U+0001/U+0002
- * (see `validation.ts`).
+ * skips null values, and so is the key `skip` (the broker drops WAIT this way without a
+ * `delete` that would slow the object down). Callers are responsible for names/values free of
+ * U+0001/U+0002 (see `validation.ts`).
  */
-export function encodeProperties(props: Readonly<Record<string, string>>): string {
+export function encodeProperties(props: Readonly<Record<string, string>>, skip?: string): string {
   let out = '';
   for (const key in props) {
+    if (key === skip) continue;
     const value = props[key];
     if (value === undefined || value === null) continue;
-    if (out.length > 0) out += PROPERTY_SEPARATOR;
-    out += key + NAME_VALUE_SEPARATOR + value;
+    out = appendProperty(out, key, value);
   }
   return out;
 }

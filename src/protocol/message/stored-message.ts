@@ -1,5 +1,5 @@
 /**
- * Stored message format (protocol.md §6.2): the commit-log record, also the body of PULL, QUERY,
+ * Stored message format (docs/protocol.md §6.2): the commit-log record, also the body of PULL, QUERY,
  * VIEW responses and CHECK_TRANSACTION_STATE.
  *
  *   int32 TOTALSIZE, int32 MAGICCODE, int32 BODYCRC, int32 QUEUEID, int32 FLAG,

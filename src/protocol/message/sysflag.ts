@@ -1,4 +1,4 @@
-/** `MessageSysFlag` bits (protocol.md §4.3; identical in 4.9.x and 5.x). */
+/** `MessageSysFlag` bits (docs/protocol.md §4.3; identical in 4.9.x and 5.x). */
 export const MessageSysFlag = {
   COMPRESSED_FLAG: 0x1,
   MULTI_TAGS_FLAG: 0x2,

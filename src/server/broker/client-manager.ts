@@ -9,7 +9,8 @@ import { createRequest } from '../../protocol/command.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { Logger } from '../../observability/logger.js';
 import { RebalanceLocks } from './rebalance-locks.js';
-import { parseSubscription, type Subscription } from './tag-filter.js';
+import { FilterExpressionError } from '../../protocol/filter/sql92.js';
+import { buildMessageFilter, type MessageFilter } from './message-filter.js';
 
 export interface ClientChannelInfo {
   clientId: string;
@@ -23,7 +24,8 @@ export interface SubscriptionData {
   subString: string;
   expressionType: string;
   subVersion: number;
-  filter: Subscription;
+  /** Compiled once per registration; undefined when the SQL92 expression did not compile (Java: no ConsumerFilterData). */
+  filter: MessageFilter | undefined;
 }
 
 export interface ConsumerGroupInfo {
@@ -88,20 +90,42 @@ export class ClientManager {
     group.consumeType = data.consumeType;
     group.messageModel = data.messageModel;
     group.consumeFromWhere = data.consumeFromWhere;
-    const isNew = !group.channels.has(conn);
+    let changed = !group.channels.has(conn);
     group.channels.set(conn, info);
     const topics = new Set<string>();
     for (const sub of data.subscriptions) {
       topics.add(sub.topic);
       const old = group.subscriptions.get(sub.topic);
       if (old && old.subVersion >= sub.subVersion && old.subString === sub.subString) continue;
-      group.subscriptions.set(sub.topic, { ...sub, filter: parseSubscription(sub.subString) });
+      if (!old) changed = true;
+      group.subscriptions.set(sub.topic, { ...sub, filter: this.compileFilter(data.groupName, sub) });
     }
     // Like Java ConsumerGroupInfo.updateSubscription: a heartbeat carries the whole set, so a
-    // topic it no longer names was unsubscribed.
-    for (const topic of [...group.subscriptions.keys()])
-      if (!topics.has(topic)) group.subscriptions.delete(topic);
-    if (isNew) this.notifyConsumerIdsChanged(group);
+    // topic it no longer names was unsubscribed, for the whole group (last writer wins).
+    for (const topic of [...group.subscriptions.keys()]) {
+      if (topics.has(topic)) continue;
+      group.subscriptions.delete(topic);
+      changed = true;
+    }
+    // Java ConsumerManager.registerConsumer: a new channel or a topic added/removed tells the group.
+    if (changed) this.notifyConsumerIdsChanged(group);
+  }
+
+  private compileFilter(
+    group: string,
+    sub: { topic: string; subString: string; expressionType: string },
+  ): MessageFilter | undefined {
+    try {
+      return buildMessageFilter(sub.expressionType, sub.subString);
+    } catch (err) {
+      if (!(err instanceof FilterExpressionError)) throw err;
+      this.logger.warn('consumer filter expression does not compile', {
+        group,
+        topic: sub.topic,
+        error: err,
+      });
+      return undefined;
+    }
   }
 
   unregisterConsumer(groupName: string, conn: Connection): void {

@@ -41,7 +41,7 @@ export interface PutStatusResponse {
   remark?: string;
 }
 
-/** Store status → response code (protocol.md §3.5 step 7). */
+/** Store status → response code (docs/protocol.md §3.5 step 6). */
 export function putStatusToResponse(status: PutStatus, error?: Error): PutStatusResponse {
   switch (status) {
     case 'PUT_OK':

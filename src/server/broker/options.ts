@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
-import { stripUndefined } from '../namesrv/namesrv.js';
+import { checkBoolean, checkEnum, checkInt, checkLogger, checkString, withDefaults } from '../../options.js';
 
 export type FlushDiskType = 'ASYNC_FLUSH' | 'SYNC_FLUSH';
 
@@ -53,6 +53,11 @@ export interface BrokerOptions {
   channelExpiredTimeout: number;
   /** Hold PULL requests with FLAG_SUSPEND until a message arrives (long polling). @default true */
   longPollingEnable: boolean;
+  /**
+   * Evaluate SQL92 subscriptions (Java `enablePropertyFilter`). Off, a SQL92 pull or
+   * CHECK_CLIENT_CONFIG gets SYSTEM_ERROR; `EmbeddedCluster` turns it on. @default false
+   */
+  enablePropertyFilter: boolean;
   /** Hold time when long polling is off, ms. @default 1000 */
   shortPollingTimeMills: number;
   /** Delay levels (Java `messageDelayLevel`): units ms, s, m, h, d. @default '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h' */
@@ -98,6 +103,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   brokerPermission: PermName.PERM_READ | PermName.PERM_WRITE,
   channelExpiredTimeout: 120_000,
   longPollingEnable: true,
+  enablePropertyFilter: false,
   shortPollingTimeMills: 1000,
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
   maxReconsumeTimes: 16,
@@ -124,20 +130,8 @@ export function parseDelayLevels(spec: string): number[] {
   return out;
 }
 
-function intAtLeast(
-  o: BrokerOptions,
-  field: keyof BrokerOptions,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): void {
-  const v = o[field];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(v)}`);
-  }
-}
-
 export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): BrokerOptions {
-  const o: BrokerOptions = { ...DEFAULT_BROKER_OPTIONS, ...stripUndefined(options) };
+  const o = withDefaults<BrokerOptions>(DEFAULT_BROKER_OPTIONS, options);
   for (const field of [
     'brokerName',
     'brokerClusterName',
@@ -146,34 +140,39 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'listenHost',
     'regionId',
   ] as const) {
-    if (typeof o[field] !== 'string' || o[field] === '')
-      throw new InvalidArgumentError(field, 'must be a non-empty string');
+    checkString(field, o[field]);
   }
-  if (typeof o.namesrvAddr !== 'string') throw new InvalidArgumentError('namesrvAddr', 'must be a string');
-  intAtLeast(o, 'brokerId', 0);
+  checkString('namesrvAddr', o.namesrvAddr, { allowEmpty: true });
+  checkInt('brokerId', o.brokerId, 0);
   // A slave would need HA replication and would still register as a master here.
   if (o.brokerId !== 0) throw new InvalidArgumentError('brokerId', 'slaves are not supported');
-  intAtLeast(o, 'listenPort', 0, 65535);
-  intAtLeast(o, 'defaultTopicQueueNums', 1, 1024);
-  intAtLeast(o, 'maxMessageSize', 1);
-  intAtLeast(o, 'flushIntervalCommitLog', 1);
-  intAtLeast(o, 'mappedFileSizeCommitLog', 4096);
-  intAtLeast(o, 'registerNameServerPeriod', 100);
-  intAtLeast(o, 'brokerPermission', 0, 15);
-  intAtLeast(o, 'channelExpiredTimeout', 1);
-  intAtLeast(o, 'shortPollingTimeMills', 1);
-  intAtLeast(o, 'maxReconsumeTimes', 0);
-  intAtLeast(o, 'transactionTimeOut', 1);
-  intAtLeast(o, 'transactionCheckInterval', 1);
-  intAtLeast(o, 'transactionCheckMax', 1);
-  intAtLeast(o, 'flushConsumerOffsetInterval', 1);
-  if (o.flushDiskType !== 'ASYNC_FLUSH' && o.flushDiskType !== 'SYNC_FLUSH') {
-    throw new InvalidArgumentError(
-      'flushDiskType',
-      `must be ASYNC_FLUSH or SYNC_FLUSH, got ${String(o.flushDiskType)}`,
-    );
+  checkInt('listenPort', o.listenPort, 0, 65535);
+  checkInt('defaultTopicQueueNums', o.defaultTopicQueueNums, 1, 1024);
+  checkInt('maxMessageSize', o.maxMessageSize, 1);
+  checkInt('flushIntervalCommitLog', o.flushIntervalCommitLog, 1);
+  checkInt('mappedFileSizeCommitLog', o.mappedFileSizeCommitLog, 4096);
+  checkInt('registerNameServerPeriod', o.registerNameServerPeriod, 100);
+  checkInt('brokerPermission', o.brokerPermission, 0, 15);
+  checkInt('channelExpiredTimeout', o.channelExpiredTimeout, 1);
+  checkInt('shortPollingTimeMills', o.shortPollingTimeMills, 1);
+  checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0);
+  checkInt('transactionTimeOut', o.transactionTimeOut, 1);
+  checkInt('transactionCheckInterval', o.transactionCheckInterval, 1);
+  checkInt('transactionCheckMax', o.transactionCheckMax, 1);
+  checkInt('flushConsumerOffsetInterval', o.flushConsumerOffsetInterval, 1);
+  checkEnum('flushDiskType', o.flushDiskType, ['ASYNC_FLUSH', 'SYNC_FLUSH'] as const);
+  for (const field of [
+    'autoCreateTopicEnable',
+    'traceOn',
+    'longPollingEnable',
+    'rejectTransactionMessage',
+    'faultInjection',
+  ] as const) {
+    checkBoolean(field, o[field]);
   }
+  for (const field of ['enablePropertyFilter', 'longPollingEnable'] as const)
+    if (typeof o[field] !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
   parseDelayLevels(o.messageDelayLevel);
-  if (typeof o.logger?.warn !== 'function') throw new InvalidArgumentError('logger', 'must implement Logger');
+  checkLogger('logger', o.logger);
   return o;
 }

@@ -1,6 +1,6 @@
 /**
  * The broker's topic table (Java `TopicConfigManager`): system topics, TBW102 auto-creation
- * (protocol.md §7.5), retry/DLQ topics, and persistence to `config/topics.json`. Every change
+ * (docs/protocol.md §7.5), retry/DLQ topics, and persistence to `config/topics.json`. Every change
  * bumps the data version and tells the broker to register with the NameServers at once.
  */
 import { readFile } from 'node:fs/promises';

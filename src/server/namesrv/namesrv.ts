@@ -1,15 +1,15 @@
 /**
- * An embedded NameServer (protocol.md §7): brokers register their topic tables, clients ask for
+ * An embedded NameServer (docs/protocol.md §7): brokers register their topic tables, clients ask for
  * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
  * drop out of every route.
  */
-import { InvalidArgumentError } from '../../errors.js';
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
 import { RemotingServer } from '../../remoting/server.js';
 import type { Connection } from '../../remoting/connection.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
+import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../../options.js';
 import { parseFastjsonBytes } from '../../protocol/fastjson.js';
 import { jsonBody, withOptionalFields } from '../../protocol/headers/fields.js';
 import {
@@ -68,25 +68,14 @@ export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.fr
 });
 
 export function validateNameServerOptions(options: Partial<NameServerOptions> = {}): NameServerOptions {
-  const o: NameServerOptions = { ...DEFAULT_NAMESERVER_OPTIONS, ...stripUndefined(options) };
-  if (!Number.isInteger(o.listenPort) || o.listenPort < 0 || o.listenPort > 65535) {
-    throw new InvalidArgumentError('listenPort', `must be an integer in [0, 65535], got ${o.listenPort}`);
-  }
-  if (!Number.isInteger(o.maxKvConfigItems) || o.maxKvConfigItems < 0)
-    throw new InvalidArgumentError('maxKvConfigItems', `must be an integer >= 0, got ${o.maxKvConfigItems}`);
-  for (const field of ['brokerChannelExpiredMs', 'scanNotActiveBrokerIntervalMs'] as const) {
-    if (!Number.isFinite(o[field]) || o[field] <= 0)
-      throw new InvalidArgumentError(field, `must be > 0, got ${o[field]}`);
-  }
-  if (typeof o.host !== 'string' || o.host === '')
-    throw new InvalidArgumentError('host', 'must be a non-empty string');
+  const o = withDefaults<NameServerOptions>(DEFAULT_NAMESERVER_OPTIONS, options);
+  checkInt('listenPort', o.listenPort, 0, 65535);
+  checkInt('maxKvConfigItems', o.maxKvConfigItems, 0);
+  checkPositive('brokerChannelExpiredMs', o.brokerChannelExpiredMs);
+  checkPositive('scanNotActiveBrokerIntervalMs', o.scanNotActiveBrokerIntervalMs);
+  checkString('host', o.host);
+  checkLogger('logger', o.logger);
   return o;
-}
-
-export function stripUndefined<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }
 
 type Handler = (request: RemotingCommand, connection: Connection) => RemotingCommand | undefined;

@@ -1,7 +1,7 @@
 /**
  * The broker's message store: a commit log of fixed-size segment files holding stored-format
- * records (protocol.md §6.2), a consume queue per (topic, queueId), a key index and the consumer
- * offsets. Layout under `dataDir`, as in Java:
+ * records (docs/protocol.md §6.2, see `commit-log.ts`), a consume queue per (topic, queueId), a key
+ * index and the consumer offsets. Layout under `dataDir`, as in Java:
  *
  *   commitlog/00000000000000000000        segments named by their first physical offset
  *   consumequeue/<topic>/<queueId>/<20 digits>   20-byte entries, rebuilt from the log on start
@@ -17,7 +17,8 @@ import { EventEmitter } from 'node:events';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
-import { BLANK_MAGIC_CODE, encodeStoredMessage } from '../../protocol/message/stored-message.js';
+import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
+import { CommitLog, type LogAppend } from './commit-log.js';
 import { ConsumeQueue, CQ_ENTRY_SIZE, writeCqEntry } from './consume-queue.js';
 import { KeyIndex } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
@@ -25,7 +26,6 @@ import { resolveStoreOptions, type StoreOptions } from './options.js';
 import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
 import { END_FILE_MIN_BLANK_LENGTH } from './recovery.js';
 import { rebuildIndexes } from './rebuild.js';
-import { SegmentedFile } from './segmented-file.js';
 import { failed, prepareMessage, type Prepared } from './prepare.js';
 import type { GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
 
@@ -71,16 +71,10 @@ export interface MessageStoreEvents {
 export class MessageStore extends EventEmitter<MessageStoreEvents> {
   readonly options: Readonly<StoreOptions>;
   readonly consumerOffsets: ConsumerOffsetStore;
-  private readonly log: SegmentedFile;
+  private readonly log: CommitLog;
   private readonly queues = new Map<string, Map<number, ConsumeQueue>>();
   private readonly keyIndex: KeyIndex;
   private readonly reader: StoreReader;
-  /** Next physical offset to assign. */
-  private writePos = 0;
-  /** End of the records that are written, indexed and visible to readers. */
-  private confirmedPos = 0;
-  /** A failed write could not be rolled back; cut the log at `writePos` before the next write. */
-  private tailDirty = false;
   private pending: PendingPut[] = [];
   private pendingBytes = 0;
   private drainScheduled = false;
@@ -89,16 +83,15 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   private closing: Promise<void> | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private offsetTimer: NodeJS.Timeout | undefined;
-  private flushing = false;
 
-  private constructor(options: StoreOptions, log: SegmentedFile) {
+  private constructor(options: StoreOptions, log: CommitLog) {
     super();
     this.options = Object.freeze({ ...options });
     this.log = log;
     this.keyIndex = new KeyIndex(options.keyIndexCapacity);
-    this.reader = new StoreReader(log, this.keyIndex, {
+    this.reader = new StoreReader(log.file, this.keyIndex, {
       queueOf: (topic, queueId) => this.queueOf(topic, queueId),
-      confirmedPos: () => this.confirmedPos,
+      confirmedPos: () => log.confirmedOffset,
     });
     this.consumerOffsets = new ConsumerOffsetStore(
       join(options.dataDir, 'config', 'consumerOffset.json'),
@@ -114,12 +107,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   static async open(input: Partial<StoreOptions> & { dataDir: string }): Promise<MessageStore> {
     const options = resolveStoreOptions(input);
     await mkdir(options.dataDir, { recursive: true });
-    const log = await SegmentedFile.open(
-      join(options.dataDir, 'commitlog'),
-      options.segmentSize,
-      options.testHooks,
-    );
-    log.syncDirOnCreate = options.flush === 'sync';
+    const log = await CommitLog.open(options);
     const store = new MessageStore(options, log);
     try {
       await store.consumerOffsets.load();
@@ -137,20 +125,11 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   private async recover(): Promise<void> {
     const started = Date.now();
     await rm(join(this.options.dataDir, 'consumequeue'), { recursive: true, force: true });
-    const result = await rebuildIndexes(this.log, this.keyIndex, {
+    const result = await rebuildIndexes(this.log.file, this.keyIndex, {
       queueOf: (topic, queueId) => this.queueOf(topic, queueId),
       createQueue: (topic, queueId) => this.createQueue(topic, queueId),
     });
-    if (this.log.endOffset > result.endOffset) {
-      this.options.logger.warn('commit log: cutting off a torn or corrupt tail', {
-        at: result.endOffset,
-        droppedBytes: this.log.endOffset - result.endOffset,
-        reason: result.stopReason,
-      });
-      await this.log.truncate(result.endOffset);
-    }
-    this.writePos = result.endOffset;
-    this.confirmedPos = result.endOffset;
+    await this.log.recovered(result.endOffset, result.stopReason);
     this.options.logger.info('message store recovered', {
       dataDir: this.options.dataDir,
       records: result.records,
@@ -161,7 +140,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
 
   private startTimers(): void {
     if (this.options.flush === 'async') {
-      this.flushTimer = setInterval(() => void this.backgroundFlush(), this.options.flushIntervalMs);
+      this.flushTimer = setInterval(() => void this.log.backgroundFlush(), this.options.flushIntervalMs);
       this.flushTimer.unref();
     }
     this.offsetTimer = setInterval(() => {
@@ -170,18 +149,6 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       });
     }, this.options.offsetPersistIntervalMs);
     this.offsetTimer.unref();
-  }
-
-  private async backgroundFlush(): Promise<void> {
-    if (this.flushing || !this.log.hasDirty) return;
-    this.flushing = true;
-    try {
-      await this.log.sync();
-    } catch (err) {
-      this.options.logger.error('commit log flush failed', { err });
-    } finally {
-      this.flushing = false;
-    }
   }
 
   // ---------------------------------------------------------------- queues
@@ -233,7 +200,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
 
   /** Physical offset just past the last visible record. */
   get maxPhysicalOffset(): number {
-    return this.confirmedPos;
+    return this.log.confirmedOffset;
   }
 
   // ---------------------------------------------------------------- put
@@ -320,37 +287,19 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     const settleAll = (status: PutStatus, err: Error): void => {
       for (const put of batch) put.resolve(put.messages.map(() => failed(status, err)));
     };
-    if (this.tailDirty) {
-      try {
-        await this.log.truncate(this.writePos);
-        this.tailDirty = false;
-      } catch (err) {
-        settleAll('SERVICE_NOT_AVAILABLE', err as Error);
-        return;
-      }
+    let append: LogAppend;
+    try {
+      append = await this.log.beginAppend();
+    } catch (err) {
+      settleAll('SERVICE_NOT_AVAILABLE', err as Error);
+      return;
     }
-    const segmentSize = this.options.segmentSize;
-    const startPos = this.writePos;
     const now = Date.now();
-    const writes: Array<{ offset: number; parts: Buffer[]; bytes: number; blank: boolean }> = [];
-    let cur = { offset: startPos, parts: [] as Buffer[], bytes: 0, blank: false };
-    let pos = startPos;
     const plans = new Map<ConsumeQueue, QueuePlan>();
     const results: PutResult[][] = [];
     try {
       for (const put of batch) {
-        const inSeg = pos % segmentSize;
-        if (inSeg + put.totalSize + END_FILE_MIN_BLANK_LENGTH > segmentSize) {
-          const blank = Buffer.allocUnsafe(8);
-          blank.writeInt32BE(segmentSize - inSeg, 0);
-          blank.writeInt32BE(BLANK_MAGIC_CODE, 4);
-          cur.parts.push(blank);
-          cur.bytes += 8;
-          cur.blank = true;
-          writes.push(cur);
-          pos += segmentSize - inSeg;
-          cur = { offset: pos, parts: [], bytes: 0, blank: false };
-        }
+        append.reserve(put.totalSize);
         const out: PutResult[] = [];
         for (const p of put.messages) {
           const queue =
@@ -361,6 +310,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
             plan = { queue, first: queue.maxOffset, count: 0, entries: [] };
             plans.set(queue, plan);
           }
+          const pos = append.pos;
           const queueOffset = plan.first + plan.count;
           p.stored.queueOffset = queueOffset;
           p.stored.physicalOffset = pos;
@@ -368,8 +318,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
           const record = encodeStoredMessage(p.stored);
           plan.entries.push(pos, record.length, p.tagsCode);
           plan.count++;
-          cur.parts.push(record);
-          cur.bytes += record.length;
+          append.add(record);
           out.push({
             status: 'PUT_OK',
             physicalOffset: pos,
@@ -377,30 +326,20 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
             wroteBytes: record.length,
             storeTimestamp: now,
           });
-          pos += record.length;
         }
         results.push(out);
       }
-      writes.push(cur);
-
-      for (const w of writes) {
-        if (w.bytes > 0)
-          await this.log.write(
-            w.offset,
-            w.parts.length === 1 ? w.parts[0]! : Buffer.concat(w.parts, w.bytes),
-          );
-        if (w.blank) await this.log.fillSegment(w.offset);
-      }
+      await this.log.write(append);
       // The fsync of the log and the consume-queue writes overlap; both must succeed.
       const settled = await Promise.allSettled([
-        this.options.flush === 'sync' ? this.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
+        this.options.flush === 'sync' ? this.log.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
         ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan))),
       ]);
       for (const r of settled) if (r.status === 'rejected') throw r.reason;
       const status = (settled[0] as PromiseFulfilledResult<PutStatus>).value;
       if (status !== 'PUT_OK') for (const out of results) for (const r of out) r.status = status;
     } catch (err) {
-      await this.rollback(startPos, plans);
+      await this.rollback(append, plans);
       const code = (err as NodeJS.ErrnoException).code;
       const status: PutStatus =
         code !== undefined && IO_FULL_CODES.has(code) ? 'SERVICE_NOT_AVAILABLE' : 'UNKNOWN_ERROR';
@@ -412,8 +351,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       return;
     }
 
-    this.writePos = pos;
-    this.confirmedPos = pos;
+    this.log.confirm(append);
     for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.count;
     for (const put of batch)
       for (const p of put.messages)
@@ -428,32 +366,8 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     }
   }
 
-  private async syncWithTimeout(): Promise<PutStatus> {
-    const sync = this.log.sync();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.options.syncFlushTimeoutMs);
-    });
-    try {
-      const r = await Promise.race([sync.then(() => 'ok' as const), timeout]);
-      if (r === 'timeout') {
-        sync.catch((err: unknown) => this.options.logger.error('late commit log fsync failed', { err }));
-        return 'FLUSH_DISK_TIMEOUT';
-      }
-      return 'PUT_OK';
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async rollback(startPos: number, plans: Map<ConsumeQueue, QueuePlan>): Promise<void> {
-    this.writePos = startPos;
-    try {
-      await this.log.truncate(startPos);
-    } catch (err) {
-      this.tailDirty = true;
-      this.options.logger.error('commit log rollback failed; will retry before the next write', { err });
-    }
+  private async rollback(append: LogAppend, plans: Map<ConsumeQueue, QueuePlan>): Promise<void> {
+    await this.log.rollback(append);
     for (const plan of plans.values()) {
       // Entries past maxOffset are never read and get overwritten, so a failure here is harmless.
       await plan.queue.truncate(plan.first).catch(() => undefined);

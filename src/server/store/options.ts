@@ -1,8 +1,8 @@
 /**
  * Options of {@link MessageStore}. Names follow Java's `MessageStoreConfig` where one exists.
  */
-import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
+import { checkEnum, checkInt, checkLogger, checkObject, checkString, withDefaults } from '../../options.js';
 
 /** Called before the store touches a file; throwing makes that operation fail. Tests only. */
 export interface StoreTestHooks {
@@ -65,39 +65,25 @@ export const DEFAULT_STORE_OPTIONS: Readonly<Omit<StoreOptions, 'dataDir'>> = Ob
   testHooks: undefined,
 });
 
+const STORE_OPTION_NAMES = ['dataDir', ...Object.keys(DEFAULT_STORE_OPTIONS)];
+
 /** Smallest segment that holds a 4 KiB message plus the end-of-file blank. */
 const MIN_SEGMENT_SIZE = 4096;
 
-function positiveInt(options: StoreOptions, field: keyof StoreOptions, min = 1): void {
-  const v = options[field];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
-    throw new InvalidArgumentError(field, `must be an integer >= ${min}, got ${String(v)}`);
-  }
-}
-
-/** Fills defaults and validates; throws {@link InvalidArgumentError} naming the bad option. */
+/** Fills defaults and validates; throws `InvalidArgumentError` naming the bad option. */
 export function resolveStoreOptions(input: Partial<StoreOptions> & { dataDir: string }): StoreOptions {
-  const options: StoreOptions = { ...DEFAULT_STORE_OPTIONS, ...stripUndefined(input) } as StoreOptions;
-  if (typeof options.dataDir !== 'string' || options.dataDir.length === 0) {
-    throw new InvalidArgumentError('dataDir', 'must be a non-empty path');
-  }
-  positiveInt(options, 'segmentSize', MIN_SEGMENT_SIZE);
-  if (options.segmentSize > 2 ** 31 - 1) throw new InvalidArgumentError('segmentSize', 'must be < 2 GiB');
-  if (options.flush !== 'async' && options.flush !== 'sync') {
-    throw new InvalidArgumentError('flush', `must be 'async' or 'sync', got ${String(options.flush)}`);
-  }
-  positiveInt(options, 'flushIntervalMs');
-  positiveInt(options, 'maxMessageSize');
-  positiveInt(options, 'syncFlushTimeoutMs');
-  positiveInt(options, 'consumeQueueEntriesPerFile');
-  positiveInt(options, 'keyIndexCapacity', 16);
-  positiveInt(options, 'offsetPersistIntervalMs');
-  positiveInt(options, 'maxPendingBytes');
+  const options = withDefaults<StoreOptions>(DEFAULT_STORE_OPTIONS, input, STORE_OPTION_NAMES);
+  checkString('dataDir', options.dataDir);
+  checkInt('segmentSize', options.segmentSize, MIN_SEGMENT_SIZE, 2 ** 31 - 1);
+  checkEnum('flush', options.flush, ['async', 'sync'] as const);
+  checkInt('flushIntervalMs', options.flushIntervalMs, 1);
+  checkInt('maxMessageSize', options.maxMessageSize, 1);
+  checkInt('syncFlushTimeoutMs', options.syncFlushTimeoutMs, 1);
+  checkInt('consumeQueueEntriesPerFile', options.consumeQueueEntriesPerFile, 1);
+  checkInt('keyIndexCapacity', options.keyIndexCapacity, 16);
+  checkInt('offsetPersistIntervalMs', options.offsetPersistIntervalMs, 1);
+  checkInt('maxPendingBytes', options.maxPendingBytes, 1);
+  checkLogger('logger', options.logger);
+  if (options.testHooks !== undefined) checkObject('testHooks', options.testHooks);
   return options;
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }

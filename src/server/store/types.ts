@@ -1,7 +1,7 @@
-/** Value types of the message store API (contract "store" in the team sheet). */
+/** Value types of the message store API (docs/architecture.md §3, server/store). */
 import type { SocketAddress } from '../../protocol/message/stored-message.js';
 
-/** Java `PutMessageStatus` subset; the broker maps these to response codes (protocol.md §3.5). */
+/** Java `PutMessageStatus` subset; the broker maps these to response codes (docs/protocol.md §3.5). */
 export type PutStatus =
   | 'PUT_OK'
   | 'FLUSH_DISK_TIMEOUT'
@@ -51,7 +51,7 @@ export type GetMessageStatus =
 
 export interface GetMessagesResult {
   status: GetMessageStatus;
-  /** Stored-format records (protocol.md §6.2); concatenated they form a PULL response body. */
+  /** Stored-format records (docs/protocol.md §6.2); concatenated they form a PULL response body. */
   messages: Buffer[];
   /**
    * Consume-queue `tagsCode` of each returned message (Java `String.hashCode()` of TAGS, 0 when

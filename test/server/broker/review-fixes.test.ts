@@ -7,24 +7,9 @@ import { decodeProperties } from '../../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../../src/protocol/message/stored-message.js';
 import { MessageSysFlag } from '../../../src/protocol/message/sysflag.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
-import { decodeBody, Rpc, sendV2Header, uniqueName, waitFor } from './rpc-helpers.js';
+import { decodeBody, pullHeader, Rpc, sendV2Header, uniqueName, waitFor } from './rpc-helpers.js';
 
 const FLAG_SUBSCRIPTION = 0x4;
-
-function pullHeader(topic: string, group: string, sysFlag: number, extra: Record<string, string> = {}) {
-  return {
-    consumerGroup: group,
-    topic,
-    queueId: '0',
-    queueOffset: '0',
-    maxMsgNums: '32',
-    sysFlag: String(sysFlag),
-    commitOffset: '0',
-    suspendTimeoutMillis: '0',
-    subVersion: '0',
-    ...extra,
-  };
-}
 
 function heartbeatBody(
   clientID: string,
@@ -65,7 +50,11 @@ describe('a broker checked against the review findings', () => {
   let cluster: EmbeddedCluster;
   let broker: Rpc;
   before(async () => {
-    cluster = await EmbeddedCluster.start({ brokers: 1, brokerOptions: { maxReconsumeTimes: 2 } });
+    // enablePropertyFilter off (Java's default) for the SQL92 refusal checks below.
+    cluster = await EmbeddedCluster.start({
+      brokers: 1,
+      brokerOptions: { maxReconsumeTimes: 2, enablePropertyFilter: false },
+    });
     broker = await Rpc.connect(cluster.brokers[0]!.addr);
   });
   after(async () => {

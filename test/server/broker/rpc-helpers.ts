@@ -66,6 +66,27 @@ export function sendV2Header(a: SendArgs): Record<string, string> {
   return h;
 }
 
+/** PULL_MESSAGE extFields as a Java push consumer sends them (queue 0 from offset 0 unless overridden). */
+export function pullHeader(
+  topic: string,
+  group: string,
+  sysFlag: number,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    consumerGroup: group,
+    topic,
+    queueId: '0',
+    queueOffset: '0',
+    maxMsgNums: '32',
+    sysFlag: String(sysFlag),
+    commitOffset: '0',
+    suspendTimeoutMillis: '0',
+    subVersion: '0',
+    ...extra,
+  };
+}
+
 export function bodyOf(b: string | Uint8Array): Buffer {
   return typeof b === 'string' ? Buffer.from(b) : Buffer.from(b);
 }

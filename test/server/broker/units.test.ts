@@ -7,31 +7,10 @@ import {
 } from '../../../src/server/broker/faults.js';
 import { applyDelayLevel, parseSocketAddress } from '../../../src/server/broker/message-util.js';
 import { parseDelayLevels, validateBrokerOptions } from '../../../src/server/broker/options.js';
-import {
-  javaStringHashCode,
-  matchesTagsCode,
-  parseSubscription,
-} from '../../../src/server/broker/tag-filter.js';
 import { decodeProperties, encodeProperties } from '../../../src/protocol/message/properties.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 
 describe('broker helpers', () => {
-  it('javaStringHashCode matches Java String.hashCode (codeSet of a Java heartbeat)', () => {
-    assert.equal(javaStringHashCode('TagA'), 2598919);
-    assert.equal(javaStringHashCode(''), 0);
-    // overflow wraps like Java int arithmetic
-    assert.equal(javaStringHashCode('polygenelubricants'), -2147483648);
-  });
-
-  it('parses tag expressions like Java FilterAPI', () => {
-    assert.equal(parseSubscription('*').all, true);
-    assert.equal(parseSubscription(undefined).all, true);
-    const sub = parseSubscription(' TagA || TagB ||');
-    assert.deepEqual([...sub.tags], ['TagA', 'TagB']);
-    assert.ok(matchesTagsCode(sub, javaStringHashCode('TagB')));
-    assert.ok(!matchesTagsCode(sub, javaStringHashCode('TagC')));
-  });
-
   it('parses delay levels with units and rejects nonsense', () => {
     assert.deepEqual(
       parseDelayLevels('1s 5s 500ms 2m 1h 1d'),

@@ -24,7 +24,10 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
 import type { HeartbeatConsumer } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
-import { filterUnsupportedRemark, isTagExpression } from './pull.js';
+import { FilterExpressionError } from '../../../protocol/filter/sql92.js';
+import { isTagType } from '../../../protocol/filter/tags.js';
+import { buildMessageFilter } from '../message-filter.js';
+import { filterUnsupportedRemark } from './pull.js';
 
 interface Heartbeat {
   clientID: string;
@@ -68,31 +71,33 @@ export function clientProcessors(ctx: BrokerContext): Array<[number, RequestHand
     [GetConsumerListByGroup.code, (r) => consumerList(ctx, r)],
     [LockBatchMQ.code, (r) => lockBatch(ctx, r)],
     [UnlockBatchMQ.code, (r) => unlockBatch(ctx, r)],
-    [CheckClientConfig.code, (r) => checkClientConfig(r)],
+    [CheckClientConfig.code, (r) => checkClientConfig(ctx, r)],
   ];
 }
 
 /**
- * CHECK_CLIENT_CONFIG: a push consumer asks before start whether its filter is supported. Only TAG
- * is (no property filtering), so any other expression type gets Java's SYSTEM_ERROR remark.
+ * CHECK_CLIENT_CONFIG (Java `ClientManageProcessor#checkClientConfig`): a push consumer asks before
+ * start whether its filter works here. TAG always does; another type needs `enablePropertyFilter`
+ * (else SYSTEM_ERROR) and must compile (else SUBSCRIPTION_PARSE_FAILED with the parser's message).
  */
-function checkClientConfig(request: RemotingCommand): RemotingCommand {
-  if (request.body && request.body.length > 0) {
-    const body = parseFastjsonBytes(request.body);
-    const sub =
-      body !== null && typeof body === 'object'
-        ? (body as Record<string, unknown>).subscriptionData
-        : undefined;
-    if (sub !== null && typeof sub === 'object') {
-      const type = (sub as Record<string, unknown>).expressionType;
-      const expressionType = typeof type === 'string' ? type : undefined;
-      if (!isTagExpression(expressionType))
-        return createResponse(
-          request,
-          ResponseCode.SYSTEM_ERROR,
-          filterUnsupportedRemark(expressionType ?? ''),
-        );
-    }
+function checkClientConfig(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
+  if (!request.body || request.body.length === 0) return createResponse(request, ResponseCode.SUCCESS);
+  const body = parseFastjsonBytes(request.body);
+  const sub =
+    body !== null && typeof body === 'object'
+      ? (body as Record<string, unknown>).subscriptionData
+      : undefined;
+  if (sub === null || typeof sub !== 'object') return createResponse(request, ResponseCode.SUCCESS);
+  const { expressionType: type, subString } = sub as Record<string, unknown>;
+  const expressionType = typeof type === 'string' ? type : undefined;
+  if (isTagType(expressionType)) return createResponse(request, ResponseCode.SUCCESS);
+  if (!ctx.options.enablePropertyFilter)
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, filterUnsupportedRemark(expressionType ?? ''));
+  try {
+    buildMessageFilter(expressionType, typeof subString === 'string' ? subString : '');
+  } catch (err) {
+    if (!(err instanceof FilterExpressionError)) throw err;
+    return createResponse(request, ResponseCode.SUBSCRIPTION_PARSE_FAILED, err.message);
   }
   return createResponse(request, ResponseCode.SUCCESS);
 }

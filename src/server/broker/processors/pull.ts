@@ -1,5 +1,5 @@
 /**
- * PULL_MESSAGE (11) with long polling (protocol.md §10.1): a pull that finds nothing and carries
+ * PULL_MESSAGE (11) with long polling (docs/protocol.md §10.1): a pull that finds nothing and carries
  * FLAG_SUSPEND is held until a message arrives or `suspendTimeoutMillis` passes.
  */
 import { ResponseCode } from '../../../protocol/codes.js';
@@ -11,7 +11,15 @@ import type { BrokerContext } from '../context.js';
 import { withOptionalFields, type HeaderOf } from '../../../protocol/headers/fields.js';
 import { PullMessage, PullMessageResponse, PullSysFlag } from '../../../protocol/headers/pull.js';
 import { requestHeader } from '../../namesrv/decode-request.js';
-import { matchesTagsCode, parseSubscription, SUBSCRIBE_ALL, type Subscription } from '../tag-filter.js';
+import { isTagType } from '../../../protocol/filter/tags.js';
+import { FilterExpressionError } from '../../../protocol/filter/sql92.js';
+import {
+  buildMessageFilter,
+  MATCH_ALL,
+  matchesQueueEntry,
+  matchesStoredRecord,
+  type MessageFilter,
+} from '../message-filter.js';
 import { APPLY_TOPIC_HINT } from './send.js';
 
 /** Java clients always send these; pulls without them commit nothing and do not wait. */
@@ -38,32 +46,48 @@ function pullResponse(
   return createResponse(request, code, remark, header, body);
 }
 
-/** Java's answer to a non-TAG filter when `enablePropertyFilter` is off, which this broker always is. */
+/** Java's answer to a non-TAG filter while `enablePropertyFilter` is off. */
 export function filterUnsupportedRemark(expressionType: string): string {
   return `The broker does not support consumer to filter message by ${expressionType}`;
 }
 
-/** True for a filter type this broker evaluates (TAG, or none given, which means TAG). */
-export function isTagExpression(expressionType: string | undefined): boolean {
-  return expressionType === undefined || expressionType === '' || expressionType === 'TAG';
-}
-
-/** The header's filter type when FLAG_SUBSCRIPTION, else the one the group registered. */
-function effectiveExpressionType(ctx: BrokerContext, req: PullRequest): string | undefined {
-  if ((req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0) return req.expressionType;
-  const registered = ctx.clients.consumerGroup(req.consumerGroup)?.subscriptions.get(req.topic);
-  return registered?.expressionType ?? req.expressionType;
-}
-
-/** The tag filter: the header's expression when FLAG_SUBSCRIPTION, else the group's registered one. */
-function subscriptionOf(ctx: BrokerContext, req: PullRequest): Subscription {
-  if ((req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0 && req.subscription !== undefined)
-    return parseSubscription(req.subscription);
-  const registered = ctx.clients.consumerGroup(req.consumerGroup)?.subscriptions.get(req.topic);
-  return (
-    registered?.filter ??
-    (req.subscription !== undefined ? parseSubscription(req.subscription) : SUBSCRIBE_ALL)
-  );
+/**
+ * The pull's filter (Java `PullMessageProcessor#processRequest`): with FLAG_SUBSCRIPTION the
+ * header's expression (a bad one → SUBSCRIPTION_PARSE_FAILED); otherwise the one the group
+ * registered by heartbeat (a SQL92 one that did not compile → FILTER_DATA_NOT_EXIST). A pull with
+ * neither (no heartbeat yet) falls back to the header's expression, or everything: a deviation
+ * from Java's SUBSCRIPTION_NOT_EXIST that lets tools and tests pull without registering.
+ */
+function filterOf(
+  ctx: BrokerContext,
+  req: PullRequest,
+): { filter: MessageFilter; expressionType: string } | { code: number; remark: string } {
+  const registered =
+    (req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) === 0
+      ? ctx.clients.consumerGroup(req.consumerGroup)?.subscriptions.get(req.topic)
+      : undefined;
+  if (registered) {
+    if (!registered.filter)
+      return {
+        code: ResponseCode.FILTER_DATA_NOT_EXIST,
+        remark: "The broker's consumer filter data is not exist!Your expression may be wrong!",
+      };
+    return { filter: registered.filter, expressionType: registered.expressionType };
+  }
+  if (req.subscription === undefined && isTagType(req.expressionType))
+    return { filter: MATCH_ALL, expressionType: req.expressionType ?? 'TAG' };
+  try {
+    return {
+      filter: buildMessageFilter(req.expressionType, req.subscription),
+      expressionType: req.expressionType ?? 'TAG',
+    };
+  } catch (err) {
+    if (!(err instanceof FilterExpressionError)) throw err;
+    return {
+      code: ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+      remark: "parse the consumer's subscription failed",
+    };
+  }
 }
 
 async function processPull(
@@ -103,10 +127,11 @@ async function processPull(
   }
   if (req.maxMsgNums <= 0)
     return pullResponse(request, ResponseCode.SYSTEM_ERROR, `maxMsgNums[${req.maxMsgNums}] is illegal`);
-  const expressionType = effectiveExpressionType(ctx, req);
-  if (!isTagExpression(expressionType))
-    return pullResponse(request, ResponseCode.SYSTEM_ERROR, filterUnsupportedRemark(expressionType ?? ''));
-  const sub = subscriptionOf(ctx, req);
+  const chosen = filterOf(ctx, req);
+  if ('code' in chosen) return pullResponse(request, chosen.code, chosen.remark);
+  const { filter, expressionType } = chosen;
+  if (!isTagType(expressionType) && !ctx.options.enablePropertyFilter)
+    return pullResponse(request, ResponseCode.SYSTEM_ERROR, filterUnsupportedRemark(expressionType));
   const maxNums = Math.min(req.maxMsgNums, 1024);
   const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes);
   const offsets = {
@@ -125,7 +150,7 @@ async function processPull(
     case 'FOUND': {
       const kept: Buffer[] = [];
       got.messages.forEach((m, i) => {
-        if (matchesTagsCode(sub, got.tagsCodes[i] ?? 0)) kept.push(m);
+        if (matchesQueueEntry(filter, got.tagsCodes[i] ?? 0) && matchesStoredRecord(filter, m)) kept.push(m);
       });
       if (kept.length > 0) {
         ctx.stats.getTotal += kept.length;

@@ -1,6 +1,6 @@
 /**
  * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320): the broker's send path
- * as in Java 4.9.7 (protocol.md §3.5, §6.1, §7.5, §11).
+ * as in Java 4.9.7 (docs/protocol.md §3.5, §6.1, §7.5, §11).
  */
 import { RequestCode, ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
@@ -13,7 +13,6 @@ import { encodeOffsetMsgId } from '../../../protocol/message/message-id.js';
 import {
   decodeProperties,
   encodeProperties,
-  NAME_VALUE_SEPARATOR,
   PROPERTY_SEPARATOR,
   PropertyKey,
 } from '../../../protocol/message/properties.js';
@@ -114,19 +113,6 @@ function offsetMsgId(ctx: BrokerContext, physicalOffset: number): string {
   return cached.prefix + ZEROS16.slice(hex.length) + hex;
 }
 
-/** `encodeProperties` of `props` minus the key `skip`. */
-function encodePropertiesWithout(props: Readonly<Record<string, string>>, skip: string): string {
-  let out = '';
-  for (const key in props) {
-    if (key === skip) continue;
-    const value = props[key];
-    if (value === undefined || value === null) continue;
-    if (out.length > 0) out += PROPERTY_SEPARATOR;
-    out += key + NAME_VALUE_SEPARATOR + value;
-  }
-  return out;
-}
-
 /** The peer of a connection as a SocketAddress, parsed once per connection. */
 const bornHosts = new WeakMap<Connection, SocketAddress>();
 function bornHostOf(conn: Connection): SocketAddress {
@@ -154,6 +140,9 @@ async function processSend(
     let queueId = header.queueId;
     if (queueId < 0) queueId = Math.floor(Math.random() * Math.max(1, topicConfig.writeQueueNums));
     const body = request.body ?? new Uint8Array(0);
+    // The 5.x broker's size rule: the body as stored (compressed when the producer compressed
+    // it; the whole encoded batch for SEND_BATCH_MESSAGE) against maxMessageSize. Properties
+    // over 32767 bytes are the store's PROPERTIES_SIZE_EXCEEDED (docs/protocol.md §3.5).
     if (body.length > ctx.options.maxMessageSize) {
       throw new SendRejection(
         ResponseCode.MESSAGE_ILLEGAL,
@@ -297,14 +286,14 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
     preparedTransactionOffset: 0,
     body,
     // WAIT is not stored; skipped while encoding, since `delete` would slow the object down.
-    properties: encodePropertiesWithout(props, PropertyKey.WAIT),
+    properties: encodeProperties(props, PropertyKey.WAIT),
   };
   const result = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
   return answerPut(ctx, request, [result], queueId);
 };
 
 /**
- * Stored properties of one batch record: inner + separator + batch-level (protocol.md §6.1, as
+ * Stored properties of one batch record: inner + separator + batch-level (docs/protocol.md §6.1, as
  * 4.9.7–5.3.3 do), except batch-level keys the inner message already has: a 5.5 client puts a
  * batch UNIQ_KEY on the batch itself, which must not replace each message's own id (newer Java
  * brokers stopped appending batch properties for that reason).

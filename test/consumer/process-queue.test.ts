@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { ProcessQueue, type CachedMessage } from '../../src/consumer/process-queue.js';
+
+function msgs(...offsets: number[]): CachedMessage[] {
+  return offsets.map((queueOffset) => ({ queueOffset, body: Buffer.alloc(10) }));
+}
+
+test('the commit offset is the smallest offset still in flight, max + 1 when none is', () => {
+  const pq = new ProcessQueue();
+  assert.equal(pq.removeMessages(msgs(1)), -1, 'nothing cached: -1');
+  const [m10, m11, m12, m13] = msgs(10, 11, 12, 13) as [
+    CachedMessage,
+    CachedMessage,
+    CachedMessage,
+    CachedMessage,
+  ];
+  assert.equal(pq.putMessages([m10, m11, m12, m13]), 4);
+  assert.equal(pq.msgCount, 4);
+  assert.equal(pq.msgSize, 40);
+  // 11 and 13 finish first: 10 is still in flight, so nothing above it may be committed.
+  assert.equal(pq.removeMessages([m11, m13]), 10);
+  assert.equal(pq.removeMessages([m10]), 12);
+  assert.equal(pq.removeMessages([m12]), 14);
+  assert.equal(pq.msgCount, 0);
+  assert.equal(pq.msgSize, 0);
+});
+
+test('duplicate and older offsets are not cached twice', () => {
+  const pq = new ProcessQueue();
+  pq.putMessages(msgs(5, 6, 7));
+  assert.equal(pq.putMessages(msgs(6, 7, 8)), 1);
+  assert.equal(pq.msgCount, 4);
+  assert.equal(pq.queueOffsetMax, 8);
+});
+
+test('span is last minus first cached offset (flow control by span)', () => {
+  const pq = new ProcessQueue();
+  assert.equal(pq.maxSpan(), 0);
+  const list = msgs(100, 101, 2200);
+  pq.putMessages(list);
+  assert.equal(pq.maxSpan(), 2100);
+  pq.removeMessages([list[0]!]);
+  assert.equal(pq.maxSpan(), 2099);
+});
+
+test('orderly take / commit / rollback keeps offset order and commits last + 1', () => {
+  const pq = new ProcessQueue();
+  pq.putMessages(msgs(0, 1, 2, 3, 4));
+  assert.deepEqual(
+    pq.takeMessages(2).map((m) => m.queueOffset),
+    [0, 1],
+  );
+  pq.rollback();
+  assert.deepEqual(
+    pq.takeMessages(2).map((m) => m.queueOffset),
+    [0, 1],
+    'a rollback retries the same messages in place',
+  );
+  assert.equal(pq.commit(), 2);
+  assert.equal(pq.commit(), -1, 'nothing taken: nothing to commit');
+  assert.deepEqual(
+    pq.takeMessages(10).map((m) => m.queueOffset),
+    [2, 3, 4],
+  );
+  assert.equal(pq.commit(), 5);
+  assert.equal(pq.msgCount, 0);
+});
+
+test('lock and pull expiry', () => {
+  const pq = new ProcessQueue();
+  pq.lastLockTimestamp = 1000;
+  assert.equal(pq.isLockExpired(30_000, 20_000), false);
+  assert.equal(pq.isLockExpired(30_000, 31_001), true);
+  pq.lastPullTimestamp = 0;
+  assert.equal(pq.isPullExpired(120_000, 120_001), true);
+  const info = pq.info(7);
+  assert.equal(info.commitOffset, 7);
+  assert.equal(info.droped, false);
+});

@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as diagnosticsChannel from 'node:diagnostics_channel';
+import { clientInstances } from '../../src/client/instance-registry.js';
+import type { ConsumeTraceContext } from '../../src/consumer/handler-pool.js';
+import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import { IllegalStateError, InvalidArgumentError } from '../../src/errors.js';
+import { CONSUME_CHANNEL } from '../../src/observability/channels.js';
+import { ResponseCode, RequestCode } from '../../src/protocol/codes.js';
+import { createRequest } from '../../src/protocol/command.js';
+import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
+import { harness, unique, waitFor } from './helpers.js';
+
+test('bad input: group, topic, expression and handler are rejected naming the field', async () => {
+  assert.throws(
+    () => new PushConsumer({ consumerGroup: 'a b', namesrvAddr: '127.0.0.1:9876' }),
+    InvalidArgumentError,
+  );
+  const c = new PushConsumer({ consumerGroup: 'GoodGroup', namesrvAddr: '127.0.0.1:9876' });
+  const field = (fn: () => unknown, name: string) =>
+    assert.throws(fn, (e: unknown) => e instanceof InvalidArgumentError && e.field === name);
+  field(() => c.subscribe('bad topic'), 'topic');
+  field(() => c.subscribe('%RETRY%x'), 'topic');
+  field(() => c.subscribe('T', 'A || * '), 'expression');
+  field(() => c.subscribe('T', { sql: 'a >' }), 'expression');
+  field(() => c.subscribe('T', { sql: '' }), 'expression');
+  c.subscribe('T', 'TagA || TagB');
+  c.subscribe('T2', { sql: 'a > 5 AND b IS NOT NULL' });
+  await assert.rejects(
+    c.start('nope' as never),
+    (e: unknown) => e instanceof InvalidArgumentError && e.field === 'handler',
+  );
+  await assert.rejects(c.start({} as never), InvalidArgumentError);
+  const empty = new PushConsumer({ consumerGroup: 'GoodGroup2', namesrvAddr: '127.0.0.1:9876' });
+  await assert.rejects(
+    empty.start(() => undefined),
+    IllegalStateError,
+  );
+  await c.shutdown();
+});
+
+test('tags and SQL92 filter what the handler sees; the message carries every field', async () => {
+  const h = await harness({ brokers: 1, brokerOptions: { enablePropertyFilter: true } });
+  try {
+    const topic = unique('Filter');
+    const sqlTopic = unique('Sql');
+    const group = unique('GF');
+    await h.cluster.createTopic(topic, 2);
+    await h.cluster.createTopic(sqlTopic, 2);
+    const got: ConsumerMessage[] = [];
+    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    c.subscribe(topic, 'TagA || TagB');
+    c.subscribe(sqlTopic, { sql: 'n > 5' });
+    await c.start((m: ConsumerMessage) => {
+      got.push(m);
+    });
+    await h.send(topic, 9, (i) => ['TagA', 'TagB', 'TagC'][i % 3]);
+    for (let i = 0; i < 10; i++)
+      await h.producer.send({
+        topic: sqlTopic,
+        body: `s${i}`,
+        keys: ['k1', 'k2'],
+        properties: { n: String(i) },
+      });
+    await waitFor(() => got.length === 6 + 4, 'the matching messages');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(got.length, 10);
+    assert.ok(got.filter((m) => m.topic === topic).every((m) => m.tags === 'TagA' || m.tags === 'TagB'));
+    const sql = got.filter((m) => m.topic === sqlTopic);
+    assert.deepEqual(
+      sql.map((m) => Number(m.properties.n)).sort((a, b) => a - b),
+      [6, 7, 8, 9],
+    );
+    const m = sql[0]!;
+    assert.deepEqual(m.keys, ['k1', 'k2']);
+    assert.equal(m.queue.topic, sqlTopic);
+    assert.equal(m.queue.brokerName, 'broker-a');
+    assert.ok(m.msgId.length > 0 && m.offsetMsgId.length > 0);
+    assert.equal(m.reconsumeTimes, 0);
+    assert.ok(m.bornTimestamp > 0 && m.storeTimestamp >= m.bornTimestamp);
+    assert.ok(m.storeHost.port > 0 && m.bornHost.address.length > 0);
+  } finally {
+    await h.close();
+  }
+});
+
+test('lag, pause/resume, events, the consume channel and GET_CONSUMER_RUNNING_INFO', async () => {
+  const h = await harness({ brokers: 1 });
+  const spans: ConsumeTraceContext[] = [];
+  const onStart = (ctx: unknown): void => {
+    spans.push(ctx as ConsumeTraceContext);
+  };
+  diagnosticsChannel.subscribe(`tracing:${CONSUME_CHANNEL}:start`, onStart);
+  try {
+    const topic = unique('Api');
+    const group = unique('GA');
+    await h.cluster.createTopic(topic, 2);
+    let consumed = 0;
+    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    const committed: number[] = [];
+    c.on('offsetsCommitted', (e) => committed.push(e.offsets.length));
+    const rebalances: string[] = [];
+    c.on('rebalance', (e) => rebalances.push(e.topic));
+    c.subscribe(topic);
+    await c.start(() => {
+      consumed++;
+    });
+    assert.ok(rebalances.includes(topic));
+    c.pause([topic]);
+    await new Promise((r) => setTimeout(r, 1200)); // an in-flight long poll may still deliver
+    const before = consumed;
+    await h.send(topic, 10);
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(consumed, before, 'paused: nothing consumed');
+    const lag = await c.lag();
+    assert.equal(
+      lag.reduce((a, q) => a + q.lag, 0),
+      10 - before,
+    );
+    c.resume();
+    await waitFor(() => consumed === 10, 'consumption after resume');
+    await waitFor(() => committed.length > 0, 'an offsetsCommitted event');
+
+    assert.ok(spans.length >= 10 && spans.every((s) => s.consumerGroup === group));
+    // What `mqadmin consumerStatus` asks through the broker.
+    const instance = clientInstances().find((i) => i.clientId === c.clientId)!;
+    const response = await instance.inbound.dispatch(
+      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, {
+        consumerGroup: group,
+        clientId: c.clientId,
+        jstackEnable: 'false',
+      }),
+      { remoteAddress: '127.0.0.1:1' } as never,
+    );
+    assert.equal(response?.code, ResponseCode.SUCCESS);
+    const info = parseFastjsonBytes(response!.body!) as Record<string, unknown>;
+    assert.equal((info.properties as Record<string, string>).PROP_CONSUME_TYPE, 'CONSUME_PASSIVELY');
+    assert.ok(info.mqTable instanceof Map && info.mqTable.size >= 2, 'mqTable keyed by MessageQueue objects');
+    const unknown = await instance.inbound.dispatch(
+      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { consumerGroup: 'nobody', clientId: c.clientId }),
+      { remoteAddress: '127.0.0.1:1' } as never,
+    );
+    assert.equal(unknown?.code, ResponseCode.SYSTEM_ERROR);
+  } finally {
+    diagnosticsChannel.unsubscribe(`tracing:${CONSUME_CHANNEL}:start`, onStart);
+    await h.close();
+  }
+});

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { RebalanceEvent } from '../../src/consumer/rebalance.js';
+import { scenario, stream, waitFor } from './helpers.js';
+
+test('a member joins and another leaves mid-stream: queues move at once and no message is lost', async () => {
+  await scenario({}, 4, async ({ h, topic, group }) => {
+    const seen = new Map<string, number>();
+    let leftAt = Infinity;
+    const redeliveredAfterLeave: string[] = [];
+    const handler = (m: ConsumerMessage): void => {
+      if (seen.has(m.msgId) && Date.now() > leftAt) redeliveredAfterLeave.push(m.msgId);
+      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+    };
+    const a = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      rebalanceInterval: 60_000,
+    });
+    a.subscribe(topic);
+    await a.start(handler);
+    const { sent, stop } = stream(h, topic, 5);
+    await waitFor(() => seen.size >= 50, 'the first consumer to consume');
+    // The 60 s timer cannot be what rebalances: NOTIFY_CONSUMER_IDS_CHANGED must.
+    const aEvents: RebalanceEvent[] = [];
+    a.on('rebalance', (e) => aEvents.push(e));
+    const b = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      rebalanceInterval: 60_000,
+    });
+    b.subscribe(topic);
+    await b.start(handler);
+    await waitFor(
+      () => aEvents.some((e) => e.topic === topic && e.removed.length > 0),
+      'the first consumer to give queues away',
+    );
+    const share = () => [...b.internals.table.keys()].filter((k) => k.startsWith(topic)).length;
+    await waitFor(() => share() === 4, 'the new member to take half of 8 queues');
+    const before = seen.size;
+    await waitFor(() => seen.size >= before + 50, 'consumption to go on');
+    await a.shutdown();
+    leftAt = Date.now();
+    await waitFor(() => share() === 8, 'the survivor to take every queue');
+    await stop();
+    await waitFor(() => sent.every((id) => seen.has(id)), 'every sent message');
+    // A join may re-deliver what the old owner had in flight (at-least-once, as Java); a clean
+    // leave waits for its handlers and commits synchronously, so it re-delivers nothing.
+    assert.deepEqual(redeliveredAfterLeave, []);
+  });
+});
+
+test('a clean shutdown and restart re-deliver nothing', async () => {
+  await scenario({ brokers: 1 }, 4, async ({ h, topic, group }) => {
+    const seen = new Map<string, number>();
+    const handler = async (m: ConsumerMessage): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 2));
+      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+    };
+    const opts = {
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' as const,
+      persistConsumerOffsetInterval: 60_000,
+    };
+    const first = h.consumer(opts);
+    first.subscribe(topic);
+    await first.start(handler);
+    const ids = await h.send(topic, 100);
+    await waitFor(() => seen.size === 100, 'the first run');
+    // The 60 s persist timer never fired: only shutdown commits.
+    await first.shutdown();
+    const second = h.consumer(opts);
+    second.subscribe(topic);
+    await second.start(handler);
+    await waitFor(
+      () => [...second.internals.table.keys()].filter((k) => k.startsWith(topic)).length === 4,
+      'queues',
+    );
+    const more = await h.send(topic, 10);
+    await waitFor(() => more.every((id) => seen.has(id)), 'new messages');
+    for (const id of [...ids, ...more]) assert.equal(seen.get(id), 1, `message ${id} consumed once`);
+  });
+});
+
+test('a slow handler keeps the process-queue cache bounded by the pull thresholds', async () => {
+  await scenario({ brokers: 1 }, 1, async ({ h, topic, group }) => {
+    await h.send(topic, 300);
+    let maxCached = 0;
+    let consumed = 0;
+    const c = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      pullThresholdForQueue: 20,
+      pullBatchSize: 8,
+      consumeThreadMax: 4,
+    });
+    c.subscribe(topic);
+    await c.start(async () => {
+      for (const e of c.internals.table.values()) maxCached = Math.max(maxCached, e.pq.msgCount);
+      await new Promise((r) => setTimeout(r, 5));
+      consumed++;
+    });
+    await waitFor(() => consumed >= 150, 'half the backlog', 20_000);
+    assert.ok(maxCached <= 20 + 8, `cache stayed within threshold + one pull: ${maxCached}`);
+    assert.ok(maxCached > 0);
+  });
+});

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import { scenario, waitFor } from './helpers.js';
+
+test('orderly consumption keeps queue order under a throwing handler, retrying in place', async () => {
+  await scenario({ brokers: 2 }, 2, async ({ h, topic, group }) => {
+    const done = new Map<string, number[]>();
+    const failedOnce = new Set<string>();
+    const retries: number[] = [];
+    let concurrentPerQueue = 0;
+    const running = new Set<string>();
+    const consumers = [0, 1].map(() => {
+      const c = h.consumer({
+        consumerGroup: group,
+        consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        consumeOrderly: true,
+        suspendCurrentQueueTimeMillis: 10,
+        lockInterval: 500,
+      });
+      c.subscribe(topic, '*');
+      return c;
+    });
+    for (const c of consumers) {
+      await c.start(async (m: ConsumerMessage) => {
+        const q = `${m.queue.brokerName}/${m.queue.queueId}`;
+        if (running.has(q)) concurrentPerQueue++;
+        running.add(q);
+        try {
+          await new Promise((r) => setTimeout(r, 1));
+          const n = Number(m.body.toString().slice(1));
+          if (n % 5 === 0 && !failedOnce.has(m.msgId)) {
+            failedOnce.add(m.msgId);
+            throw new Error('fail once');
+          }
+          if (failedOnce.has(m.msgId)) retries.push(m.reconsumeTimes);
+          const list = done.get(q) ?? [];
+          list.push(m.queueOffset);
+          done.set(q, list);
+        } finally {
+          running.delete(q);
+        }
+      });
+    }
+    await h.send(topic, 120);
+    await waitFor(() => [...done.values()].reduce((a, l) => a + l.length, 0) >= 120, 'every message');
+    assert.equal(concurrentPerQueue, 0, 'one handler call at a time per queue');
+    for (const [q, offsets] of done) {
+      for (let i = 1; i < offsets.length; i++)
+        assert.ok(offsets[i]! > offsets[i - 1]!, `queue ${q} consumed in offset order: ${offsets.join(',')}`);
+    }
+    assert.equal(
+      [...done.values()].reduce((a, l) => a + l.length, 0),
+      120,
+      'each message done once',
+    );
+    assert.equal(failedOnce.size, 24);
+    assert.ok(
+      retries.every((r) => r === 1),
+      'retried in place with reconsumeTimes 1',
+    );
+    // Each queue is held (locked) by exactly one of the two consumers.
+    const held = consumers.flatMap((c) => [...c.internals.table.keys()].filter((k) => k.startsWith(topic)));
+    assert.equal(new Set(held).size, held.length);
+  });
+});
