@@ -58,7 +58,7 @@ function required(name: 'namesrv' | 'topic' | 'group'): string {
 
 async function ours(): Promise<Client> {
   // Loaded on demand, like ali-ons: a worker only loads the client it measures.
-  const { PushConsumer } = await import('../src/consumer/push-consumer.js');
+  const { PushConsumer } = await import('../src/consumer/index.js');
   const consumer = new PushConsumer({
     namesrvAddr: namesrv,
     consumerGroup: group,

@@ -8,10 +8,9 @@
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConsumerMessage } from '../src/consumer/message-view.js';
-import { PushConsumer } from '../src/consumer/push-consumer.js';
-import type { PushConsumerOptions } from '../src/consumer/options.js';
-import { Producer } from '../src/producer/producer.js';
+import { PushConsumer, type ConsumerMessage, type PushConsumerOptions } from '../src/consumer/index.js';
+import type { Producer } from '../src/producer/producer.js';
+import { interopProducer } from './our-clients.js';
 import { detBody, detKeyList, detTags, detUserProperties } from './deterministic.js';
 import { INTEROP_VERSIONS, pushWithJava, runDriver, runMqadmin, type ProduceResult } from './java.js';
 import { RealCluster } from './real-cluster.js';
@@ -61,13 +60,7 @@ describe('our consumer against real RocketMQ', { concurrency: 1 }, () => {
 
       before(async () => {
         cluster = await RealCluster.start({ version, brokerConfig: { enablePropertyFilter: true } });
-        producer = new Producer({
-          producerGroup: `interop_ts_pg_${run}`,
-          namesrvAddr: cluster.namesrvAddr,
-          instanceName: `interop_${run}`,
-          pollNameServerInterval: 1000,
-        });
-        await producer.start();
+        producer = await interopProducer(cluster.namesrvAddr, run);
       });
 
       after(async () => {

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import { PushConsumer } from '../../src/consumer/index.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { uniqueName } from '../server/broker/rpc-helpers.js';

@@ -1,5 +1,4 @@
-import type { ConsumerMessage } from '../../consumer/message-view.js';
-import { PushConsumer } from '../../consumer/push-consumer.js';
+import { PushConsumer, type ConsumerMessage } from '../../consumer/index.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, oneOf, parseDuration, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';

@@ -6,7 +6,7 @@
  * is a pipe, and pipe writes are synchronous on Linux, so a message whose offset can be committed
  * has been reported. SIGTERM shuts the consumer down cleanly.
  */
-import { PushConsumer } from '../../consumer/push-consumer.js';
+import { PushConsumer } from '../../consumer/index.js';
 
 export interface ConsumerProcessArgs {
   namesrvAddr: string;
