@@ -143,6 +143,40 @@ describe('rocketmq-ts consume against an embedded cluster', () => {
     assert.match(stderr, /consumed \d+ +\d+ msgs\/s +lag \d+/);
   });
 
+  it('--orderly consumes every message, each queue in offset order', async () => {
+    const { stdout } = await consume(
+      ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--from', 'first', '--orderly'].concat([
+        '--count',
+        '40',
+        '--json',
+      ]),
+    );
+    const messages = parse(stdout).filter((l) => l.msgId !== undefined);
+    assert.deepEqual(new Set(messages.map((m) => m.msgId)), new Set(sent.keys()));
+    const perQueue = new Map<string, number[]>();
+    for (const m of messages) {
+      const key = `${m.brokerName}/${m.queueId}`;
+      perQueue.set(key, [...(perQueue.get(key) ?? []), m.queueOffset!]);
+    }
+    for (const [queue, offsets] of perQueue)
+      assert.deepEqual(
+        offsets,
+        [...offsets].sort((a, b) => a - b),
+        `queue ${queue} in order`,
+      );
+  });
+
+  it('--from timestamp starts a new group at that time: before the messages all, after them none', async () => {
+    const base = ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--from', 'timestamp', '--json'];
+    const hourAgo = String(Date.now() - 3600_000);
+    const all = parse((await consume([...base, '--timestamp', hourAgo, '--count', '40'])).stdout);
+    assert.equal(all.filter((l) => l.msgId !== undefined).length, 40);
+    const later = String(Date.now() + 2000);
+    const none = parse((await consume([...base, '--timestamp', later, '--duration', '3s'])).stdout);
+    assert.equal(none.filter((l) => l.msgId !== undefined).length, 0);
+    assert.equal(none.find((l) => l.summary !== undefined)?.summary?.consumed, 0);
+  });
+
   it('bad flags are refused with the flag named', async () => {
     await assert.rejects(
       consume(['--namesrv', cluster.namesrvAddr, '--topic', topic, '--from', 'middle']),
