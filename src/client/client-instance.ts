@@ -6,8 +6,8 @@
  * settings share it; each adds its groups to the heartbeat and its handlers to the inbound table.
  */
 import type { Logger } from '../observability/logger.js';
-import { DEFAULT_REMOTING_VERSION, RequestCode } from '../protocol/codes.js';
-import { SerializeType, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
+import { RequestCode } from '../protocol/codes.js';
+import { resolveCommandDefaults, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { ConnectionPool } from '../remoting/pool.js';
 import { Heartbeat } from './heartbeat.js';
 import { InboundRequests } from './inbound.js';
@@ -68,11 +68,7 @@ export class ClientInstance {
   constructor(readonly config: ClientInstanceConfig) {
     this.clientId = config.clientId;
     this.logger = config.logger;
-    this.commandDefaults = Object.freeze({
-      language: config.language,
-      version: DEFAULT_REMOTING_VERSION,
-      serializeType: SerializeType.JSON,
-    });
+    this.commandDefaults = resolveCommandDefaults({ language: config.language });
     this.pool = new ConnectionPool({
       connectTimeoutMs: config.mqClientApiTimeout,
       logger: config.logger,

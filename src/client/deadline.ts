@@ -4,6 +4,7 @@
  * route lookup, the connect and every attempt draw from the same budget. Tests inject a clock
  * instead of relying on wall time with slack.
  */
+import { raceTimeout } from '../remoting/pool.js';
 
 /** Milliseconds since some epoch; `Date.now` in production. */
 export type Clock = () => number;
@@ -29,36 +30,14 @@ export class Deadline {
     return this.clock() >= this.at;
   }
 
-  /** This deadline, or an earlier one `ms` from now when that comes first (an attempt cap). */
+  /** This deadline, or an earlier one `ms` from now when that comes first (e.g. one request of a longer operation). */
   cap(ms: number): Deadline {
     const at = this.clock() + ms;
     return at < this.at ? new Deadline(at, this.clock) : this;
   }
 
-  /**
-   * `promise`, or a rejection with `onTimeout()` when the deadline passes first. The timer is
-   * unref'd and cleared as soon as the promise settles; an already expired deadline rejects at
-   * once (the promise's own rejection is then swallowed).
-   */
+  /** `promise`, or a rejection with `onTimeout()` when the deadline passes first (remoting `raceTimeout`). */
   race<T>(promise: Promise<T>, onTimeout: () => Error): Promise<T> {
-    const ms = this.remaining();
-    if (ms <= 0) {
-      promise.catch(() => undefined);
-      return Promise.reject(onTimeout());
-    }
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(onTimeout()), ms);
-      timer.unref();
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
-    });
+    return raceTimeout(promise, this.remaining(), onTimeout);
   }
 }

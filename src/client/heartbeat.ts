@@ -6,11 +6,12 @@
  * as Java: a consumer may pull from a slave); producers only need the masters.
  */
 import type { Logger } from '../observability/logger.js';
-import { RequestCode, ResponseCode } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest, type CommandDefaults } from '../protocol/command.js';
 import {
   CLIENT_INNER_PRODUCER_GROUP,
   encodeHeartbeatData,
+  HeartBeat,
   UnregisterClient,
   type ConsumerData,
 } from '../protocol/headers/heartbeat.js';
@@ -123,7 +124,7 @@ export class Heartbeat {
     try {
       const response = await this.deps.pool.request(
         address,
-        createRequest(RequestCode.HEART_BEAT, undefined, body, this.deps.commandDefaults),
+        createRequest(HeartBeat.code, undefined, body, this.deps.commandDefaults),
         timeoutMs,
       );
       return response.code === ResponseCode.SUCCESS;

@@ -7,7 +7,8 @@ import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError 
 import type { Logger } from '../observability/logger.js';
 import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
-import { parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
+import { GetBrokerClusterInfo, parseClusterInfo, type ClusterInfo } from '../protocol/headers/register.js';
+import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ConnectionPool } from '../remoting/pool.js';
 import type { Deadline } from './deadline.js';
 
@@ -68,10 +69,29 @@ export class NamesrvClient {
   /** GET_ROUTEINFO_BY_TOPIC; undefined when the NameServer answers TOPIC_NOT_EXIST. */
   async getRouteInfo(topic: string, deadline: Deadline): Promise<TopicRouteData | undefined> {
     const response = await this.request(
-      () => createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic }, undefined, this.defaults),
+      () =>
+        createRequest(
+          GetRouteInfoByTopic.code,
+          GetRouteInfoByTopic.encode({ topic }),
+          undefined,
+          this.defaults,
+        ),
       deadline,
     );
     if (response.code === ResponseCode.TOPIC_NOT_EXIST) return undefined;
+    return parseTopicRouteData(this.successBody(response));
+  }
+
+  /** GET_BROKER_CLUSTER_INFO: every cluster and broker the NameServer knows. */
+  async getClusterInfo(deadline: Deadline): Promise<ClusterInfo> {
+    const response = await this.request(
+      () => createRequest(GetBrokerClusterInfo.code, undefined, undefined, this.defaults),
+      deadline,
+    );
+    return parseClusterInfo(this.successBody(response));
+  }
+
+  private successBody(response: RemotingCommand): Uint8Array {
     if (response.code !== ResponseCode.SUCCESS || response.body === undefined) {
       throw new BrokerResponseError(
         response.code,
@@ -80,6 +100,6 @@ export class NamesrvClient {
         this.currentAddress,
       );
     }
-    return parseTopicRouteData(response.body);
+    return response.body;
   }
 }

@@ -14,18 +14,12 @@ import { EventEmitter } from 'node:events';
 import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { RequestCode } from '../protocol/codes.js';
-import type { TopicRouteData } from '../protocol/headers/route.js';
+import { MASTER_ID, type TopicRouteData } from '../protocol/headers/route.js';
 import { Deadline, type Clock } from './deadline.js';
 import { TopicRouteNotFoundError } from './errors.js';
 import { withoutNamespace } from './namespace.js';
 import type { NamesrvClient } from './namesrv-client.js';
-import {
-  capDefaultTopicRoute,
-  MASTER_ID,
-  publishQueues,
-  subscribeQueues,
-  type MessageQueue,
-} from './route.js';
+import { capDefaultTopicRoute, publishQueues, subscribeQueues, type MessageQueue } from './route.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 
 export interface RouteLookupConfig {

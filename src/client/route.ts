@@ -2,6 +2,7 @@
  * Route data as the client uses it (docs/protocol.md §7.2–§7.5): the publish view of a topic
  * (writable queues on brokers that have a master) and the TBW102 fallback.
  */
+import { MASTER_ID } from '../protocol/headers/route.js';
 import { isReadable, isWriteable } from '../protocol/perm.js';
 
 /** Structural view of `TopicRouteData` (protocol/headers/route.ts); only what the client reads. */
@@ -29,8 +30,6 @@ export interface MessageQueue {
   readonly brokerName: string;
   readonly queueId: number;
 }
-
-export const MASTER_ID = '0';
 
 /** Master address of `brokerName` in `route`, if any. */
 export function masterAddress(route: RouteData, brokerName: string): string | undefined {
@@ -87,14 +86,4 @@ export function capDefaultTopicRoute<R extends RouteData>(route: R, defaultTopic
       return { ...qd, readQueueNums: n, writeQueueNums: n };
     }),
   };
-}
-
-/** Every broker name → master address in a route. */
-export function masterAddresses(route: RouteData): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const b of route.brokerDatas) {
-    const addr = b.brokerAddrs[MASTER_ID];
-    if (addr !== undefined) out.set(b.brokerName, addr);
-  }
-  return out;
 }

@@ -28,10 +28,17 @@ export class SendWhichQueue {
 
 export type QueueFilter = (mq: MessageQueue) => boolean;
 
+/** Queues not on `brokerName` (every queue when undefined). */
+export function notOn(brokerName: string | undefined): QueueFilter {
+  return (mq) => mq.brokerName !== brokerName;
+}
+
 export class TopicPublishInfo {
   readonly queues: readonly MessageQueue[];
   /** Broker names in route order, each once. */
   readonly brokerNames: readonly string[];
+  /** Index in `brokerNames` of each queue's broker (per-send strategies avoid string lookups). */
+  readonly queueBroker: readonly number[];
 
   constructor(
     readonly topic: string,
@@ -42,6 +49,7 @@ export class TopicPublishInfo {
   ) {
     this.queues = Object.freeze(publishQueues(topic, route));
     this.brokerNames = Object.freeze([...new Set(this.queues.map((q) => q.brokerName))]);
+    this.queueBroker = Object.freeze(this.queues.map((q) => this.brokerNames.indexOf(q.brokerName)));
   }
 
   ok(): boolean {
@@ -55,21 +63,18 @@ export class TopicPublishInfo {
   }
 
   /**
-   * Java `selectOneMessageQueue(lastBrokerName)`: round robin, skipping queues of the broker
-   * that just failed; if every queue is on that broker, plain round robin. With `available`,
-   * queues of available brokers other than the last come first, then any broker but the last.
+   * Java `selectOneMessageQueue(lastBrokerName)`: round robin, skipping queues of `avoid`; if
+   * every queue is on that broker, plain round robin. With `available`, queues of available
+   * brokers other than `avoid` come first, then any broker but `avoid`.
    */
-  selectAvoiding(
-    lastBrokerName: string | undefined,
-    available?: (brokerName: string) => boolean,
-  ): MessageQueue {
-    if (lastBrokerName === undefined) return this.selectOne();
-    const notLast: QueueFilter = (mq) => mq.brokerName !== lastBrokerName;
+  selectAvoiding(avoid: string | undefined, available?: (brokerName: string) => boolean): MessageQueue {
+    if (avoid === undefined) return this.selectOne();
+    const other = notOn(avoid);
     if (available !== undefined) {
-      const mq = this.selectFiltered(notLast, (q) => available(q.brokerName));
+      const mq = this.selectFiltered(other, (q) => available(q.brokerName));
       if (mq !== undefined) return mq;
     }
-    return this.selectFiltered(notLast) ?? this.selectOne();
+    return this.selectFiltered(other) ?? this.selectOne();
   }
 
   /** Java 5 `selectOneMessageQueue(filters...)`: the first queue in round-robin order passing every filter. */

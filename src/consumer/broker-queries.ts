@@ -8,6 +8,8 @@ import type { MessageQueue } from '../client/route.js';
 import { ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import {
+  CheckClientConfig,
+  encodeCheckClientRequestBody,
   encodeLockBatchBody,
   GetConsumerListByGroup,
   LockBatchMQ,
@@ -16,6 +18,7 @@ import {
   UnlockBatchMQ,
 } from '../protocol/headers/consumer.js';
 import { GetMaxOffset, OffsetResponse, SearchOffsetByTimestamp } from '../protocol/headers/offset.js';
+import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import type { ConsumerClient } from './client-port.js';
 
 async function ask(
@@ -129,4 +132,21 @@ export async function unlockQueues(
   timeoutMs: number,
 ): Promise<void> {
   await ask(client, brokerName, lockRequest(UnlockBatchMQ.code, client, group, mqs), timeoutMs);
+}
+
+/** CHECK_CLIENT_CONFIG: does the broker support this (non-TAG) subscription? Throws when not. */
+export async function checkClientConfig(
+  client: ConsumerClient,
+  brokerName: string,
+  group: string,
+  subscriptionData: SubscriptionData,
+  timeoutMs: number,
+): Promise<void> {
+  const request = createRequest(
+    CheckClientConfig.code,
+    undefined,
+    encodeCheckClientRequestBody({ clientId: client.clientId, group, subscriptionData }),
+    client.commandDefaults,
+  );
+  await ask(client, brokerName, request, timeoutMs);
 }

@@ -30,7 +30,7 @@ export interface ConsumeContext {
   invoke(messages: ConsumerMessage[]): unknown;
   /** Statistics of one handler call. */
   record(entry: QueueEntry, count: number, ok: boolean, rtMs: number): void;
-  trace(entry: QueueEntry, messages: ConsumerMessage[]): ConsumeTraceContext | undefined;
+  trace(entry: QueueEntry, messages: ConsumerMessage[]): ConsumeTraceContext;
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
   handlerFailed(
     entry: QueueEntry,
@@ -66,7 +66,7 @@ export async function callHandler(
       for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
       return ctx.invoke(messages);
     },
-    ctx.trace(entry, messages),
+    () => ctx.trace(entry, messages),
   );
   if (pq.dropped || skipped) return undefined;
   ctx.record(entry, messages.length, outcome.ok, Date.now() - started);

@@ -5,6 +5,7 @@
  * never rejects the caller and never holds a slot past its budget, so one bad handler cannot stop
  * the other queues. Budgets are checked by one sweep timer, not a timer per call.
  */
+import { RocketMQError } from '../errors.js';
 import { consumeChannel, tracingHasSubscribers } from '../observability/channels.js';
 
 export type ConsumeOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean };
@@ -26,10 +27,14 @@ interface Running {
   settle: (outcome: ConsumeOutcome) => void;
 }
 
-export class HandlerTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`handler did not settle within consumeTimeout (${ms} ms)`);
-    this.name = 'HandlerTimeoutError';
+/** A handler call outlived consumeTimeout; its messages are retried. */
+export class HandlerTimeoutError extends RocketMQError {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super('ERR_CONSUME_TIMEOUT', `handler did not settle within consumeTimeout (${timeoutMs} ms)`, {
+      retriable: true,
+    });
+    this.timeoutMs = timeoutMs;
   }
 }
 
@@ -51,13 +56,16 @@ export class HandlerPool {
     return this.waiting.length;
   }
 
-  /** Runs `call` once a slot is free; resolves with its outcome, never rejects. */
-  run(call: () => unknown, trace: ConsumeTraceContext | undefined): Promise<ConsumeOutcome> {
+  /**
+   * Runs `call` once a slot is free; resolves with its outcome, never rejects. `trace` builds the
+   * span context, only when someone listens on `rocketmq:consume`.
+   */
+  run(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
     if (this.running.size < this.limit) return this.start(call, trace);
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.start(call, trace));
   }
 
-  private start(call: () => unknown, trace: ConsumeTraceContext | undefined): Promise<ConsumeOutcome> {
+  private start(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
     return new Promise<ConsumeOutcome>((resolve) => {
       const entry: Running = {
         started: Date.now(),
@@ -71,10 +79,9 @@ export class HandlerPool {
       this.armSweep();
       let result: unknown;
       try {
-        result =
-          trace !== undefined && tracingHasSubscribers(consumeChannel)
-            ? consumeChannel.tracePromise(async () => call(), trace)
-            : call();
+        result = tracingHasSubscribers(consumeChannel)
+          ? consumeChannel.tracePromise(async () => call(), trace())
+          : call();
       } catch (error) {
         entry.settle({ ok: false, error, timedOut: false });
         return;

@@ -34,7 +34,13 @@ export interface QueueEntry {
 export interface PullContext extends ConsumerScope {
   isRunning(): boolean;
   isPaused(topic: string): boolean;
-  subscription(topic: string): { data: SubscriptionData; tags: ReadonlySet<string> } | undefined;
+  /**
+   * The topic's subscription; `pullVersion` is the subVersion brokers already know (a pull with a
+   * newer one than the broker registered gets SUBSCRIPTION_NOT_LATEST).
+   */
+  subscription(
+    topic: string,
+  ): { data: SubscriptionData; tags: ReadonlySet<string>; pullVersion: number } | undefined;
   /** Per-queue thresholds (topic thresholds split over the held queues). */
   thresholds(topic: string): { count: number; sizeMiB: number };
   /** In-memory committed offset, −1 when none. */
@@ -113,7 +119,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
         commitOffset: Math.max(0, commitOffset),
         suspendTimeoutMillis: o.brokerSuspendMaxTimeMillis,
         subscription: o.postSubscriptionWhenPull ? sub.data.subString : undefined,
-        subVersion: sub.data.subVersion,
+        subVersion: sub.pullVersion,
         expressionType: sub.data.expressionType,
         bname: mq.brokerName,
       }),

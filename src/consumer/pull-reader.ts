@@ -8,12 +8,15 @@ import { BrokerResponseError, InvalidArgumentError, ProtocolError } from '../err
 import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../options.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
-import { createRequest, type RemotingCommand } from '../protocol/command.js';
+import { createRequest, DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../protocol/command.js';
 import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
-import { parseFastjsonBytes } from '../protocol/fastjson.js';
 import { PropertyKey } from '../protocol/message/properties.js';
 import { ConnectionPool } from '../remoting/pool.js';
 import { decodePullBody } from './message-view.js';
+import { Deadline } from '../client/deadline.js';
+import { TopicRouteNotFoundError } from '../client/errors.js';
+import { NamesrvClient } from '../client/namesrv-client.js';
+import { masterAddress, subscribeQueues, type RouteData } from '../client/route.js';
 
 /** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */
 const FLAG_SUBSCRIPTION = 0x4;
@@ -89,26 +92,27 @@ export interface QueueLocation {
 export class PullReader {
   readonly options: PullReaderOptions;
   private readonly pool: ConnectionPool;
+  private readonly namesrv: NamesrvClient;
 
   constructor(options: Partial<PullReaderOptions> & { namesrvAddr: string }) {
     this.options = validatePullReaderOptions(options);
     this.pool = new ConnectionPool({ logger: this.options.logger });
+    // NameServers in the given order, as before: the first one is asked first.
+    this.namesrv = new NamesrvClient(
+      this.options.namesrvAddr.split(';'),
+      this.pool,
+      DEFAULT_COMMAND_DEFAULTS,
+      this.options.logger,
+      0,
+    );
   }
 
   /** Every readable queue of `topic` with its broker's master address, sorted by broker and id. */
   async queues(topic: string): Promise<QueueLocation[]> {
-    const request = createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic });
-    let lastError: unknown;
-    for (const namesrv of this.options.namesrvAddr.split(';')) {
-      try {
-        const response = await this.pool.request(namesrv, request, this.options.requestTimeoutMs);
-        if (response.code !== ResponseCode.SUCCESS) throw responseError(response, namesrv);
-        return queuesFromRoute(response.body ? parseFastjsonBytes(response.body) : undefined);
-      } catch (err) {
-        lastError = err;
-      }
-    }
-    throw lastError;
+    const route = await this.namesrv.getRouteInfo(topic, Deadline.after(this.options.requestTimeoutMs));
+    if (route === undefined)
+      throw new TopicRouteNotFoundError(topic, 'the NameServer does not know the topic');
+    return queuesFromRoute(route);
   }
 
   /** Reads every message of `topic`, queue after queue, from offset 0 to the current end. */
@@ -191,36 +195,18 @@ function numberField(response: RemotingCommand, name: string): number | undefine
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** Readable queues from a TopicRouteData JSON value (validated field by field). */
-export function queuesFromRoute(route: unknown): QueueLocation[] {
-  if (!isRecord(route)) throw new ProtocolError('topic route body is not an object');
-  const masters = new Map<string, string>();
-  for (const data of arrayField(route, 'brokerDatas')) {
-    if (!isRecord(data) || typeof data.brokerName !== 'string' || !isRecord(data.brokerAddrs)) continue;
-    const master = data.brokerAddrs['0'];
-    if (typeof master === 'string') masters.set(data.brokerName, master);
-  }
+/**
+ * Readable queues (Java `topicRouteData2TopicSubscribeInfo`) of the brokers that have a master,
+ * with the master's address, sorted by broker name and queue id.
+ */
+export function queuesFromRoute(route: RouteData): QueueLocation[] {
   const out: QueueLocation[] = [];
-  for (const q of arrayField(route, 'queueDatas')) {
-    if (!isRecord(q) || typeof q.brokerName !== 'string' || typeof q.readQueueNums !== 'number') continue;
-    const perm = typeof q.perm === 'number' ? q.perm : 6;
-    const address = masters.get(q.brokerName);
-    if (!address || (perm & 4) === 0) continue; // PERM_READ
-    for (let queueId = 0; queueId < q.readQueueNums; queueId++) {
-      out.push({ brokerName: q.brokerName, address, queueId });
-    }
+  for (const q of subscribeQueues('', route)) {
+    const address = masterAddress(route, q.brokerName);
+    if (address !== undefined) out.push({ brokerName: q.brokerName, address, queueId: q.queueId });
   }
   out.sort((a, b) =>
     a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1,
   );
   return out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function arrayField(obj: Record<string, unknown>, name: string): unknown[] {
-  const v = obj[name];
-  return Array.isArray(v) ? v : [];
 }

@@ -20,7 +20,7 @@ import type { Logger } from '../observability/logger.js';
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
-import { queueMaxOffset } from './broker-queries.js';
+import { checkClientConfig, queueMaxOffset } from './broker-queries.js';
 import { registerConsumer, unregisterConsumer } from './client-requests.js';
 import { consumerClientOf, type ConsumerClient, type ConsumerScope } from './client-port.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
@@ -81,8 +81,11 @@ type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
 interface Subscription {
   userTopic: string;
+  /** Sent in heartbeats; its subVersion moves first. */
   data: SubscriptionData;
   tags: ReadonlySet<string>;
+  /** subVersion sent in pulls: moves once a heartbeat carried it. */
+  pullVersion: number;
 }
 
 /** group → topic → expression of the consumers of this process, to warn about disagreeing members. */
@@ -153,7 +156,12 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         to: data.subString,
       });
     this.warnIfGroupDisagrees(topic, data);
-    this.subs.set(wire, { userTopic: topic, data, tags: new Set(data.tagsSet) });
+    this.subs.set(wire, {
+      userTopic: topic,
+      data,
+      tags: new Set(data.tagsSet),
+      pullVersion: data.subVersion,
+    });
     if (this.state === 'RUNNING') {
       this.logger.warn(
         'subscribed after start: the broker keeps one subscription per group, the last heartbeat wins; every member should subscribe the same way',
@@ -201,7 +209,12 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (this.clustering) {
       const retryTopic = RETRY_GROUP_TOPIC_PREFIX + this.wireGroup;
       const data = buildSubscriptionData(retryTopic, '*');
-      this.subs.set(retryTopic, { userTopic: retryTopic, data, tags: new Set() });
+      this.subs.set(retryTopic, {
+        userTopic: retryTopic,
+        data,
+        tags: new Set(),
+        pullVersion: data.subVersion,
+      });
     }
     const instance = acquireClientInstance({
       clientId: this.clientId,
@@ -238,15 +251,20 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     await offsetStore.load();
     this.setUpServices(client, offsetStore);
     this.state = 'RUNNING';
-    await Promise.all(
+    const routes = await Promise.all(
       [...this.subs.keys()].map((t) =>
-        client
-          .subscribeQueues(t)
-          .catch((err: unknown) =>
-            this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err }),
-          ),
+        client.subscribeQueues(t).catch((err: unknown) => {
+          this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
+          return [];
+        }),
       ),
     );
+    try {
+      await this.checkFilters(client, routes.flat());
+    } catch (err) {
+      await this.shutdown();
+      throw err;
+    }
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();
     this.every(o.rebalanceInterval, () => void this.rebalanceNow());
@@ -260,6 +278,31 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       clientId: this.clientId,
       model: o.messageModel,
     });
+  }
+
+  /** Java `checkClientInBroker`: brokers must support every SQL92 subscription (enablePropertyFilter). */
+  private async checkFilters(client: ConsumerClient, queues: readonly MessageQueue[]): Promise<void> {
+    for (const sub of this.subs.values()) {
+      if (sub.data.expressionType === 'TAG') continue;
+      const brokers = new Set(queues.filter((q) => q.topic === sub.data.topic).map((q) => q.brokerName));
+      for (const brokerName of brokers) {
+        try {
+          await checkClientConfig(
+            client,
+            brokerName,
+            this.wireGroup,
+            sub.data,
+            this.options.mqClientApiTimeout,
+          );
+        } catch (err) {
+          throw new InvalidArgumentError(
+            'expression',
+            `broker ${brokerName} refuses the ${sub.data.expressionType} subscription of ${sub.userTopic}: ${(err as Error).message}`,
+            { cause: err },
+          );
+        }
+      }
+    }
   }
 
   private setUpServices(client: ConsumerClient, offsetStore: OffsetStore): void {
@@ -446,8 +489,12 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   private async queuesChanged(event: RebalanceEvent): Promise<void> {
     const sub = this.subs.get(event.topic);
-    if (sub !== undefined) sub.data.subVersion = Date.now();
+    // Java: a new subVersion after every change so the broker adopts this member's subscription
+    // ("inconsistency subscription may lead to consumer miss messages").
+    const version = Date.now();
+    if (sub !== undefined) sub.data.subVersion = version;
     await this.client?.sendHeartbeatToAllBrokers();
+    if (sub !== undefined) sub.pullVersion = Math.max(sub.pullVersion, version);
     this.logger.info('rebalance changed the queues held', {
       topic: event.topic,
       added: event.added.length,
@@ -600,7 +647,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       for (const topic of this.subs.keys()) instance.routes.unpin(topic);
       await releaseClientInstance(instance);
     }
-    processSubscriptions.get(this.wireGroup)?.clear();
+    const mine = processSubscriptions.get(this.wireGroup);
+    for (const s of this.subs.values()) if (mine?.get(s.data.topic) === s.data) mine.delete(s.data.topic);
     this.state = 'SHUT_DOWN';
     this.logger.info('push consumer shut down', {
       group: this.options.consumerGroup,

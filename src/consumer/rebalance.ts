@@ -224,10 +224,8 @@ export class Rebalancer {
     const ctx = this.ctx;
     entry.pq.dropped = true;
     if (this.table.get(entry.key) === entry) this.table.delete(entry.key);
-    if (ctx.clustering) {
-      await ctx.offsetStore.persist(entry.mq);
-      ctx.offsetStore.removeOffset(entry.mq);
-    }
+    await ctx.offsetStore.persist(entry.mq);
+    ctx.offsetStore.removeOffset(entry.mq);
     if (ctx.orderly && ctx.clustering) {
       const unlock = (): void => {
         unlockQueues(

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
+import { resolveCommandDefaults } from '../protocol/command.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import {
@@ -318,8 +319,9 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     codes.add(checkInt('retryResponseCodes', c, -100000, 2 ** 31 - 1));
   const logger = checkLogger('logger', o.logger ?? silentLogger);
   const language = o.language ?? PRODUCER_DEFAULTS.language;
-  if (typeof language !== 'string' || !/^[A-Z_]+$/.test(language))
-    throw new InvalidArgumentError('language', 'must be a LanguageCode name');
+  if (typeof language !== 'string') throw new InvalidArgumentError('language', 'must be a LanguageCode name');
+  // Only names in the LanguageCode table: older brokers reject unknown ones.
+  resolveCommandDefaults({ language });
   const attemptDefault = Math.ceil(sendMsgTimeout / (retries + 1));
   return {
     producerGroup: name('producerGroup', o.producerGroup ?? PRODUCER_DEFAULTS.producerGroup),

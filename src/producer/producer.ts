@@ -32,7 +32,7 @@ import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
-import { DEFAULT_REMOTING_VERSION } from '../protocol/codes.js';
+import { resolveCommandDefaults } from '../protocol/command.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -100,7 +100,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
-      commandDefaults: { language: o.language, version: DEFAULT_REMOTING_VERSION, serializeType: 0 },
+      commandDefaults: resolveCommandDefaults({ language: o.language }),
       sendMsgTimeout: o.sendMsgTimeout,
       retryTimesWhenSendFailed: o.retryTimesWhenSendFailed,
       retryAnotherBrokerWhenNotStoreOK: o.retryAnotherBrokerWhenNotStoreOK,

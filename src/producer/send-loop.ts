@@ -5,11 +5,13 @@
  *   the whole budget and leave no retry;
  * - a retry never goes to the broker that just failed when another broker exists, whatever the
  *   strategy picked (Java 4.9 forgets this with fault tolerance on);
- * - transport failures and codes in `retryResponseCodes` retry; other codes reject at once;
+ * - broker codes in `retryResponseCodes` and errors flagged `retriable` retry; anything else
+ *   rejects at once (a producer shut down mid-send as SendFailedError with its attempts);
  * - `retryAnotherBrokerWhenNotStoreOK` retries a stored-but-not-OK status elsewhere and returns
  *   the last such result if no attempt gets SEND_OK;
  * - exhaustion rejects with SendFailedError listing every attempt.
- * I/O goes through `SendTransport`, so this file is tested without sockets.
+ * I/O goes through `SendTransport` and time through `clock`, so this file is tested without
+ * sockets or wall time.
  */
 import {
   BackpressureError,
@@ -26,15 +28,18 @@ import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { MessageQueue } from '../client/route.js';
 import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
-import type { FailureKind, LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
+import { chooseQueue, type FailureKind, type LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
 import type { PreparedMessage } from './message.js';
 import { buildSendRequest, type RequestSettings } from './request-builder.js';
 import { interpretSendResponse, type SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
-import { Deadline } from '../client/deadline.js';
+import { Deadline, type Clock } from '../client/deadline.js';
 
 export interface SendTransport {
-  /** Publish view of the (wire) topic: cache, NameServer, then createTopicKey. Settles by `deadline`. */
+  /**
+   * Publish view of the (wire) topic: cache, NameServer, then createTopicKey; the view itself
+   * when cached. Settles by `deadline` (TimeoutError).
+   */
   publishInfo(topic: string, deadline: Deadline): TopicPublishInfo | Promise<TopicPublishInfo>;
   /** Master address of a broker, from the routes. */
   brokerAddress(brokerName: string): string | undefined;
@@ -50,6 +55,8 @@ export interface SendLoopSettings extends RequestSettings {
   /** Cap of every attempt but the last; 0 = off. */
   sendAttemptTimeout: number;
   logger: Logger;
+  /** Time source of the budget and the latencies (tests inject one). @default Date.now */
+  clock?: Clock | undefined;
 }
 
 /** Codes whose response means the broker stored the message. */
@@ -71,12 +78,10 @@ export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): 
   return 'client';
 }
 
-/** Whether another attempt may help. */
+/** Whether another attempt may help: the broker code list for broker answers, else the error's own flag. */
 function shouldRetry(err: unknown, retryCodes: ReadonlySet<number>): boolean {
   if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode);
-  if (err instanceof IllegalStateError || err instanceof SendResultUnknownError) return false;
-  if (err instanceof RocketMQError) return err.retriable || err instanceof ProtocolError;
-  return false;
+  return err instanceof RocketMQError && err.retriable;
 }
 
 class BrokerNotFoundError extends RocketMQError {
@@ -97,21 +102,6 @@ class NotStoreOkError extends RocketMQError {
 
 function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
-}
-
-/** Picks the queue for an attempt, enforcing avoid-last-broker on top of the strategy. */
-export function chooseQueue(
-  strategy: LatencyFaultStrategy,
-  tp: TopicPublishInfo,
-  lastBrokerName: string | undefined,
-  attempt: number,
-): MessageQueue {
-  const mq = strategy.select(tp, lastBrokerName, attempt);
-  if (lastBrokerName !== undefined && mq.brokerName === lastBrokerName && tp.brokerNames.length > 1) {
-    // Prefer brokers the strategy has not isolated; any other broker beats the last one.
-    return tp.selectAvoiding(lastBrokerName, strategy.isAvailable?.bind(strategy));
-  }
-  return mq;
 }
 
 /**
@@ -135,31 +125,14 @@ function readSendResponse(
   }
 }
 
-/**
- * The publish view within the send's deadline. A lookup that runs out of time is the send's
- * timeout: a SendFailedError listing the lookup as its one attempt (route errors such as an
- * unknown topic propagate as they are).
- */
-async function lookupRoute(
+function sendFailed(
   p: PreparedMessage,
-  transport: SendTransport,
-  deadline: Deadline,
-  started: number,
-): Promise<TopicPublishInfo> {
-  try {
-    return await transport.publishInfo(p.topic, deadline);
-  } catch (err) {
-    if (!(err instanceof TimeoutError)) throw err;
-    const elapsed = Date.now() - started;
-    const attempt: SendAttempt = {
-      stage: 'route',
-      brokerName: '',
-      queueId: -1,
-      error: err,
-      latencyMs: elapsed,
-    };
-    throw new SendFailedError(p.userTopic, [attempt], elapsed, 'the route lookup timed out', { cause: err });
-  }
+  attempts: SendAttempt[],
+  elapsedMs: number,
+  reason: string,
+  cause: unknown,
+): SendFailedError {
+  return new SendFailedError(p.userTopic, attempts, elapsedMs, reason, { cause });
 }
 
 /** Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. */
@@ -170,45 +143,61 @@ export async function runSend(
   strategy: LatencyFaultStrategy,
   s: SendLoopSettings,
 ): Promise<SendResult | undefined> {
-  const started = Date.now();
-  const deadline = started + s.sendMsgTimeout;
-  const tp = await lookupRoute(p, transport, Deadline.after(s.sendMsgTimeout), started);
-  const total = oneway ? 1 : 1 + s.retryTimesWhenSendFailed;
+  const clock = s.clock ?? Date.now;
+  const deadline = Deadline.after(s.sendMsgTimeout, clock);
+  const started = deadline.at - s.sendMsgTimeout;
   const attempts: SendAttempt[] = [];
+
+  let tp: TopicPublishInfo;
+  try {
+    // Cached views come back synchronously: no extra promise on the hot path.
+    const view = transport.publishInfo(p.topic, deadline);
+    tp = view instanceof Promise ? await view : view;
+  } catch (err) {
+    // A lookup that ran out of time, or a producer that shut down meanwhile, is this send's
+    // failure, listed as its one attempt; route errors (unknown topic) propagate as they are.
+    if (!(err instanceof TimeoutError || err instanceof IllegalStateError)) throw err;
+    attempts.push({ stage: 'route', brokerName: '', queueId: -1, error: err, latencyMs: clock() - started });
+    throw sendFailed(
+      p,
+      attempts,
+      clock() - started,
+      err instanceof TimeoutError ? 'the route lookup timed out' : err.message,
+      err,
+    );
+  }
+
+  const total = oneway ? 1 : 1 + s.retryTimesWhenSendFailed;
   let last: string | undefined;
   let notOk: SendResult | undefined;
   let lastError: unknown;
   let timedOut = false;
 
   for (let i = 0; i < total; i++) {
-    const remaining = deadline - Date.now();
+    const remaining = deadline.remaining();
     if (remaining <= 0) {
       timedOut = true;
       break;
     }
+    // From here on the strategy counts this attempt: every path reports back to it.
     const mq = chooseQueue(strategy, tp, last, i);
     last = mq.brokerName;
-    const address = transport.brokerAddress(mq.brokerName);
-    const attemptStart = Date.now();
-    if (address === undefined) {
-      const err = new BrokerNotFoundError(mq.brokerName);
-      strategy.onFailure(mq.brokerName, 0, 'client', err);
-      attempts.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: err, latencyMs: 0 });
-      lastError = err;
-      continue;
-    }
+    const attemptStart = clock();
     const isLast = i === total - 1;
     const cap = !isLast && s.sendAttemptTimeout > 0 ? Math.min(remaining, s.sendAttemptTimeout) : remaining;
-    const cmd = buildSendRequest(p, mq, s, attemptStart);
+    let address: string | undefined;
     try {
+      address = transport.brokerAddress(mq.brokerName);
+      if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
+      const cmd = buildSendRequest(p, mq, s, attemptStart);
       if (oneway) {
         await transport.oneway(address, cmd, cap);
-        strategy.onSuccess(mq.brokerName, Date.now() - attemptStart);
+        strategy.onSuccess(mq.brokerName, clock() - attemptStart);
         return undefined;
       }
       const response = await transport.request(address, cmd, cap);
       const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
-      const latency = Date.now() - attemptStart;
+      const latency = clock() - attemptStart;
       strategy.onSuccess(mq.brokerName, latency);
       if (result.status !== 'SEND_OK' && s.retryAnotherBrokerWhenNotStoreOK && !isLast) {
         notOk = result;
@@ -227,7 +216,7 @@ export async function runSend(
       }
       return result;
     } catch (err) {
-      const latency = Date.now() - attemptStart;
+      const latency = clock() - attemptStart;
       const kind = classifyFailure(err, s.retryResponseCodes);
       strategy.onFailure(mq.brokerName, latency, kind, err);
       attempts.push({
@@ -240,6 +229,9 @@ export async function runSend(
       lastError = err;
       if (!shouldRetry(err, s.retryResponseCodes)) {
         if (notOk !== undefined) return notOk;
+        // The producer shut down under this send: say so with the attempts made.
+        if (err instanceof IllegalStateError)
+          throw sendFailed(p, attempts, clock() - started, err.message, err);
         throw err;
       }
       s.logger.warn('send attempt failed, trying again', {
@@ -251,9 +243,8 @@ export async function runSend(
     }
   }
   if (notOk !== undefined) return notOk;
-  const elapsed = Date.now() - started;
   const reason = timedOut
     ? `sendMsgTimeout ${s.sendMsgTimeout} ms exhausted`
     : `all ${attempts.length} attempt(s) failed`;
-  throw new SendFailedError(p.userTopic, attempts, elapsed, reason, { cause: lastError });
+  throw sendFailed(p, attempts, clock() - started, reason, lastError);
 }

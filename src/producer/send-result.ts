@@ -1,7 +1,8 @@
 /** SendResult and the interpretation of a send response (docs/protocol.md §3.2–§3.3). */
-import { BrokerResponseError, ProtocolError } from '../errors.js';
+import { BrokerResponseError } from '../errors.js';
 import { ResponseCode, responseCodeName } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
+import { DEFAULT_REGION_ID, SendMessageResponse } from '../protocol/headers/send.js';
 import type { MessageQueue } from '../client/route.js';
 import type { PreparedMessage } from './message.js';
 
@@ -45,23 +46,17 @@ export function interpretSendResponse(
       retriable: retryCodes.has(response.code),
     });
   }
-  const ext = response.extFields;
-  const offsetMsgId = ext?.['msgId'];
-  const queueId = Number(ext?.['queueId']);
-  const queueOffset = Number(ext?.['queueOffset']);
-  if (offsetMsgId === undefined || !Number.isInteger(queueId) || !Number.isFinite(queueOffset)) {
-    throw new ProtocolError(`send response from ${address} lacks msgId/queueId/queueOffset`);
-  }
+  // ProtocolError when msgId/queueId/queueOffset is missing or malformed.
+  const h = SendMessageResponse.decode(response.extFields);
   const result: SendResult = {
     status,
     msgId: p.msgId,
-    offsetMsgId,
-    messageQueue: { topic: p.userTopic, brokerName: mq.brokerName, queueId },
-    queueOffset,
-    regionId: ext?.['MSG_REGION'] ?? 'DefaultRegion',
-    traceOn: ext?.['TRACE_ON'] !== 'false',
+    offsetMsgId: h.msgId,
+    messageQueue: { topic: p.userTopic, brokerName: mq.brokerName, queueId: h.queueId },
+    queueOffset: h.queueOffset,
+    regionId: h.regionId ?? DEFAULT_REGION_ID,
+    traceOn: h.traceOn ?? true,
   };
-  const tx = ext?.['transactionId'];
-  if (tx !== undefined) result.transactionId = tx;
+  if (h.transactionId !== undefined) result.transactionId = h.transactionId;
   return result;
 }

@@ -69,7 +69,11 @@ export class ConnectionPool {
   async oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void> {
     const started = Date.now();
     const conn = await this.getWithin(address, cmd.code, timeoutMs, started);
-    await withTimeout(conn.oneway(cmd), address, cmd.code, timeoutMs - (Date.now() - started), started);
+    await raceTimeout(
+      conn.oneway(cmd),
+      timeoutMs - (Date.now() - started),
+      () => new TimeoutError(address, cmd.code, Date.now() - started),
+    );
   }
 
   /** Closes the connection to `address` (if any); the next `get()` opens a new one. */
@@ -97,23 +101,27 @@ export class ConnectionPool {
   private getWithin(address: string, code: number, timeoutMs: number, started: number): Promise<Connection> {
     const entry = this.entries.get(address);
     if (entry?.connection !== undefined && !entry.connection.closed) return Promise.resolve(entry.connection);
-    return withTimeout(this.get(address), address, code, timeoutMs, started);
+    return raceTimeout(
+      this.get(address),
+      timeoutMs - (Date.now() - started),
+      () => new TimeoutError(address, code, Date.now() - started),
+    );
   }
 }
 
-function withTimeout<T>(
-  promise: Promise<T>,
-  address: string,
-  code: number,
-  timeoutMs: number,
-  started: number,
-): Promise<T> {
+/**
+ * `promise`, or a rejection with `onTimeout()` after `timeoutMs`: the one promise-vs-timer race
+ * of the package (client/deadline.ts builds on it). The timer is unref'd and cleared when the
+ * promise settles; a budget already spent rejects at once (the promise's own rejection is then
+ * swallowed).
+ */
+export function raceTimeout<T>(promise: Promise<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
   if (timeoutMs <= 0) {
     promise.catch(() => undefined);
-    return Promise.reject(new TimeoutError(address, code, Date.now() - started));
+    return Promise.reject(onTimeout());
   }
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TimeoutError(address, code, Date.now() - started)), timeoutMs);
+    const timer = setTimeout(() => reject(onTimeout()), timeoutMs);
     timer.unref();
     promise.then(
       (value) => {

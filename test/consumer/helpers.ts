@@ -1,4 +1,5 @@
 /** Shared pieces of the push-consumer scenario tests: a cluster, a producer, waiting. */
+import { PullReader } from '../../src/consumer/pull-reader.js';
 import { PushConsumer } from '../../src/consumer/push-consumer.js';
 import type { PushConsumerOptions } from '../../src/consumer/options.js';
 import { Producer } from '../../src/producer/producer.js';
@@ -123,4 +124,28 @@ export function stream(h: Harness, topic: string, batch: number): { sent: string
 export function deliveries(): { seen: Map<string, number>; count(msgId: string): void } {
   const seen = new Map<string, number>();
   return { seen, count: (id) => void seen.set(id, (seen.get(id) ?? 0) + 1) };
+}
+
+/** Bodies of every message in `topic` (e.g. a DLQ), polling until there is one or `timeoutMs`. */
+export async function readTopicWhenPresent(
+  namesrvAddr: string,
+  topic: string,
+  timeoutMs = 10_000,
+): Promise<string[]> {
+  const reader = new PullReader({ namesrvAddr });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const bodies: string[] = [];
+      try {
+        for await (const m of reader.readTopic(topic)) bodies.push(m.body.toString());
+      } catch {
+        // the topic's route may not be registered yet
+      }
+      if (bodies.length > 0 || Date.now() > deadline) return bodies;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await reader.close();
+  }
 }

@@ -10,7 +10,8 @@ import { CONSUME_CHANNEL } from '../../src/observability/channels.js';
 import { ResponseCode, RequestCode } from '../../src/protocol/codes.js';
 import { createRequest } from '../../src/protocol/command.js';
 import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
-import { harness, unique, waitFor } from './helpers.js';
+import { encodeMessageQueueMap } from '../../src/protocol/body/message-queue-map.js';
+import { harness, scenario, unique, waitFor } from './helpers.js';
 
 test('bad input: group, topic, expression and handler are rejected naming the field', async () => {
   assert.throws(
@@ -146,4 +147,79 @@ test('lag, pause/resume, events, the consume channel and GET_CONSUMER_RUNNING_IN
     diagnosticsChannel.unsubscribe(`tracing:${CONSUME_CHANNEL}:start`, onStart);
     await h.close();
   }
+});
+
+test('RESET_CONSUMER_CLIENT_OFFSET rewinds a running consumer; GET_CONSUMER_STATUS_FROM_CLIENT reports offsets', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    const seen = new Map<string, number>();
+    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => {
+      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+    });
+    const ids = await h.send(topic, 10);
+    await waitFor(() => seen.size === 10, 'the first pass');
+    const instance = clientInstances().find((i) => i.clientId === c.clientId)!;
+    const conn = { remoteAddress: '127.0.0.1:1' } as never;
+    const status = await instance.inbound.dispatch(
+      createRequest(RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT, { topic, group }),
+      conn,
+    );
+    const table = (parseFastjsonBytes(status!.body!) as { messageQueueTable: Map<unknown, number> })
+      .messageQueueTable;
+    assert.equal(
+      [...table.values()].reduce((a, b) => a + b, 0),
+      10,
+      'committed offsets cover the ten messages',
+    );
+    const queues = [0, 1].map((queueId) => ({ topic, brokerName: 'broker-a', queueId }));
+    const body = Buffer.from(`{"offsetTable":${encodeMessageQueueMap(queues.map((q) => [q, 0] as const))}}`);
+    await instance.inbound.dispatch(
+      {
+        ...createRequest(
+          RequestCode.RESET_CONSUMER_CLIENT_OFFSET,
+          { topic, group, timestamp: '0', isForce: 'true' },
+          body,
+        ),
+        flag: 2,
+      },
+      conn,
+    );
+    await waitFor(
+      () => ids.every((id) => seen.get(id) === 2),
+      'every message consumed again after the reset',
+    );
+  });
+});
+
+test('subscribing a topic differently from another member of the group warns', async () => {
+  const warnings: string[] = [];
+  const logger = { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) };
+  const group = unique('GW');
+  const a = new PushConsumer({ consumerGroup: group, namesrvAddr: '127.0.0.1:9876', logger });
+  const b = new PushConsumer({ consumerGroup: group, namesrvAddr: '127.0.0.1:9876', logger });
+  a.subscribe('T', 'TagA');
+  b.subscribe('T', 'TagA');
+  assert.equal(warnings.length, 0);
+  b.subscribe('T', 'TagB');
+  assert.ok(warnings.some((w) => w.includes('different expression')));
+  await a.shutdown();
+  await b.shutdown();
+});
+
+test('an SQL92 subscription on brokers without property filtering fails at start (CHECK_CLIENT_CONFIG)', async () => {
+  await scenario(
+    { brokers: 1, brokerOptions: { enablePropertyFilter: false } },
+    1,
+    async ({ h, topic, group }) => {
+      const c = h.consumer({ consumerGroup: group });
+      c.subscribe(topic, { sql: 'a > 1' });
+      await assert.rejects(
+        c.start(() => undefined),
+        (e: unknown) =>
+          e instanceof InvalidArgumentError && e.field === 'expression' && /broker-a/.test(e.message),
+      );
+      assert.equal(c.running, false);
+    },
+  );
 });

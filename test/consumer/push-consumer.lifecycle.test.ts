@@ -6,32 +6,36 @@ import { scenario, stream, waitFor } from './helpers.js';
 
 test('a member joins and another leaves mid-stream: queues move at once and no message is lost', async () => {
   await scenario({}, 4, async ({ h, topic, group }) => {
-    const seen = new Map<string, number>();
+    const seen = new Map<string, string[]>();
     let leftAt = Infinity;
     const redeliveredAfterLeave: string[] = [];
-    const handler = (m: ConsumerMessage): void => {
-      if (seen.has(m.msgId) && Date.now() > leftAt) redeliveredAfterLeave.push(m.msgId);
-      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+    const handler =
+      (name: string) =>
+      (m: ConsumerMessage): void => {
+        const history = seen.get(m.msgId) ?? [];
+        history.push(
+          `${name} ${m.queue.brokerName}/${m.queue.queueId}@${m.queueOffset} t=${Date.now() - leftAt}`,
+        );
+        if (history.length > 1 && Date.now() > leftAt) redeliveredAfterLeave.push(history.join(' | '));
+        seen.set(m.msgId, history);
+      };
+    // The 60 s timer cannot be what rebalances: NOTIFY_CONSUMER_IDS_CHANGED must.
+    const member = async (name: string) => {
+      const c = h.consumer({
+        consumerGroup: group,
+        consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        rebalanceInterval: 60_000,
+      });
+      c.subscribe(topic);
+      await c.start(handler(name));
+      return c;
     };
-    const a = h.consumer({
-      consumerGroup: group,
-      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      rebalanceInterval: 60_000,
-    });
-    a.subscribe(topic);
-    await a.start(handler);
+    const a = await member('a');
     const { sent, stop } = stream(h, topic, 5);
     await waitFor(() => seen.size >= 50, 'the first consumer to consume');
-    // The 60 s timer cannot be what rebalances: NOTIFY_CONSUMER_IDS_CHANGED must.
     const aEvents: RebalanceEvent[] = [];
     a.on('rebalance', (e) => aEvents.push(e));
-    const b = h.consumer({
-      consumerGroup: group,
-      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      rebalanceInterval: 60_000,
-    });
-    b.subscribe(topic);
-    await b.start(handler);
+    const b = await member('b');
     await waitFor(
       () => aEvents.some((e) => e.topic === topic && e.removed.length > 0),
       'the first consumer to give queues away',
@@ -104,5 +108,29 @@ test('a slow handler keeps the process-queue cache bounded by the pull threshold
     await waitFor(() => consumed >= 150, 'half the backlog', 20_000);
     assert.ok(maxCached <= 20 + 8, `cache stayed within threshold + one pull: ${maxCached}`);
     assert.ok(maxCached > 0);
+  });
+});
+
+test('a queue whose pull stalls longer than pullMaxIdleTime is re-created and consumption goes on', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) };
+    const seen = new Set<string>();
+    // A 1 s long poll against a 300 ms idle limit: every rebalance finds the pulls stalled.
+    const c = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      pullMaxIdleTime: 300,
+      brokerSuspendMaxTimeMillis: 1000,
+      rebalanceInterval: 200,
+      logger,
+    });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => {
+      seen.add(m.msgId);
+    });
+    await waitFor(() => warnings.some((w) => w.includes('stalled')), 'a stalled queue to be re-created');
+    const ids = await h.send(topic, 20);
+    await waitFor(() => ids.every((id) => seen.has(id)), 'every message after the re-creation');
   });
 });

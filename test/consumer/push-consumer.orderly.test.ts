@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { scenario, waitFor } from './helpers.js';
+import { readTopicWhenPresent, scenario, waitFor } from './helpers.js';
 
 test('orderly consumption keeps queue order under a throwing handler, retrying in place', async () => {
   await scenario({ brokers: 2 }, 2, async ({ h, topic, group }) => {
@@ -62,5 +62,32 @@ test('orderly consumption keeps queue order under a throwing handler, retrying i
     // Each queue is held (locked) by exactly one of the two consumers.
     const held = consumers.flatMap((c) => [...c.internals.table.keys()].filter((k) => k.startsWith(topic)));
     assert.equal(new Set(held).size, held.length);
+  });
+});
+
+test('orderly: a message failing maxReconsumeTimes times goes to the DLQ and the queue moves on', async () => {
+  await scenario({ brokers: 1 }, 1, async ({ h, topic, group }) => {
+    const attempts: number[] = [];
+    const after: string[] = [];
+    const c = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      consumeOrderly: true,
+      suspendCurrentQueueTimeMillis: 10,
+      maxReconsumeTimes: 2,
+    });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => {
+      if (m.body.toString() === 'm0') {
+        attempts.push(m.reconsumeTimes);
+        throw new Error('poison');
+      }
+      after.push(m.body.toString());
+    });
+    await h.send(topic, 3);
+    await waitFor(() => after.length === 2, 'the messages behind the poison one');
+    assert.deepEqual(attempts, [0, 1, 2], 'retried in place, then given up');
+    assert.deepEqual(after, ['m1', 'm2']);
+    assert.deepEqual(await readTopicWhenPresent(h.cluster.namesrvAddr, `%DLQ%${group}`), ['m0']);
   });
 });

@@ -1,63 +1,48 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { PullReader } from '../../src/consumer/pull-reader.js';
+import { Producer } from '../../src/producer/producer.js';
 import type { HandlerErrorEvent } from '../../src/consumer/push-consumer.js';
-import { harness, scenario, unique, waitFor } from './helpers.js';
+import { readTopicWhenPresent, scenario, waitFor } from './helpers.js';
 
 /** Every delay level 100 ms, so retries come back at once. */
 const FAST_DELAYS = Array.from({ length: 18 }, () => '100ms').join(' ');
 
 test('a failing message goes to %RETRY% and, after maxReconsumeTimes, to the DLQ', async () => {
-  const h = await harness({ brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } });
-  const reader = new PullReader({ namesrvAddr: h.cluster.namesrvAddr });
-  try {
-    const topic = unique('Retry');
-    const group = unique('GR');
-    await h.cluster.createTopic(topic, 2);
-    const attempts: Array<{ msgId: string; topic: string; reconsumeTimes: number }> = [];
-    const errors: HandlerErrorEvent[] = [];
-    const c = h.consumer({
-      consumerGroup: group,
-      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      maxReconsumeTimes: 2,
-    });
-    c.on('handlerError', (e) => errors.push(e));
-    c.subscribe(topic, '*');
-    await c.start((m: ConsumerMessage) => {
-      attempts.push({ msgId: m.msgId, topic: m.topic, reconsumeTimes: m.reconsumeTimes });
-      if (m.body.toString() === 'm0') throw new Error('always fails');
-    });
-    const [failing, fine] = await h.send(topic, 2);
-    await waitFor(() => attempts.filter((a) => a.msgId === failing).length >= 3, 'three attempts');
-    const dlq = `%DLQ%${group}`;
-    let dead: string[] = [];
-    for (let i = 0; i < 50 && dead.length === 0; i++) {
-      try {
-        dead = [];
-        for await (const m of reader.readTopic(dlq)) dead.push(m.msgId);
-      } catch {
-        // the DLQ route may not be registered yet
-      }
-      if (dead.length === 0) await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.deepEqual(dead, [failing]);
-    const tries = attempts.filter((a) => a.msgId === failing);
-    assert.deepEqual(
-      tries.map((a) => a.reconsumeTimes),
-      [0, 1, 2],
-      'first delivery, then two retries through %RETRY%',
-    );
-    assert.ok(
-      tries.every((a) => a.topic === topic),
-      'retries carry the original topic',
-    );
-    assert.equal(attempts.filter((a) => a.msgId === fine).length, 1);
-    assert.equal(errors.length, 3);
-  } finally {
-    await reader.close();
-    await h.close();
-  }
+  await scenario(
+    { brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } },
+    2,
+    async ({ h, topic, group }) => {
+      const attempts: Array<{ msgId: string; topic: string; reconsumeTimes: number }> = [];
+      const errors: HandlerErrorEvent[] = [];
+      const c = h.consumer({
+        consumerGroup: group,
+        consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        maxReconsumeTimes: 2,
+      });
+      c.on('handlerError', (e) => errors.push(e));
+      c.subscribe(topic, '*');
+      await c.start((m: ConsumerMessage) => {
+        attempts.push({ msgId: m.msgId, topic: m.topic, reconsumeTimes: m.reconsumeTimes });
+        if (m.body.toString() === 'm0') throw new Error('always fails');
+      });
+      const [failing, fine] = await h.send(topic, 2);
+      await waitFor(() => attempts.filter((a) => a.msgId === failing).length >= 3, 'three attempts');
+      assert.deepEqual(await readTopicWhenPresent(h.cluster.namesrvAddr, `%DLQ%${group}`), ['m0']);
+      const tries = attempts.filter((a) => a.msgId === failing);
+      assert.deepEqual(
+        tries.map((a) => a.reconsumeTimes),
+        [0, 1, 2],
+        'first delivery, then two retries through %RETRY%',
+      );
+      assert.ok(
+        tries.every((a) => a.topic === topic),
+        'retries carry the original topic',
+      );
+      assert.equal(attempts.filter((a) => a.msgId === fine).length, 1);
+      assert.equal(errors.length, 3);
+    },
+  );
 });
 
 test('handlers that throw synchronously, reject or never settle do not stop the other queues', async () => {
@@ -91,6 +76,56 @@ test('handlers that throw synchronously, reject or never settle do not stop the 
       const good = ids.slice(4);
       await waitFor(() => good.every((id) => ok.has(id)), 'every good message');
       await waitFor(() => timeouts >= 2, 'the hung calls to time out');
+    },
+  );
+});
+
+test('with a namespace, topics and retries travel wrapped and reach the handler unwrapped', async () => {
+  await scenario(
+    { brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } },
+    1,
+    async ({ h, group }) => {
+      const ns = 'tenant1';
+      const topic = 'NsTopic';
+      await h.cluster.createTopic(`${ns}%${topic}`, 2);
+      const producer = new Producer({
+        producerGroup: 'NsP',
+        namesrvAddr: h.cluster.namesrvAddr,
+        namespace: ns,
+      });
+      await producer.start();
+      try {
+        const seen: Array<{ topic: string; reconsumeTimes: number; queueTopic: string }> = [];
+        const c = h.consumer({
+          consumerGroup: group,
+          namespace: ns,
+          consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        });
+        const events: string[] = [];
+        c.on('rebalance', (e) => events.push(e.topic));
+        c.subscribe(topic);
+        await c.start((m: ConsumerMessage) => {
+          seen.push({ topic: m.topic, reconsumeTimes: m.reconsumeTimes, queueTopic: m.queue.topic });
+          if (m.reconsumeTimes === 0) throw new Error('once');
+        });
+        await producer.send({ topic, body: 'x' });
+        await waitFor(() => seen.length === 2, 'the delivery and its retry');
+        assert.deepEqual(
+          seen.map((s) => [s.topic, s.reconsumeTimes]),
+          [
+            [topic, 0],
+            [topic, 1],
+          ],
+        );
+        assert.equal(
+          seen[1]!.queueTopic,
+          `%RETRY%${ns}%${group}`,
+          'the retry came through the namespaced retry topic',
+        );
+        assert.ok(events.includes(topic), 'events name the topic without the namespace');
+      } finally {
+        await producer.shutdown();
+      }
     },
   );
 });

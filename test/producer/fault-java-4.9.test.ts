@@ -2,14 +2,14 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { computeNotAvailableDuration } from '../../src/producer/fault/latency-fault-tolerance.js';
 import {
-  FaultItem49,
   Java49FaultStrategy,
   JAVA_49_LATENCY_MAX,
   JAVA_49_NOT_AVAILABLE_DURATION,
   compareFaultItems,
 } from '../../src/producer/fault/java-4.9.js';
 import { SendWhichQueue, TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { chooseQueue } from '../../src/producer/send-loop.js';
+import { FaultItem } from '../../src/producer/fault/java-fault-items.js';
+import { chooseQueue } from '../../src/producer/fault/latency-fault-tolerance.js';
 import { fakeHost, routeOf } from './helpers.js';
 
 const dur = (ms: number): number =>
@@ -34,7 +34,7 @@ describe('java-4.9 strategy', () => {
     const host = fakeHost();
     const s = new Java49FaultStrategy(host);
     s.onFailure('a', 5, 'transport');
-    const item = s.items.get('a') as FaultItem49;
+    const item = s.items.get('a') as FaultItem;
     assert.equal(item.startTimestamp - host.clock, 600000);
     assert.equal(item.currentLatency, 5);
     assert.equal(s.isAvailable('a'), false);
@@ -53,7 +53,7 @@ describe('java-4.9 strategy', () => {
     const s = new Java49FaultStrategy(host);
     s.onSuccess('a', 600);
     assert.equal(s.isAvailable('a'), false);
-    assert.equal((s.items.get('a') as FaultItem49).startTimestamp - host.clock, 30000);
+    assert.equal((s.items.get('a') as FaultItem).startTimestamp - host.clock, 30000);
     s.onSuccess('a', 3);
     assert.equal(s.isAvailable('a'), true);
     assert.deepEqual(
@@ -66,13 +66,13 @@ describe('java-4.9 strategy', () => {
     const host = fakeHost();
     const s = new Java49FaultStrategy(host, [10], [777]);
     s.onSuccess('a', 10);
-    assert.equal((s.items.get('a') as FaultItem49).startTimestamp - host.clock, 777);
+    assert.equal((s.items.get('a') as FaultItem).startTimestamp - host.clock, 777);
   });
 
   it('orders fault items: available first, then lower latency, then earlier start', () => {
     const now = 1000;
-    const mk = (name: string, lat: number, start: number): FaultItem49 => {
-      const it = new FaultItem49(name);
+    const mk = (name: string, lat: number, start: number): FaultItem => {
+      const it = new FaultItem(name);
       it.currentLatency = lat;
       it.startTimestamp = start;
       return it;

@@ -2,11 +2,11 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { computeNotAvailableDuration } from '../../src/producer/fault/latency-fault-tolerance.js';
 import {
-  FaultItem5,
   Java5FaultStrategy,
   JAVA_5_LATENCY_MAX,
   JAVA_5_NOT_AVAILABLE_DURATION,
 } from '../../src/producer/fault/java-5.js';
+import { FaultItem } from '../../src/producer/fault/java-fault-items.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
 import { fakeHost, routeOf } from './helpers.js';
 
@@ -29,7 +29,7 @@ describe('java-5 strategy', () => {
     const host = fakeHost();
     const s = new Java5FaultStrategy(host);
     s.onFailure('a', 3, 'transport');
-    const it5 = s.items.get('a') as FaultItem5;
+    const it5 = s.items.get('a') as FaultItem;
     assert.equal(it5.startTimestamp - host.clock, 10000);
     assert.equal(s.isAvailable('a'), false);
     assert.equal(s.isReachable('a'), false);
@@ -40,7 +40,7 @@ describe('java-5 strategy', () => {
     const s = new Java5FaultStrategy(host);
     s.onFailure('a', 3, 'broker');
     s.onSuccess('a', 600); // 2000 ms < remaining 10000 ms: kept
-    assert.equal((s.items.get('a') as FaultItem5).startTimestamp - host.clock, 10000);
+    assert.equal((s.items.get('a') as FaultItem).startTimestamp - host.clock, 10000);
     assert.equal(s.isReachable('a'), true);
   });
 
@@ -60,10 +60,10 @@ describe('java-5 strategy', () => {
     // Every broker isolated; b reachable again (its isolation is still running): reachable and not last wins.
     s.onFailure('b', 1, 'transport');
     s.onFailure('c', 1, 'transport');
-    (s.items.get('b') as FaultItem5).reachable = true;
+    (s.items.get('b') as FaultItem).reachable = true;
     for (let i = 0; i < 30; i++) assert.equal(s.select(tp, 'c', 1).brokerName, 'b');
     // Nothing reachable, nothing available: any queue.
-    (s.items.get('b') as FaultItem5).reachable = false;
+    (s.items.get('b') as FaultItem).reachable = false;
     const seen = new Set<string>();
     for (let i = 0; i < 60; i++) seen.add(s.select(tp, 'c', 1).brokerName);
     assert.ok(seen.size >= 2);

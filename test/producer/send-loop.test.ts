@@ -1,6 +1,13 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { BrokerResponseError, ConnectError, ProtocolError, TimeoutError } from '../../src/errors.js';
+import {
+  BrokerResponseError,
+  ConnectError,
+  ConnectionClosedError,
+  IllegalStateError,
+  ProtocolError,
+  TimeoutError,
+} from '../../src/errors.js';
 import { DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../src/protocol/command.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -75,11 +82,44 @@ const msg = () =>
     { maxMessageSize: 1e6, compressMsgBodyOverHowmuch: 4096, compressLevel: 5, namespace: undefined },
     ids,
   );
+/** A clock tests move by hand; `hang` is a broker that answers nothing until the attempt's timeout. */
+function manualClock(): { now: number; read: () => number; timeouts: number[]; hang: Behaviour } {
+  const c = {
+    now: 1_000_000,
+    timeouts: [] as number[],
+    read: (): number => c.now,
+    hang: (cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> => {
+      c.timeouts.push(timeoutMs);
+      c.now += timeoutMs;
+      return Promise.reject(new TimeoutError('h', cmd.code, timeoutMs));
+    },
+  };
+  return c;
+}
+
+/** Sends to two brokers that never answer (manual clock); the send must fail with SendFailedError. */
+async function sendToHungBrokers(
+  over: Partial<SendLoopSettings>,
+): Promise<{ err: SendFailedError; timeouts: number[]; calls: number }> {
+  const clock = manualClock();
+  const t = transport({ a: clock.hang, b: clock.hang });
+  const err = await runSend(
+    msg(),
+    false,
+    t,
+    new NoFaultStrategy(),
+    settings({ ...over, clock: clock.read }),
+  ).then(
+    () => assert.fail('the send succeeded'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof SendFailedError, String(err));
+  return { err, timeouts: clock.timeouts, calls: t.calls.length };
+}
+
 const succeed: Behaviour = (cmd) => Promise.resolve(ok(cmd));
 const busy: Behaviour = (cmd) => Promise.resolve({ ...ok(cmd, 2), remark: 'busy' });
 const refuse: Behaviour = () => Promise.reject(new ConnectError('x', 'refused'));
-const hang: Behaviour = (cmd, t) =>
-  new Promise((_, reject) => setTimeout(() => reject(new TimeoutError('h', cmd.code, t)), t));
 
 describe('send loop', () => {
   it('a retriable broker code retries on another broker', async () => {
@@ -126,44 +166,50 @@ describe('send loop', () => {
   });
 
   it('a hung broker gets only the per-attempt cap, so the retry still succeeds in time', async () => {
-    const t = transport({ a: hang, b: succeed });
-    const started = Date.now();
+    const clock = manualClock();
+    const t = transport({ a: clock.hang, b: succeed });
+    let hitHung = 0;
     for (let i = 0; i < 4; i++) {
+      const from = clock.now;
+      t.calls.length = 0;
+      clock.timeouts.length = 0;
       const r = await runSend(
         msg(),
         false,
         t,
         new NoFaultStrategy(),
-        settings({ sendMsgTimeout: 600, sendAttemptTimeout: 100 }),
+        settings({ sendMsgTimeout: 600, sendAttemptTimeout: 100, clock: clock.read }),
       );
       assert.equal(r?.messageQueue.brokerName, 'b');
+      if (t.calls[0] === 'a') {
+        hitHung++;
+        assert.deepEqual(clock.timeouts, [100], 'the hung attempt was capped at sendAttemptTimeout');
+        assert.equal(clock.now - from, 100);
+      } else assert.equal(clock.now - from, 0);
     }
-    assert.ok(Date.now() - started < 4 * 600);
+    assert.ok(hitHung > 0, 'round robin started some sends on the hung broker');
   });
 
-  it('everything hung: rejects within sendMsgTimeout plus slack', async () => {
-    const t = transport({ a: hang, b: hang });
-    const started = Date.now();
-    await assert.rejects(
-      runSend(
-        msg(),
-        false,
-        t,
-        new NoFaultStrategy(),
-        settings({ sendMsgTimeout: 300, sendAttemptTimeout: 100 }),
-      ),
-      (err: unknown) => {
-        assert.ok(err instanceof SendFailedError, String(err));
-        // Attempts of 100, 100 and the remaining ~100 ms (2 if timers fire late on a busy machine).
-        assert.ok(err.attempts.length >= 2 && err.attempts.length <= 3, `${err.attempts.length} attempts`);
-        assert.equal(t.calls.length, err.attempts.length);
-        for (const a of err.attempts) assert.ok(a.error instanceof TimeoutError, String(a.error));
-        return true;
-      },
-    );
-    // Settling is the requirement; the slack absorbs a loaded machine.
-    const elapsed = Date.now() - started;
-    assert.ok(elapsed < 300 + 1500, `settled after ${elapsed} ms`);
+  it('everything hung: attempts of the cap, then the remaining budget, then SendFailedError', async () => {
+    const { err, timeouts, calls } = await sendToHungBrokers({
+      sendMsgTimeout: 250,
+      sendAttemptTimeout: 100,
+    });
+    assert.deepEqual(timeouts, [100, 100, 50], 'two capped attempts, the last gets what is left');
+    assert.equal(err.attempts.length, 3);
+    assert.equal(calls, 3);
+    for (const a of err.attempts) assert.ok(a.error instanceof TimeoutError, String(a.error));
+    assert.equal(err.elapsedMs, 250);
+  });
+
+  it('the budget runs out between attempts: no attempt starts after sendMsgTimeout', async () => {
+    const { err, timeouts } = await sendToHungBrokers({
+      sendMsgTimeout: 200,
+      sendAttemptTimeout: 100,
+      retryTimesWhenSendFailed: 5,
+    });
+    assert.deepEqual(timeouts, [100, 100]);
+    assert.match(err.message, /sendMsgTimeout 200 ms exhausted/);
   });
 
   it('a stored status whose response cannot be read is not retried (no duplicate)', async () => {
@@ -181,14 +227,64 @@ describe('send loop', () => {
     }
   });
 
-  it('a ProtocolError from the connection (malformed frame) still retries on another broker', async () => {
+  it('send-loop decides retries by the retriable flag: a ProtocolError (retriable false) is not retried', async () => {
     const malformed: Behaviour = () => Promise.reject(new ProtocolError('frame length out of range'));
     for (let i = 0; i < 6; i++) {
-      const t = transport({ a: malformed, b: succeed });
+      const t = transport({ a: malformed, b: malformed });
+      await assert.rejects(
+        runSend(msg(), false, t, new NoFaultStrategy(), settings()),
+        (err: unknown) => err instanceof ProtocolError && !err.retriable,
+      );
+      assert.equal(t.calls.length, 1, 'one attempt only');
+    }
+    // The same class flagged retriable does retry.
+    const flagged: Behaviour = () => Promise.reject(new ProtocolError('reset', { retriable: true }));
+    for (let i = 0; i < 6; i++) {
+      const t = transport({ a: flagged, b: succeed });
       const r = await runSend(msg(), false, t, new NoFaultStrategy(), settings());
       assert.equal(r?.messageQueue.brokerName, 'b');
       assert.ok(t.calls.length <= 2);
     }
+  });
+
+  it('a send running when the producer shuts down rejects with SendFailedError listing its attempts and leaves no state in the strategy', async () => {
+    const host = fakeHost();
+    const strategy = new AdaptiveFaultStrategy(host);
+    let shutDown = false;
+    const closing: Behaviour = () => {
+      // The pool closes under the in-flight request; from then on the producer has no instance.
+      shutDown = true;
+      return Promise.reject(new ConnectionClosedError('a'));
+    };
+    const t = transport({ a: closing, b: closing });
+    const brokerAddress = t.brokerAddress;
+    t.brokerAddress = (name) => {
+      if (shutDown) throw new IllegalStateError('producer is not running');
+      return brokerAddress(name);
+    };
+    await assert.rejects(runSend(msg(), false, t, strategy, settings()), (err: unknown) => {
+      assert.ok(err instanceof SendFailedError, String(err));
+      assert.equal(err.attempts.length, 2);
+      assert.ok(err.attempts[0]?.error instanceof ConnectionClosedError);
+      assert.ok(err.attempts[1]?.error instanceof IllegalStateError);
+      assert.ok(err.cause instanceof IllegalStateError);
+      return true;
+    });
+    assert.equal(t.calls.length, 1);
+    const other = t.calls[0] === 'a' ? 'b' : 'a';
+    assert.equal(strategy.latencyOf(other), undefined, 'no attempt of the aborted send is left in flight');
+  });
+
+  it('a producer shut down before the route lookup rejects with SendFailedError (stage route)', async () => {
+    const t = transport({ a: succeed });
+    t.publishInfo = () => {
+      throw new IllegalStateError('producer is not running');
+    };
+    await assert.rejects(runSend(msg(), false, t, new NoFaultStrategy(), settings()), (err: unknown) => {
+      assert.ok(err instanceof SendFailedError, String(err));
+      assert.equal(err.attempts[0]?.stage, 'route');
+      return true;
+    });
   });
 
   it('when the strategy picks the last broker again, the retry avoids isolated brokers (3 brokers)', async () => {

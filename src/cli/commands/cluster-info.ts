@@ -1,35 +1,20 @@
-import { BrokerResponseError } from '../../errors.js';
-import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
-import { createRequest } from '../../protocol/command.js';
-import { parseFastjsonBytes } from '../../protocol/fastjson.js';
-import { Connection } from '../../remoting/connection.js';
+import { Deadline } from '../../client/deadline.js';
+import { NamesrvClient } from '../../client/namesrv-client.js';
+import { silentLogger } from '../../observability/logger.js';
+import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
+import type { ClusterInfo } from '../../protocol/headers/register.js';
+import { ConnectionPool } from '../../remoting/pool.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
 
-export interface ClusterInfoJson {
-  brokerAddrTable: Record<
-    string,
-    { cluster: string; brokerName: string; brokerAddrs: Record<string, string> }
-  >;
-  clusterAddrTable: Record<string, string[]>;
-}
-
 /** GET_BROKER_CLUSTER_INFO from one NameServer. */
-export async function fetchClusterInfo(namesrv: string, timeoutMs = 3000): Promise<ClusterInfoJson> {
-  const conn = await Connection.connect(namesrv, { connectTimeoutMs: timeoutMs });
+export async function fetchClusterInfo(namesrv: string, timeoutMs = 3000): Promise<ClusterInfo> {
+  const pool = new ConnectionPool({ connectTimeoutMs: timeoutMs });
   try {
-    const response = await conn.request(createRequest(RequestCode.GET_BROKER_CLUSTER_INFO), timeoutMs);
-    if (response.code !== ResponseCode.SUCCESS || !response.body) {
-      throw new BrokerResponseError(
-        response.code,
-        responseCodeName(response.code),
-        response.remark ?? '',
-        namesrv,
-      );
-    }
-    return parseFastjsonBytes(response.body) as ClusterInfoJson;
+    const client = new NamesrvClient([namesrv], pool, DEFAULT_COMMAND_DEFAULTS, silentLogger, 0);
+    return await client.getClusterInfo(Deadline.after(timeoutMs));
   } finally {
-    conn.close();
+    await pool.close();
   }
 }
 

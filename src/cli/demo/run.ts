@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { RocketMQError } from '../../errors.js';
 import { Producer } from '../../producer/producer.js';
 import type { LatencyFaultStrategyName } from '../../producer/options.js';
-import { createRequest } from '../../protocol/command.js';
-import { RequestCode, ResponseCode } from '../../protocol/codes.js';
+import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
 import { ConnectionPool } from '../../remoting/pool.js';
+import { Deadline } from '../../client/deadline.js';
+import { NamesrvClient } from '../../client/namesrv-client.js';
+import { MASTER_ID } from '../../protocol/headers/route.js';
+import { silentLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
 import { queuesFromRoute } from '../../consumer/pull-reader.js';
-import { parseFastjsonBytes } from '../../protocol/fastjson.js';
 import { javaTimestamp } from '../commands/consume.js';
 import { CONSUMER_KILL_AT, CONSUMER_RESTART_AT, DemoConsumerGroup } from './consumer-group.js';
 import { EmbeddedFaultController, RemoteFaultController, type FaultController } from './faults.js';
@@ -386,26 +388,16 @@ async function brokersOf(
   topic: string,
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const address = namesrvAddr.split(';')[0]!;
-  const route = await pool.request(
-    address,
-    createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic }),
-    3000,
-  );
-  if (route.code === ResponseCode.SUCCESS && route.body) {
-    for (const q of queuesFromRoute(parseFastjsonBytes(route.body))) out.set(q.brokerName, q.address);
+  const namesrv = new NamesrvClient(namesrvAddr.split(';'), pool, DEFAULT_COMMAND_DEFAULTS, silentLogger, 0);
+  const route = await namesrv.getRouteInfo(topic, Deadline.after(3000));
+  if (route !== undefined) {
+    for (const q of queuesFromRoute(route)) out.set(q.brokerName, q.address);
     if (out.size > 0) return out;
   }
-  const info = await pool.request(address, createRequest(RequestCode.GET_BROKER_CLUSTER_INFO), 3000);
-  if (info.code !== ResponseCode.SUCCESS || !info.body) return out;
-  const table = (
-    parseFastjsonBytes(info.body) as {
-      brokerAddrTable?: Record<string, { brokerAddrs?: Record<string, string> }>;
-    }
-  ).brokerAddrTable;
-  for (const [name, data] of Object.entries(table ?? {})) {
-    const master = data.brokerAddrs?.['0'];
-    if (typeof master === 'string') out.set(name, master);
+  const info = await namesrv.getClusterInfo(Deadline.after(3000));
+  for (const [name, data] of Object.entries(info.brokerAddrTable)) {
+    const master = data.brokerAddrs[MASTER_ID];
+    if (master !== undefined) out.set(name, master);
   }
   return out;
 }

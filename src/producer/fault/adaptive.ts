@@ -103,6 +103,8 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
   private readonly alpha: number;
   private readonly slack: number;
   private running = false;
+  /** Scratch space of `select`. */
+  private readonly gates: Gate[] = [];
 
   constructor(
     private readonly host: FaultStrategyHost,
@@ -190,19 +192,31 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     return s === undefined || !s.isolated || this.host.now() >= s.isolatedUntil;
   }
 
-  select(tp: TopicPublishInfo, lastBrokerName: string | undefined, _attempt = 0): MessageQueue {
+  select(tp: TopicPublishInfo, avoid: string | undefined, _attempt = 0): MessageQueue {
     const now = this.host.now();
-    const avoidLast = lastBrokerName !== undefined && tp.brokerNames.some((b) => b !== lastBrokerName);
-    const excluded = (b: string): boolean => avoidLast && b === lastBrokerName;
-    const limit = this.slowLimit(tp.brokerNames, now);
-    const gates = new Map<string, Gate>();
-    for (const b of tp.brokerNames) gates.set(b, excluded(b) ? 'closed' : this.gate(b, now, limit));
+    const excluded = (b: string): boolean => b === avoid;
+    const names = tp.brokerNames;
+    const limit = this.slowLimit(names, now);
+    // Gate per broker index, in a reused array: select runs for every send.
+    const gates = this.gates;
+    gates.length = names.length;
+    for (let b = 0; b < names.length; b++) {
+      const name = names[b] as string;
+      gates[b] = excluded(name) ? 'closed' : this.gate(name, now, limit);
+    }
     const start = tp.sendWhichQueue.incrementAndGet();
 
-    const admissible = tp.queues.filter((mq) => gates.get(mq.brokerName) !== 'closed');
-    if (admissible.length > 0) {
-      const mq = admissible[start % admissible.length] as MessageQueue;
-      return this.take(mq, gates.get(mq.brokerName) === 'trial', now);
+    // The (start mod n)-th of the n queues whose broker is not closed, in queue order.
+    const owner = tp.queueBroker;
+    let admissible = 0;
+    for (let i = 0; i < owner.length; i++) if (gates[owner[i] as number] !== 'closed') admissible++;
+    if (admissible > 0) {
+      let k = start % admissible;
+      for (let i = 0; i < owner.length; i++) {
+        const gate = gates[owner[i] as number];
+        if (gate === 'closed' || k-- > 0) continue;
+        return this.take(tp.queues[i] as MessageQueue, gate === 'trial', now);
+      }
     }
     // Every working broker already has its one sample in flight: use them anyway.
     const working = tp.queues.filter(
@@ -218,7 +232,7 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     }
     const mine = best === undefined ? [] : tp.queues.filter((mq) => mq.brokerName === best.name);
     if (mine.length > 0) return this.take(mine[start % mine.length] as MessageQueue, false, now);
-    return this.take(tp.selectAvoiding(avoidLast ? lastBrokerName : undefined), false, now);
+    return this.take(tp.selectAvoiding(avoid), false, now);
   }
 
   private take(mq: MessageQueue, trial: boolean, now: number): MessageQueue {

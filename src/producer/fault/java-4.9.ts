@@ -12,13 +12,8 @@
 import type { MessageQueue } from '../../client/route.js';
 import type { TopicPublishInfo } from '../../client/topic-publish-info.js';
 import { SendWhichQueue } from '../../client/topic-publish-info.js';
-import type {
-  BrokerHealth,
-  FailureKind,
-  FaultStrategyHost,
-  LatencyFaultStrategy,
-} from './latency-fault-tolerance.js';
-import { computeNotAvailableDuration } from './latency-fault-tolerance.js';
+import type { FailureKind, FaultStrategyHost, LatencyFaultStrategy } from './latency-fault-tolerance.js';
+import { FaultItem, JavaFaultItems } from './java-fault-items.js';
 
 export const JAVA_49_LATENCY_MAX: readonly number[] = Object.freeze([50, 100, 550, 1000, 2000, 3000, 15000]);
 export const JAVA_49_NOT_AVAILABLE_DURATION: readonly number[] = Object.freeze([
@@ -32,17 +27,8 @@ function javaAbs(x: number): number {
   return x === -2147483648 ? x : Math.abs(x);
 }
 
-export class FaultItem49 {
-  currentLatency = 0;
-  startTimestamp = 0;
-  constructor(readonly name: string) {}
-  isAvailable(now: number): boolean {
-    return now - this.startTimestamp >= 0;
-  }
-}
-
 /** Java `FaultItem.compareTo`: available first, then lower latency, then earlier startTimestamp. */
-export function compareFaultItems(a: FaultItem49, b: FaultItem49, now: number): number {
+export function compareFaultItems(a: FaultItem, b: FaultItem, now: number): number {
   const aa = a.isAvailable(now);
   const ba = b.isAvailable(now);
   if (aa !== ba) return aa ? -1 : 1;
@@ -51,22 +37,22 @@ export function compareFaultItems(a: FaultItem49, b: FaultItem49, now: number): 
   return 0;
 }
 
-export class Java49FaultStrategy implements LatencyFaultStrategy {
+export class Java49FaultStrategy extends JavaFaultItems implements LatencyFaultStrategy {
   readonly name = 'java-4.9';
-  readonly items = new Map<string, FaultItem49>();
   private readonly whichItemWorst: SendWhichQueue;
 
   constructor(
-    private readonly host: FaultStrategyHost,
-    readonly latencyMax: readonly number[] = JAVA_49_LATENCY_MAX,
-    readonly notAvailableDuration: readonly number[] = JAVA_49_NOT_AVAILABLE_DURATION,
+    host: FaultStrategyHost,
+    latencyMax: readonly number[] = JAVA_49_LATENCY_MAX,
+    notAvailableDuration: readonly number[] = JAVA_49_NOT_AVAILABLE_DURATION,
   ) {
+    super(host, {
+      latencyMax,
+      notAvailableDuration,
+      failureLatency: JAVA_49_FAILURE_LATENCY,
+      extendOnly: false,
+    });
     this.whichItemWorst = new SendWhichQueue(host.random);
-  }
-
-  isAvailable(brokerName: string): boolean {
-    const item = this.items.get(brokerName);
-    return item === undefined || item.isAvailable(this.host.now());
   }
 
   /** `pickOneAtLeast`: sort all fault items, pick round robin within the better half. */
@@ -107,53 +93,18 @@ export class Java49FaultStrategy implements LatencyFaultStrategy {
     return tp.selectOne();
   }
 
-  private update(brokerName: string, latency: number, isolation: boolean): void {
-    const duration = computeNotAvailableDuration(
-      isolation ? JAVA_49_FAILURE_LATENCY : latency,
-      this.latencyMax,
-      this.notAvailableDuration,
-    );
-    let item = this.items.get(brokerName);
-    if (item === undefined) {
-      item = new FaultItem49(brokerName);
-      this.items.set(brokerName, item);
-    }
-    const wasAvailable = item.isAvailable(this.host.now());
-    item.currentLatency = latency;
-    item.startTimestamp = this.host.now() + duration;
-    if (duration > 0 && wasAvailable) {
-      this.host.onIsolated({
-        brokerName,
-        reason: isolation ? 'send failed' : `latency ${latency} ms`,
-        untilMs: item.startTimestamp,
-      });
-    } else if (duration === 0 && !wasAvailable) {
-      this.host.onRecovered({ brokerName });
-    }
-  }
-
   onSuccess(brokerName: string, latencyMs: number): void {
-    this.update(brokerName, latencyMs, false);
+    this.updateItem(brokerName, latencyMs, false);
   }
 
   /** Java 4.9 isolates on every RemotingException, MQClientException and MQBrokerException. */
   onFailure(brokerName: string, latencyMs: number, _kind: FailureKind): void {
-    this.update(brokerName, latencyMs, true);
+    this.updateItem(brokerName, latencyMs, true);
   }
 
-  health(): BrokerHealth[] {
-    const now = this.host.now();
-    return [...this.items.values()].map((it) => {
-      const isolated = !it.isAvailable(now);
-      return {
-        brokerName: it.name,
-        isolated,
-        ...(isolated ? { isolatedUntil: it.startTimestamp } : {}),
-        latencyMs: it.currentLatency,
-        failures: isolated ? 1 : 0,
-        reachable: !isolated,
-      };
-    });
+  /** Java 4.9 has no reachability: a broker is reachable when not isolated. */
+  protected reachable(_item: FaultItem, isolated: boolean): boolean {
+    return !isolated;
   }
 
   start(): void {}

@@ -10,14 +10,9 @@
  * Java runs the detector only with `startDetectorEnable`; this strategy always runs it.
  */
 import type { MessageQueue } from '../../client/route.js';
-import type { TopicPublishInfo } from '../../client/topic-publish-info.js';
-import type {
-  BrokerHealth,
-  FailureKind,
-  FaultStrategyHost,
-  LatencyFaultStrategy,
-} from './latency-fault-tolerance.js';
-import { computeNotAvailableDuration } from './latency-fault-tolerance.js';
+import { notOn, type TopicPublishInfo } from '../../client/topic-publish-info.js';
+import type { FailureKind, FaultStrategyHost, LatencyFaultStrategy } from './latency-fault-tolerance.js';
+import { JavaFaultItems, type FaultItem } from './java-fault-items.js';
 
 export const JAVA_5_LATENCY_MAX: readonly number[] = Object.freeze([50, 100, 550, 1800, 3000, 5000, 15000]);
 export const JAVA_5_NOT_AVAILABLE_DURATION: readonly number[] = Object.freeze([
@@ -26,17 +21,6 @@ export const JAVA_5_NOT_AVAILABLE_DURATION: readonly number[] = Object.freeze([
 export const JAVA_5_FAILURE_LATENCY = 10000;
 /** Java's fixed detector period. */
 export const JAVA_5_DETECT_PERIOD = 3000;
-
-export class FaultItem5 {
-  currentLatency = 0;
-  startTimestamp = 0;
-  checkStamp = 0;
-  reachable = false;
-  constructor(readonly name: string) {}
-  isAvailable(now: number): boolean {
-    return now >= this.startTimestamp;
-  }
-}
 
 export interface Java5Settings {
   latencyMax?: readonly number[] | undefined;
@@ -47,29 +31,22 @@ export interface Java5Settings {
   detectTimeout?: number | undefined;
 }
 
-export class Java5FaultStrategy implements LatencyFaultStrategy {
+export class Java5FaultStrategy extends JavaFaultItems implements LatencyFaultStrategy {
   readonly name = 'java-5';
-  readonly items = new Map<string, FaultItem5>();
-  readonly latencyMax: readonly number[];
-  readonly notAvailableDuration: readonly number[];
   private readonly detectInterval: number;
   private readonly detectTimeout: number;
   private timer: NodeJS.Timeout | undefined;
   private detecting = false;
 
-  constructor(
-    private readonly host: FaultStrategyHost,
-    settings: Java5Settings = {},
-  ) {
-    this.latencyMax = settings.latencyMax ?? JAVA_5_LATENCY_MAX;
-    this.notAvailableDuration = settings.notAvailableDuration ?? JAVA_5_NOT_AVAILABLE_DURATION;
+  constructor(host: FaultStrategyHost, settings: Java5Settings = {}) {
+    super(host, {
+      latencyMax: settings.latencyMax ?? JAVA_5_LATENCY_MAX,
+      notAvailableDuration: settings.notAvailableDuration ?? JAVA_5_NOT_AVAILABLE_DURATION,
+      failureLatency: JAVA_5_FAILURE_LATENCY,
+      extendOnly: true,
+    });
     this.detectInterval = settings.detectInterval ?? 2000;
     this.detectTimeout = settings.detectTimeout ?? 200;
-  }
-
-  isAvailable(brokerName: string): boolean {
-    const item = this.items.get(brokerName);
-    return item === undefined || item.isAvailable(this.host.now());
   }
 
   isReachable(brokerName: string): boolean {
@@ -77,10 +54,9 @@ export class Java5FaultStrategy implements LatencyFaultStrategy {
     return item === undefined || item.reachable;
   }
 
-  select(tp: TopicPublishInfo, lastBrokerName: string | undefined, attempt: number): MessageQueue {
+  select(tp: TopicPublishInfo, avoid: string | undefined, attempt: number): MessageQueue {
     if (attempt > 0) tp.sendWhichQueue.reset();
-    const notLast = (mq: MessageQueue): boolean =>
-      lastBrokerName === undefined || mq.brokerName !== lastBrokerName;
+    const notLast = notOn(avoid);
     return (
       tp.selectFiltered((mq) => this.isAvailable(mq.brokerName), notLast) ??
       tp.selectFiltered((mq) => this.isReachable(mq.brokerName), notLast) ??
@@ -89,30 +65,7 @@ export class Java5FaultStrategy implements LatencyFaultStrategy {
   }
 
   private update(brokerName: string, latency: number, isolation: boolean, reachable: boolean): void {
-    const now = this.host.now();
-    const duration = computeNotAvailableDuration(
-      isolation ? JAVA_5_FAILURE_LATENCY : latency,
-      this.latencyMax,
-      this.notAvailableDuration,
-    );
-    let item = this.items.get(brokerName);
-    if (item === undefined) {
-      item = new FaultItem5(brokerName);
-      this.items.set(brokerName, item);
-    }
-    const wasAvailable = item.isAvailable(now);
-    item.currentLatency = latency;
-    if (duration > 0 && now + duration > item.startTimestamp) {
-      item.startTimestamp = now + duration;
-      if (wasAvailable) {
-        this.host.onIsolated({
-          brokerName,
-          reason: isolation ? 'send failed' : `latency ${latency} ms`,
-          untilMs: item.startTimestamp,
-        });
-      }
-    }
-    item.reachable = reachable;
+    this.updateItem(brokerName, latency, isolation).reachable = reachable;
   }
 
   onSuccess(brokerName: string, latencyMs: number): void {
@@ -152,19 +105,8 @@ export class Java5FaultStrategy implements LatencyFaultStrategy {
     await Promise.all(probes);
   }
 
-  health(): BrokerHealth[] {
-    const now = this.host.now();
-    return [...this.items.values()].map((it) => {
-      const isolated = !it.isAvailable(now);
-      return {
-        brokerName: it.name,
-        isolated,
-        ...(isolated ? { isolatedUntil: it.startTimestamp } : {}),
-        latencyMs: it.currentLatency,
-        failures: it.reachable ? 0 : 1,
-        reachable: it.reachable,
-      };
-    });
+  protected reachable(item: FaultItem): boolean {
+    return item.reachable;
   }
 
   start(): void {

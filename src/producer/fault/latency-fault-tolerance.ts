@@ -65,12 +65,14 @@ export interface FaultStrategyHost {
 export interface LatencyFaultStrategy {
   readonly name: string;
   /**
-   * Picks the queue for attempt `attempt` (0-based); `lastBrokerName` is the broker of the
-   * previous attempt of this send, if any.
+   * Picks the queue for attempt `attempt` (0-based). `avoid` is the broker this attempt should
+   * not use (see `brokerToAvoid`: the previous attempt's, only when the topic has another);
+   * undefined when nothing is to be avoided. Callers go through `chooseQueue`, which enforces
+   * it whatever the strategy picks (java-4.9 ignores it, as Java 4.9 does).
    */
-  select(tp: TopicPublishInfo, lastBrokerName: string | undefined, attempt: number): MessageQueue;
+  select(tp: TopicPublishInfo, avoid: string | undefined, attempt: number): MessageQueue;
   /**
-   * Whether the strategy would send to the broker now (not isolated). The send loop uses it when
+   * Whether the strategy would send to the broker now (not isolated). `chooseQueue` uses it when
    * it overrides the strategy's choice to avoid the last broker. Absent: every broker is.
    */
   isAvailable?(brokerName: string): boolean;
@@ -80,6 +82,32 @@ export interface LatencyFaultStrategy {
   /** Starts background work (probes, detectors); timers are unref'd. */
   start(): void;
   stop(): void;
+}
+
+/**
+ * The avoid-last-broker rule, in one place: a retry does not go to the broker of the previous
+ * attempt when the topic has another broker. Returns the broker to avoid, if any.
+ */
+export function brokerToAvoid(tp: TopicPublishInfo, lastBrokerName: string | undefined): string | undefined {
+  if (lastBrokerName === undefined) return undefined;
+  for (const b of tp.brokerNames) if (b !== lastBrokerName) return lastBrokerName;
+  return undefined;
+}
+
+/**
+ * The queue for an attempt: the strategy's choice, unless it is on the broker to avoid; then
+ * another broker, preferring those the strategy has not isolated.
+ */
+export function chooseQueue(
+  strategy: LatencyFaultStrategy,
+  tp: TopicPublishInfo,
+  lastBrokerName: string | undefined,
+  attempt: number,
+): MessageQueue {
+  const avoid = brokerToAvoid(tp, lastBrokerName);
+  const mq = strategy.select(tp, avoid, attempt);
+  if (avoid === undefined || mq.brokerName !== avoid) return mq;
+  return tp.selectAvoiding(avoid, strategy.isAvailable?.bind(strategy));
 }
 
 /** Java `computeNotAvailableDuration`: the duration of the highest threshold the latency reaches. */
@@ -97,8 +125,8 @@ export function computeNotAvailableDuration(
 /** Fault tolerance off (`sendLatencyFaultEnable: false`): round robin avoiding the last broker. */
 export class NoFaultStrategy implements LatencyFaultStrategy {
   readonly name = 'none';
-  select(tp: TopicPublishInfo, lastBrokerName: string | undefined): MessageQueue {
-    return tp.selectAvoiding(lastBrokerName);
+  select(tp: TopicPublishInfo, avoid: string | undefined): MessageQueue {
+    return tp.selectAvoiding(avoid);
   }
   onSuccess(): void {}
   onFailure(): void {}

@@ -2,6 +2,7 @@
 import { RequestCode } from '../codes.js';
 import { parseMessageQueue, type MessageQueueData } from '../body/message-queue-map.js';
 import { parseFastjson } from '../fastjson.js';
+import { subscriptionJson, type SubscriptionData } from './heartbeat.js';
 import {
   F,
   declareRequest,
@@ -90,8 +91,24 @@ export const ConsumeMessageDirectly = declareRequest(
   },
 );
 
-/** CHECK_CLIENT_CONFIG (46): no header; the broker accepts every subscription. */
+/** CHECK_CLIENT_CONFIG (46): no header; body `CheckClientRequestBody`. */
 export const CheckClientConfig = declareRequest(RequestCode.CHECK_CLIENT_CONFIG, 'CHECK_CLIENT_CONFIG', {});
+
+/** `CheckClientRequestBody`: a push consumer asks at start whether a broker supports its filter. */
+export function encodeCheckClientRequestBody(body: {
+  clientId: string;
+  group: string;
+  subscriptionData: SubscriptionData;
+}): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      clientId: body.clientId,
+      group: body.group,
+      subscriptionData: subscriptionJson(body.subscriptionData),
+    }),
+    'utf8',
+  );
+}
 
 /** LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42): no header; JSON bodies below (orderly consumers). */
 export const LockBatchMQ = declareRequest(RequestCode.LOCK_BATCH_MQ, 'LOCK_BATCH_MQ', {});

@@ -68,7 +68,8 @@ export interface HeartbeatData {
 
 export { javaStringHashCode };
 
-function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
+/** fastjson's SubscriptionData object (keys sorted; filterClassSource is not serialized). */
+export function subscriptionJson(s: SubscriptionData): Record<string, unknown> {
   return {
     classFilterMode: s.classFilterMode,
     codeSet: s.codeSet,
@@ -160,8 +161,6 @@ export const UnregisterClient = declareRequest(RequestCode.UNREGISTER_CLIENT, 'U
   consumerGroup: F.string.optional(),
 });
 export type UnregisterClientRequestHeader = HeaderOf<typeof UnregisterClient.spec>;
-export const encodeUnregisterClientRequestHeader = UnregisterClient.encode;
-export const decodeUnregisterClientRequestHeader = UnregisterClient.decode;
 
 /** HEART_BEAT has no custom header; the body is `HeartbeatData`. */
 export const HeartBeat = declareRequest(RequestCode.HEART_BEAT, 'HEART_BEAT', {});

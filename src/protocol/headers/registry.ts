@@ -64,6 +64,8 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   NotifyConsumerIdsChanged,
   GetConsumerRunningInfo,
   ConsumeMessageDirectly,
+  ResetConsumerClientOffset,
+  GetConsumerStatusFromClient,
   EndTransaction,
   CheckTransactionState,
   RegisterBroker,
@@ -83,8 +85,6 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   CheckClientConfig,
   LockBatchMQ,
   UnlockBatchMQ,
-  ResetConsumerClientOffset,
-  GetConsumerStatusFromClient,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -26,8 +26,6 @@ export const GetRouteInfoByTopic = declareRequest(
   },
 );
 export type GetRouteInfoRequestHeader = HeaderOf<typeof GetRouteInfoByTopic.spec>;
-export const encodeGetRouteInfoRequestHeader = GetRouteInfoByTopic.encode;
-export const decodeGetRouteInfoRequestHeader = GetRouteInfoByTopic.decode;
 
 export interface QueueData {
   brokerName: string;

@@ -58,15 +58,6 @@ export const SendReplyMessageV2 = declareRequest(
   sendV2Spec,
 );
 
-export function encodeSendMessageRequestHeader(h: SendMessageRequestHeader): Record<string, string> {
-  return SendMessage.encode(h);
-}
-export function decodeSendMessageRequestHeader(
-  ext: Readonly<Record<string, string>> | undefined,
-): SendMessageRequestHeader {
-  return SendMessage.decode(ext);
-}
-
 /** V1 → V2 extFields (keys `a`…`n`; Java `SendMessageRequestHeaderV2.createSendMessageRequestHeaderV2`). */
 export function toV2(h: SendMessageRequestHeader): Record<string, string> {
   return SendMessageV2.encode(h);
@@ -75,8 +66,6 @@ export function toV2(h: SendMessageRequestHeader): Record<string, string> {
 export function fromV2(ext: Readonly<Record<string, string>> | undefined): SendMessageRequestHeader {
   return SendMessageV2.decode(ext);
 }
-export const encodeSendMessageRequestHeaderV2 = toV2;
-export const decodeSendMessageRequestHeaderV2 = fromV2;
 
 /** Broker side: the header of any send code, V1 or V2 by request code. */
 export function decodeAnySendMessageRequestHeader(

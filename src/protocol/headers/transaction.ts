@@ -14,8 +14,6 @@ export const EndTransaction = declareRequest(RequestCode.END_TRANSACTION, 'END_T
   bname: F.string.optional(),
 });
 export type EndTransactionRequestHeader = HeaderOf<typeof EndTransaction.spec>;
-export const encodeEndTransactionRequestHeader = EndTransaction.encode;
-export const decodeEndTransactionRequestHeader = EndTransaction.decode;
 
 export const CheckTransactionState = declareRequest(
   RequestCode.CHECK_TRANSACTION_STATE,
@@ -30,5 +28,3 @@ export const CheckTransactionState = declareRequest(
   },
 );
 export type CheckTransactionStateRequestHeader = HeaderOf<typeof CheckTransactionState.spec>;
-export const encodeCheckTransactionStateRequestHeader = CheckTransactionState.encode;
-export const decodeCheckTransactionStateRequestHeader = CheckTransactionState.decode;

@@ -132,6 +132,11 @@ async function processPull(
   const { filter, expressionType } = chosen;
   if (!isTagType(expressionType) && !ctx.options.enablePropertyFilter)
     return pullResponse(request, ResponseCode.SYSTEM_ERROR, filterUnsupportedRemark(expressionType));
+  // The piggybacked commit is stored before the read's await, in arrival order: stored after it,
+  // it could overwrite a newer UPDATE_CONSUMER_OFFSET that arrived right behind this pull.
+  if ((req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0 && allowSuspend && req.commitOffset >= 0) {
+    ctx.store.consumerOffsets.set(req.consumerGroup, req.topic, req.queueId, req.commitOffset);
+  }
   const maxNums = Math.min(req.maxMsgNums, 1024);
   const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes);
   const offsets = {
@@ -139,10 +144,6 @@ async function processPull(
     minOffset: got.minOffset,
     maxOffset: got.maxOffset,
   };
-
-  if ((req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0 && allowSuspend && req.commitOffset >= 0) {
-    ctx.store.consumerOffsets.set(req.consumerGroup, req.topic, req.queueId, req.commitOffset);
-  }
 
   let code: number;
   let body: Buffer | undefined;
