@@ -1,6 +1,8 @@
+import type { FlagSpecs } from './flags.js';
+
 /**
  * The shape of one CLI command. Each command lives in its own file under `commands/` and is
- * listed in `commands/index.ts`; `main.ts` only dispatches.
+ * listed in `commands/index.ts`; `main.ts` only dispatches and reports errors.
  */
 export interface CliCommand {
   /** Words that select the command, e.g. `['topic', 'create']`. */
@@ -9,6 +11,11 @@ export interface CliCommand {
   readonly summary: string;
   /** Full `--help` text. */
   readonly help: string;
+  /**
+   * The flags `run` accepts besides GLOBAL_FLAGS (`--help`, `--verbose`); the help text and the
+   * README's CLI reference are tested against this list.
+   */
+  readonly flags: FlagSpecs;
   /** Runs the command with the arguments after its path; resolves to the exit code. */
   run(argv: string[]): Promise<number>;
 }

@@ -1,59 +1,23 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'parse5';
+import { killAll, startCli } from './run-cli.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Spawns the CLI; kills it if it outlives `timeoutMs` (the test then fails on the exit code). */
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-  timeoutMs = 60_000,
-): { child: ChildProcess; done: Promise<Finished> } {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, ...env, CI: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const done = new Promise<Finished>((resolve) => {
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-  return { child, done };
-}
-
-test.after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
+test.after(killAll);
 
 test('a short demo run injects every fault, loses no acknowledged message and writes a well-formed report', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'demo-test-'));
   try {
     const report = join(dir, 'run.html');
-    const { done } = cli(['demo', '--duration', '5', '--rate', '120', '--json-summary', '--report', report], {
-      TMPDIR: dir,
-    });
+    const { done } = startCli(
+      ['demo', '--duration', '5', '--rate', '120', '--json-summary', '--report', report],
+      {
+        TMPDIR: dir,
+      },
+    );
     const { code, stdout, stderr } = await done;
     assert.equal(code, 0, `exit code; stderr:\n${stderr.slice(-3000)}`);
     const lines = stdout.trim().split('\n');
@@ -106,25 +70,54 @@ test('a short demo run injects every fault, loses no acknowledged message and wr
   }
 });
 
-test('Ctrl-C stops the demo cleanly and removes the data directory', async () => {
+test('Ctrl-C after the first fault stops the demo cleanly and reports only the phases that ran', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'demo-int-'));
   try {
-    const { child, done } = cli(['demo', '--duration', '60', '--rate', '50', '--plain'], { TMPDIR: dir });
-    // wait until it is sending, then interrupt
+    // 30 s schedule: warm-up 0-3 s, slow 3-6.6 s, recovered from slow 6.6-9.8 s, busy from 9.8 s
+    const { child, done } = startCli(
+      ['demo', '--duration', '30', '--rate', '50', '--plain', '--json-summary'],
+      {
+        TMPDIR: dir,
+      },
+    );
+    // interrupt once the slow fault is over (the live lines go to stderr with --json-summary)
     await new Promise<void>((resolve, reject) => {
       const onData = (d: Buffer): void => {
-        if (/acked [1-9]/.test(d.toString())) {
-          child.stdout!.off('data', onData);
+        if (/s recovered from slow +\] acked/.test(d.toString())) {
+          child.stderr!.off('data', onData);
           resolve();
         }
       };
-      child.stdout!.on('data', onData);
-      child.on('close', () => reject(new Error('demo exited before sending')));
+      child.stderr!.on('data', onData);
+      child.on('close', () => reject(new Error('demo exited before the slow fault ended')));
     });
     child.kill('SIGINT');
-    const { code, stdout } = await done;
-    assert.equal(code, 130);
-    assert.match(stdout, /Interrupted: messages were not read back/);
+    const { code, stdout, stderr } = await done;
+    assert.equal(code, 130, stderr.slice(-3000));
+    assert.match(stderr, /Interrupted: messages were not read back/);
+    const run = JSON.parse(stdout.trim()).runs[0] as {
+      phases: Array<{ name: string; endMs: number }>;
+      recoveryMs: Record<string, number | null>;
+    };
+    const names = run.phases.map((p) => p.name);
+    assert.deepEqual(names.slice(0, 3), ['warm-up', 'slow', 'recovered from slow']);
+    assert.ok(!names.includes('killed') && !names.includes('restarted'), `phases: ${names.join(', ')}`);
+    const stoppedAt = run.phases.at(-1)!.endMs;
+    assert.ok(stoppedAt < 30_000, `the last phase ends where the run stopped, not at ${stoppedAt}`);
+    // recovery is reported for the faults that ended, and only for those
+    const ended = run.phases
+      .filter((p) => ['slow', 'busy', 'hung'].includes(p.name) && p.endMs < stoppedAt)
+      .map((p) => p.name);
+    assert.deepEqual(Object.keys(run.recoveryMs), ended);
+    assert.ok(ended.includes('slow'));
+    // the human output: no live line at the planned end, no phase that never ran
+    assert.doesNotMatch(stderr, /\[ 30\.0s/);
+    assert.doesNotMatch(stderr, /restarted|killed/);
+    const back = /traffic back to broker-b \(>= 50% of its fair share\) after: (.*)$/m.exec(stderr);
+    assert.deepEqual(
+      back?.[1]?.split(', ').map((x) => x.split(' ')[0]),
+      ended,
+    );
     assert.deepEqual(await readdir(dir), []);
   } finally {
     await rm(dir, { recursive: true, force: true });

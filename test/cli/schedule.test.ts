@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { buildSchedule, FAULT_ORDER, phaseIndexAt } from '../../src/cli/demo/schedule.js';
+import { buildSchedule, FAULT_ORDER, phaseIndexAt, phasesUntil } from '../../src/cli/demo/schedule.js';
 
 test('the schedule covers the whole run without gaps: warm-up, then each fault followed by recovery', () => {
   for (const duration of [5000, 30_000, 123_457]) {
@@ -49,4 +49,23 @@ test('without fault injection the run is one steady phase; a non-positive durati
     { name: 'steady', kind: 'warmup', startMs: 0, endMs: 3000 },
   ]);
   assert.throws(() => buildSchedule(0, 'b'), RangeError);
+});
+
+test('an interrupted run keeps the phases it reached, the last one cut where it stopped', () => {
+  const phases = buildSchedule(30_000, 'broker-b');
+  const stopAt = phases[2]!.startMs + 500; // half a second into "recovered from slow"
+  const ran = phasesUntil(phases, stopAt);
+  assert.deepEqual(
+    ran.map((p) => p.name),
+    ['warm-up', 'slow', 'recovered from slow'],
+  );
+  assert.deepEqual(ran.slice(0, 2), phases.slice(0, 2));
+  assert.equal(ran[2]!.endMs, stopAt);
+  assert.equal(ran[2]!.startMs, phases[2]!.startMs);
+  // the full run is left as it is; a stop before anything ran keeps an empty warm-up
+  assert.deepEqual(phasesUntil(phases, 30_000), phases);
+  assert.deepEqual(
+    phasesUntil(phases, 0).map((p) => [p.name, p.startMs, p.endMs]),
+    [['warm-up', 0, 0]],
+  );
 });

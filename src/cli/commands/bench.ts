@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
 import { RocketMQError } from '../../errors.js';
 import { Producer } from '../../producer/producer.js';
 import type { Message } from '../../producer/message.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
 import type { CliCommand } from '../command.js';
-import { parseDuration, parseNamesrv, parsePositiveInt } from '../flags.js';
+import { parseDuration, parseFlags, parseNamesrv, parsePositiveInt } from '../flags.js';
 import { formatMs, LatencyHistogram } from '../stats.js';
 
 const HELP = `Usage: rocketmq-ts bench [options]
@@ -39,8 +38,7 @@ export interface BenchFlags {
   json: boolean;
 }
 
-/** The flags `run` parses (exported so tests can check the help text mentions each). */
-export const BENCH_FLAGS = {
+const BENCH_FLAGS = {
   namesrv: { type: 'string' },
   topic: { type: 'string', default: 'BenchmarkTest' },
   concurrency: { type: 'string', default: '64' },
@@ -53,12 +51,7 @@ export const BENCH_FLAGS = {
 } as const;
 
 export function parseBenchFlags(argv: string[]): BenchFlags {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: BENCH_FLAGS,
-  });
+  const values = parseFlags(argv, BENCH_FLAGS);
   return {
     namesrv: values.namesrv === undefined ? undefined : parseNamesrv('--namesrv', values.namesrv),
     topic: values.topic,
@@ -187,6 +180,7 @@ export const benchCommand: CliCommand = {
   path: ['bench'],
   summary: 'Producer benchmark (msgs/s, MB/s, p50/p99) against --namesrv or an embedded cluster',
   help: HELP,
+  flags: BENCH_FLAGS,
   async run(argv) {
     const flags = parseBenchFlags(argv);
     const out = flags.json ? process.stderr : process.stdout;

@@ -3,13 +3,23 @@ import { consoleLogger } from '../../observability/logger.js';
 import { Broker } from '../../server/broker/broker.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, parsePort, requiredFlag } from '../flags.js';
-import { untilSignal } from './namesrv.js';
+import { listenOn, untilSignal } from '../serving.js';
 
 export function parseFlush(raw: string | undefined): 'sync' | 'async' {
   if (raw === undefined || raw === 'async') return 'async';
   if (raw === 'sync') return 'sync';
   throw new InvalidArgumentError('--flush', `must be sync or async, got ${raw}`);
 }
+
+const FLAGS = {
+  name: { type: 'string' },
+  namesrv: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  cluster: { type: 'string' },
+  flush: { type: 'string' },
+  'fault-injection': { type: 'boolean' },
+} as const;
 
 export const brokerCommand: CliCommand = {
   path: ['broker'],
@@ -29,17 +39,9 @@ Options:
   --fault-injection  accept fault control (rocketmq-ts fault, request code 9901)
   --verbose          log to stderr
 Prints "broker NAME listening on HOST:PORT" once registered.`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      name: 'string',
-      namesrv: 'string',
-      port: 'string',
-      'data-dir': 'string',
-      cluster: 'string',
-      flush: 'string',
-      'fault-injection': 'boolean',
-      verbose: 'boolean',
-    });
+    const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);
     const dataDir = requiredFlag('--data-dir', values['data-dir']);
     const broker = new Broker({
@@ -52,7 +54,7 @@ Prints "broker NAME listening on HOST:PORT" once registered.`,
       faultInjection: values['fault-injection'] ?? false,
       ...(values.verbose ? { logger: consoleLogger(`broker:${values.name ?? 'broker-a'}`) } : {}),
     });
-    const addr = await broker.start();
+    const addr = await listenOn('--port', () => broker.start());
     console.log(`broker ${broker.options.brokerName} listening on ${addr}`);
     await untilSignal();
     await broker.stop();

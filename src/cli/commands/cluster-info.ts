@@ -18,6 +18,8 @@ export async function fetchClusterInfo(namesrv: string, timeoutMs = 3000): Promi
   }
 }
 
+const FLAGS = { namesrv: { type: 'string' }, json: { type: 'boolean' } } as const;
+
 export const clusterInfoCommand: CliCommand = {
   path: ['cluster-info'],
   summary: 'List the clusters and brokers a NameServer knows',
@@ -29,8 +31,9 @@ cluster, broker name, broker id (0 = master) and address.
 Options:
   --namesrv A   NameServer address (required)
   --json        print the raw cluster info as JSON`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, { namesrv: 'string', json: 'boolean' });
+    const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);
     const info = await fetchClusterInfo(namesrv);
     if (values.json) {

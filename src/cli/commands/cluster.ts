@@ -3,7 +3,16 @@ import { EmbeddedCluster } from '../../server/cluster.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, parseFlags, parsePort } from '../flags.js';
 import { parseFlush } from './broker.js';
-import { untilSignal } from './namesrv.js';
+import { listenOn, untilSignal } from '../serving.js';
+
+const FLAGS = {
+  brokers: { type: 'string' },
+  'namesrv-port': { type: 'string' },
+  'data-dir': { type: 'string' },
+  flush: { type: 'string' },
+  'fault-injection': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
 
 export const clusterCommand: CliCommand = {
   path: ['cluster'],
@@ -22,25 +31,20 @@ Options:
   --fault-injection  accept fault control on every broker (rocketmq-ts fault)
   --json             print one JSON line {"namesrv":"...","brokers":[{"name":"...","addr":"..."}]}
   --verbose          log to stderr`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      brokers: 'string',
-      'namesrv-port': 'string',
-      'data-dir': 'string',
-      flush: 'string',
-      'fault-injection': 'boolean',
-      json: 'boolean',
-      verbose: 'boolean',
-    });
+    const values = parseFlags(argv, FLAGS);
     const count = intFlag('--brokers', values.brokers, 2, 1, 26);
-    const cluster = await EmbeddedCluster.start({
+    const options = {
       brokers: count,
       namesrvPort: parsePort('--namesrv-port', values['namesrv-port'], 9876),
       dataDir: values['data-dir'],
       flush: parseFlush(values.flush),
       faultInjection: values['fault-injection'] ?? false,
       ...(values.verbose ? { logger: consoleLogger('cluster') } : {}),
-    });
+    };
+    // the brokers take free ports, so only the NameServer's can be in use
+    const cluster = await listenOn('--namesrv-port', () => EmbeddedCluster.start(options));
     if (values.json) {
       console.log(
         JSON.stringify({

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, oneOf, parseDuration, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
+import { validateTopic } from '../../protocol/validation.js';
 
 export interface ConsumeSummary {
   consumed: number;
@@ -25,18 +26,18 @@ const FROM_WHERE = {
 
 /** The flags of `consume`, declared once: parsing and help follow this table. */
 const CONSUME_FLAGS = {
-  namesrv: 'string',
-  topic: 'string',
-  group: 'string',
-  expression: 'string',
-  sql: 'string',
-  from: 'string',
-  timestamp: 'string',
-  count: 'string',
-  duration: 'string',
-  orderly: 'boolean',
-  json: 'boolean',
-  quiet: 'boolean',
+  namesrv: { type: 'string' },
+  topic: { type: 'string' },
+  group: { type: 'string' },
+  expression: { type: 'string' },
+  sql: { type: 'string' },
+  from: { type: 'string', default: 'last' },
+  timestamp: { type: 'string' },
+  count: { type: 'string' },
+  duration: { type: 'string' },
+  orderly: { type: 'boolean' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
 } as const;
 
 export const consumeCommand: CliCommand = {
@@ -62,11 +63,13 @@ Options:
   --orderly           orderly consumption (one message at a time per queue, queues locked)
   --json              one JSON line per message, then one summary line
   --quiet             no message lines; a live "consumed, msgs/s, lag" line on stderr`,
+  flags: CONSUME_FLAGS,
   async run(argv) {
     const values = parseFlags(argv, CONSUME_FLAGS);
     const namesrv = parseNamesrv('--namesrv', requiredFlag('--namesrv', values.namesrv));
     const topic = requiredFlag('--topic', values.topic);
-    const from = oneOf('--from', values.from ?? 'last', FROM);
+    validateTopic(topic, '--topic');
+    const from = oneOf('--from', values.from, FROM);
     const count = values.count === undefined ? Infinity : intFlag('--count', values.count, 0, 1, 1e12);
     const durationMs =
       values.duration === undefined ? Infinity : parseDuration('--duration', values.duration);

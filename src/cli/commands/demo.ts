@@ -1,15 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { LatencyFaultStrategyName } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
 import { renderReport } from '../demo/report-html.js';
 import type { RunResult } from '../demo/result.js';
 import { runDemo } from '../demo/run.js';
 import { LiveDisplay, renderComparison, renderSummary } from '../demo/terminal.js';
-import { oneOf, parseDuration, parseNamesrv, parsePositiveInt } from '../flags.js';
-
-const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9', 'java-5'];
+import { STRATEGIES, oneOf, parseDuration, parseFlags, parseNamesrv, parsePositiveInt } from '../flags.js';
 
 const HELP = `Usage: rocketmq-ts demo [options]
 
@@ -54,8 +51,7 @@ interface DemoFlags {
   jsonSummary: boolean;
 }
 
-/** The flags `run` parses (exported so tests can check the help text mentions each). */
-export const DEMO_FLAGS = {
+const DEMO_FLAGS = {
   duration: { type: 'string', default: '30s' },
   rate: { type: 'string', default: '500' },
   brokers: { type: 'string', default: '3' },
@@ -72,12 +68,7 @@ export const DEMO_FLAGS = {
 } as const;
 
 export function parseDemoFlags(argv: string[]): DemoFlags {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: DEMO_FLAGS,
-  });
+  const values = parseFlags(argv, DEMO_FLAGS);
   const strategy = oneOf('--strategy', values.strategy, STRATEGIES);
   return {
     durationMs: parseDuration('--duration', values.duration),
@@ -144,6 +135,7 @@ export const demoCommand: CliCommand = {
   path: ['demo'],
   summary: 'Live fault-tolerance run on an embedded 3-broker cluster (npm start)',
   help: HELP,
+  flags: DEMO_FLAGS,
   async run(argv) {
     const flags = parseDemoFlags(argv);
     // with --json-summary stdout carries only the JSON line

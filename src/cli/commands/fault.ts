@@ -1,4 +1,4 @@
-import { BrokerResponseError } from '../../errors.js';
+import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
 import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { Connection } from '../../remoting/connection.js';
@@ -10,6 +10,42 @@ import {
 } from '../../server/broker/faults.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
+
+const FLAGS = {
+  broker: { type: 'string' },
+  latency: { type: 'string' },
+  'error-code': { type: 'string' },
+  'error-rate': { type: 'string' },
+  hang: { type: 'boolean' },
+  drop: { type: 'boolean' },
+  refuse: { type: 'boolean' },
+  codes: { type: 'string' },
+  duration: { type: 'string' },
+  clear: { type: 'boolean' },
+} as const;
+
+/** FaultSpec field (as sent in ext fields) → the flag that sets it. */
+const FLAG_OF_FIELD = {
+  latencyMs: 'latency',
+  errorCode: 'error-code',
+  errorRate: 'error-rate',
+  hang: 'hang',
+  dropConnections: 'drop',
+  refuseConnections: 'refuse',
+  requestCodes: 'codes',
+  durationMs: 'duration',
+} as const satisfies Record<string, keyof typeof FLAGS>;
+
+/** The broker's own validation, with errors naming the flag instead of the spec field. */
+function specOf(ext: Record<string, string>): FaultSpec | undefined {
+  try {
+    return faultSpecFromExtFields(ext);
+  } catch (err) {
+    if (!(err instanceof InvalidArgumentError) || !Object.hasOwn(FLAG_OF_FIELD, err.field)) throw err;
+    const flag = FLAG_OF_FIELD[err.field as keyof typeof FLAG_OF_FIELD];
+    throw new InvalidArgumentError(`--${flag}`, err.message.replace(`${err.field}: `, ''), { cause: err });
+  }
+}
 
 export const faultCommand: CliCommand = {
   path: ['fault'],
@@ -32,32 +68,25 @@ Options:
   --codes LIST      comma-separated request codes the fault applies to
   --duration MS     clear the fault by itself after MS ms
   --clear           remove every fault`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      broker: 'string',
-      latency: 'string',
-      'error-code': 'string',
-      'error-rate': 'string',
-      hang: 'boolean',
-      drop: 'boolean',
-      refuse: 'boolean',
-      codes: 'string',
-      duration: 'string',
-      clear: 'boolean',
-    });
+    const values = parseFlags(argv, FLAGS);
     const broker = requiredFlag('--broker', values.broker);
+    // a rate alone would be accepted by the broker and do nothing: say so instead
+    if (values['error-rate'] !== undefined && values['error-code'] === undefined)
+      throw new InvalidArgumentError(
+        '--error-rate',
+        'needs --error-code N (the response code to answer with)',
+      );
     let spec: FaultSpec | undefined;
     if (!values.clear) {
       const ext: Record<string, string> = {};
-      if (values.latency !== undefined) ext.latencyMs = values.latency;
-      if (values['error-code'] !== undefined) ext.errorCode = values['error-code'];
-      if (values['error-rate'] !== undefined) ext.errorRate = values['error-rate'];
-      if (values.hang) ext.hang = 'true';
-      if (values.drop) ext.dropConnections = 'true';
-      if (values.refuse) ext.refuseConnections = 'true';
-      if (values.codes !== undefined) ext.requestCodes = values.codes;
-      if (values.duration !== undefined) ext.durationMs = values.duration;
-      spec = faultSpecFromExtFields(ext); // validates before anything is sent
+      for (const [field, flag] of Object.entries(FLAG_OF_FIELD)) {
+        const value = values[flag];
+        if (typeof value === 'string') ext[field] = value;
+        else if (value === true) ext[field] = 'true';
+      }
+      spec = specOf(ext); // validates before anything is sent
     }
     const conn = await Connection.connect(broker);
     try {

@@ -1,20 +1,14 @@
 import { consoleLogger } from '../../observability/logger.js';
 import { NameServer } from '../../server/namesrv/namesrv.js';
 import type { CliCommand } from '../command.js';
-import { parseFlags, parsePort } from '../flags.js';
+import { intFlag, parseFlags, parsePort } from '../flags.js';
+import { listenOn, untilSignal } from '../serving.js';
 
-/** Resolves on the first SIGINT or SIGTERM (servers shut down cleanly then). */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (sig: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(sig);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-}
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'expire-ms': { type: 'string' },
+} as const;
 
 export const namesrvCommand: CliCommand = {
   path: ['namesrv'],
@@ -29,21 +23,20 @@ Options:
   --expire-ms MS  drop a broker that has not registered for MS ms (default 120000)
   --verbose       log to stderr
 Prints "namesrv listening on HOST:PORT" once ready.`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      port: 'string',
-      host: 'string',
-      'expire-ms': 'string',
-      verbose: 'boolean',
-    });
-    const expire = values['expire-ms'] === undefined ? undefined : Number(values['expire-ms']);
+    const values = parseFlags(argv, FLAGS);
+    const expire =
+      values['expire-ms'] === undefined
+        ? undefined
+        : intFlag('--expire-ms', values['expire-ms'], 0, 1, Number.MAX_SAFE_INTEGER);
     const namesrv = new NameServer({
       listenPort: parsePort('--port', values.port, 9876),
       host: values.host ?? '127.0.0.1',
       ...(expire !== undefined ? { brokerChannelExpiredMs: expire } : {}),
       ...(values.verbose ? { logger: consoleLogger('namesrv') } : {}),
     });
-    const addr = await namesrv.start();
+    const addr = await listenOn('--port', () => namesrv.start());
     console.log(`namesrv listening on ${addr}`);
     await untilSignal();
     await namesrv.stop();

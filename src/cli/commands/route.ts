@@ -9,6 +9,8 @@ import { parseNamesrvAddr } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
 
+const FLAGS = { namesrv: { type: 'string' }, topic: { type: 'string' }, json: { type: 'boolean' } } as const;
+
 export const routeCommand: CliCommand = {
   path: ['route'],
   summary: "Print a topic's route: brokers, addresses, queues and permissions",
@@ -21,8 +23,9 @@ Options:
   --namesrv A   NameServer address(es), "h:p;h:p" (required)
   --topic T     topic (required)
   --json        print the raw route as JSON`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, { namesrv: 'string', topic: 'string', json: 'boolean' });
+    const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);
     validateTopic(values.topic, '--topic');
     const pool = new ConnectionPool();

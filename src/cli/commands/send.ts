@@ -1,8 +1,8 @@
 import { Producer } from '../../producer/producer.js';
 import type { SendResult } from '../../producer/send-result.js';
-import type { LatencyFaultStrategyName } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
-import { intFlag, parseFlags, requiredFlag } from '../flags.js';
+import { STRATEGIES, intFlag, oneOf, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
+import { validateTopic } from '../../protocol/validation.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
 
 export interface SendSummary {
@@ -15,6 +15,20 @@ export interface SendSummary {
   p50Ms: number;
   p99Ms: number;
 }
+
+const FLAGS = {
+  namesrv: { type: 'string' },
+  topic: { type: 'string' },
+  count: { type: 'string' },
+  size: { type: 'string' },
+  concurrency: { type: 'string' },
+  tag: { type: 'string' },
+  keys: { type: 'string' },
+  group: { type: 'string' },
+  timeout: { type: 'string' },
+  strategy: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 export const sendCommand: CliCommand = {
   path: ['send'],
@@ -37,22 +51,12 @@ Options:
   --timeout MS        sendMsgTimeout (default 3000)
   --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
   --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms}`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      namesrv: 'string',
-      topic: 'string',
-      count: 'string',
-      size: 'string',
-      concurrency: 'string',
-      tag: 'string',
-      keys: 'string',
-      group: 'string',
-      timeout: 'string',
-      strategy: 'string',
-      json: 'boolean',
-    });
-    const namesrv = requiredFlag('--namesrv', values.namesrv);
+    const values = parseFlags(argv, FLAGS);
+    const namesrv = parseNamesrv('--namesrv', requiredFlag('--namesrv', values.namesrv));
     const topic = requiredFlag('--topic', values.topic);
+    validateTopic(topic, '--topic');
     const count = intFlag('--count', values.count, 1, 1, 1e9);
     const size = intFlag('--size', values.size, 128, 1, 4 * 1024 * 1024);
     const concurrency = intFlag('--concurrency', values.concurrency, 1, 1, 10000);
@@ -61,7 +65,7 @@ Options:
       namesrvAddr: namesrv,
       producerGroup: values.group ?? 'rocketmq_ts_cli',
       sendMsgTimeout: timeout,
-      ...(values.strategy ? { latencyFaultStrategy: values.strategy as LatencyFaultStrategyName } : {}),
+      ...(values.strategy ? { latencyFaultStrategy: oneOf('--strategy', values.strategy, STRATEGIES) } : {}),
     });
     const body = Buffer.alloc(size, 'x');
     const keys = values.keys ? values.keys.split(',').filter((k) => k.length > 0) : undefined;

@@ -8,6 +8,14 @@ import type { CliCommand } from '../command.js';
 import { intFlag, parseFlags, requiredFlag } from '../flags.js';
 import { fetchClusterInfo } from './cluster-info.js';
 
+const FLAGS = {
+  namesrv: { type: 'string' },
+  topic: { type: 'string' },
+  queues: { type: 'string' },
+  cluster: { type: 'string' },
+  perm: { type: 'string' },
+} as const;
+
 export const topicCreateCommand: CliCommand = {
   path: ['topic', 'create'],
   summary: 'Create or update a topic on every master broker of a cluster',
@@ -22,14 +30,9 @@ Options:
   --queues Q    read and write queues per broker (default 8)
   --cluster C   only brokers of this cluster
   --perm P      permission bits: 6 = read+write (default), 4 = read only, 2 = write only`,
+  flags: FLAGS,
   async run(argv) {
-    const values = parseFlags(argv, {
-      namesrv: 'string',
-      topic: 'string',
-      queues: 'string',
-      cluster: 'string',
-      perm: 'string',
-    });
+    const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);
     validateTopic(values.topic, '--topic');
     const queues = intFlag('--queues', values.queues, 8, 1, 1024);

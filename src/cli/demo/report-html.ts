@@ -217,10 +217,12 @@ function phaseTable(run: RunResult): string {
 
 function faultLegend(run: RunResult): string {
   if (!run.faultsInjected) return '';
-  const items = FAULT_ORDER.map(
-    (f) =>
-      `<li><span class="fault-chip" style="background:${FAULT_COLORS[f]}"></span><b>${f}</b>: ${escapeXml(FAULT_DESCRIPTIONS[f])}; recovered in ${escapeXml(recoveryText(run.recovery.find((r) => r.fault === f)))}</li>`,
-  ).join('\n');
+  const items = FAULT_ORDER.filter((f) => run.phases.some((p) => p.fault === f))
+    .map(
+      (f) =>
+        `<li><span class="fault-chip" style="background:${FAULT_COLORS[f]}"></span><b>${f}</b>: ${escapeXml(FAULT_DESCRIPTIONS[f])}; recovered in ${escapeXml(recoveryText(run.recovery.find((r) => r.fault === f)))}</li>`,
+    )
+    .join('\n');
   return `<ul class="fault-legend">\n${items}\n</ul>`;
 }
 

@@ -43,8 +43,10 @@ export interface RunResult {
   readonly brokers: readonly string[];
   readonly targetBroker: string | undefined;
   readonly ratePerSec: number;
+  /** How long the run sent: the planned duration, or less when interrupted. */
   readonly durationMs: number;
   readonly faultsInjected: boolean;
+  /** The phases the run went through (an interrupted run: the last one cut where it stopped). */
   readonly phases: readonly Phase[];
   readonly phaseStats: readonly PhaseStats[];
   readonly timeline: readonly TimelineBucket[];

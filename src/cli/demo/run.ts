@@ -23,7 +23,7 @@ import { EmbeddedFaultController, RemoteFaultController, type FaultController } 
 import { PacedSender } from './pacer.js';
 import { RunRecorder, starvation, timeToRecover, type LiveBrokerView } from './recorder.js';
 import type { RecoveryFigure, RunResult, VerificationResult } from './result.js';
-import { buildSchedule, phaseIndexAt, type Phase } from './schedule.js';
+import { buildSchedule, phaseIndexAt, phasesUntil, type Phase } from './schedule.js';
 
 export interface DemoRunOptions {
   strategy: LatencyFaultStrategyName;
@@ -148,7 +148,7 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
     });
     await consumers.start();
     const group = consumers;
-    info('consumer group of two started; consumer 2 is killed at 30 % of the run and restarted at 50 %');
+    info('consumer group of two started; consumer 2 gets SIGKILL at 30 % of the run and comes back at 50 %');
 
     const recorder = new RunRecorder(brokerNames, phases.length, { bucketMs: bucketFor(options.durationMs) });
     const acks = new Map<number, AckRecord>();
@@ -247,18 +247,21 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       clearInterval(ticker);
       options.signal?.removeEventListener('abort', onAbort);
     }
-    const endMs = elapsed();
-    recorder.finish(Math.min(endMs, options.durationMs));
+    // an interrupted run reports only what it went through: its phases, its length
+    const ranMs = Math.min(elapsed(), options.durationMs);
+    const ran = phasesUntil(phases, ranMs);
+    recorder.finish(ranMs);
     // end the last fault (restart a killed broker) so everything can be read back
     faultChain = faultChain.then(async () => {
       if (activeFault && faults) await faults.clear(activeFault.broker, activeFault.fault).catch(() => {});
       activeFault = undefined;
     });
     await faultChain;
-    await consumerChain.then(() => group.restart(1));
-    options.onTick?.(
-      liveView(options, phases[phases.length - 1]!, recorder, sender, pacer, options.durationMs),
-    );
+    // the killed consumer is back for the final check (unless the run was interrupted)
+    await consumerChain
+      .then(() => (options.signal?.aborted ? undefined : group.restart(1)))
+      .catch((err: unknown) => notes.push(`Restarting consumer 2 failed: ${firstLine(String(err))}`));
+    options.onTick?.(liveView(options, ran[ran.length - 1]!, recorder, sender, pacer, ranMs));
     await producer.shutdown();
     producer = undefined;
 
@@ -280,13 +283,13 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
     const timeline = recorder.timeline();
     const recovery: RecoveryFigure[] = [];
     if (target) {
+      // a fault still active when the run stopped has no recovery to measure
       for (const phase of phases) {
-        if (phase.kind !== 'fault' || !phase.fault) continue;
-        const observedMs = Math.max(0, options.durationMs - phase.endMs);
+        if (phase.kind !== 'fault' || !phase.fault || phase.endMs >= ranMs) continue;
         recovery.push({
           fault: phase.fault,
           ms: timeToRecover(timeline, target, phase.endMs, brokerNames.length),
-          observedMs,
+          observedMs: ranMs - phase.endMs,
         });
       }
     }
@@ -295,7 +298,7 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
           timeline,
           target,
           brokerNames,
-          phases.filter((p) => p.kind === 'recovery'),
+          ran.filter((p) => p.kind === 'recovery'),
         )
       : { starvedMs: 0, peakOtherShare: 0 };
     return {
@@ -304,10 +307,10 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       brokers: brokerNames,
       targetBroker: target,
       ratePerSec: options.ratePerSec,
-      durationMs: options.durationMs,
+      durationMs: ranMs,
       faultsInjected: faults !== undefined && brokerNames.length > 1,
-      phases,
-      phaseStats: recorder.phaseStats(phases),
+      phases: ran,
+      phaseStats: recorder.phaseStats(ran),
       timeline,
       bucketMs: recorder.bucketMs,
       sent: pacer.issued,

@@ -67,6 +67,16 @@ export function buildSchedule(durationMs: number, broker: string, faults = true)
   return phases;
 }
 
+/**
+ * The phases a run ending at `untilMs` (interrupted) went through, the last one cut at `untilMs`;
+ * the whole schedule when the run lasted its full duration. Never empty.
+ */
+export function phasesUntil(phases: readonly Phase[], untilMs: number): Phase[] {
+  return phases
+    .filter((p, i) => i === 0 || p.startMs < untilMs)
+    .map((p) => (p.endMs > untilMs ? { ...p, endMs: Math.max(p.startMs, untilMs) } : p));
+}
+
 /** Index of the phase containing `elapsedMs` (the last one once the run is over). */
 export function phaseIndexAt(phases: readonly Phase[], elapsedMs: number): number {
   for (let i = 0; i < phases.length; i++) if (elapsedMs < phases[i]!.endMs) return i;

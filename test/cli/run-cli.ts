@@ -1,0 +1,71 @@
+/** Runs the built CLI (build/src/cli/main.js) in a child process for the CLI tests. */
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Kills every child still running (call from `test.after`). */
+export function killAll(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+
+/**
+ * Spawns the CLI with `args`; kills it if it outlives `timeoutMs` (the test then fails on the
+ * exit code). `CI=1` keeps the demo's output plain.
+ */
+export function startCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
+): { child: ChildProcess; done: Promise<Finished> } {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { ...process.env, NODE_DEBUG: '', ...env, CI: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const done = new Promise<Finished>((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { child, done };
+}
+
+/** Runs the CLI to its end. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  return startCli(args, env, 20_000).done;
+}
+
+/** A stack frame line as node prints them. */
+export const STACK_FRAME = /^\s+at /m;
+
+/**
+ * The CLI failed the way a new user should see it: exit `code`, nothing on stdout, and on stderr
+ * one `error` line matching `pattern` plus at most one hint line, no stack frames.
+ */
+export function assertOneLineError(r: Finished, code: number, pattern: RegExp): void {
+  const lines = r.stderr.trimEnd().split('\n');
+  const context = `stderr:\n${r.stderr}`;
+  assert.equal(r.code, code, `exit code; ${context}`);
+  assert.match(lines[0] ?? '', /^error( \[[A-Z_]+\])?: /, context);
+  assert.match(lines[0] ?? '', pattern, context);
+  assert.ok(lines.length <= 2, `at most an error and a hint line; ${context}`);
+  assert.doesNotMatch(r.stderr, STACK_FRAME, context);
+  assert.equal(r.stdout, '');
+}
