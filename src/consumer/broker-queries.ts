@@ -3,7 +3,7 @@
  * (where a new group starts, lag, reset), the group's member list (rebalance), and the orderly
  * queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ, consumer.md §1.7).
  */
-import { BrokerResponseError, IllegalStateError } from '../errors.js';
+import { BrokerResponseError, IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
 import { ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
@@ -149,4 +149,32 @@ export async function checkClientConfig(
     client.commandDefaults,
   );
   await ask(client, brokerName, request, timeoutMs);
+}
+
+/**
+ * Java `checkClientInBroker`: every broker serving a non-TAG subscription must support it
+ * (`enablePropertyFilter`); otherwise InvalidArgumentError naming the expression.
+ */
+export async function checkSubscriptionsSupported(
+  client: ConsumerClient,
+  group: string,
+  subscriptions: readonly SubscriptionData[],
+  queues: readonly MessageQueue[],
+  timeoutMs: number,
+): Promise<void> {
+  for (const sub of subscriptions) {
+    if (sub.expressionType === 'TAG') continue;
+    const brokers = new Set(queues.filter((q) => q.topic === sub.topic).map((q) => q.brokerName));
+    for (const brokerName of brokers) {
+      try {
+        await checkClientConfig(client, brokerName, group, sub, timeoutMs);
+      } catch (err) {
+        throw new InvalidArgumentError(
+          'expression',
+          `broker ${brokerName} refuses the ${sub.expressionType} subscription of ${sub.topic}: ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+    }
+  }
 }

@@ -11,6 +11,7 @@ import { createRequest } from '../protocol/command.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { buildPullSysFlag, PullMessage, PullMessageResponse } from '../protocol/headers/pull.js';
 import type { ConsumerScope } from './client-port.js';
+import { flowControlReason, type QueueThresholds } from './flow-control.js';
 import { decodePullBody, filterByTags, type ConsumerMessage } from './message-view.js';
 import type { ProcessQueue } from './process-queue.js';
 
@@ -42,7 +43,7 @@ export interface PullContext extends ConsumerScope {
     topic: string,
   ): { data: SubscriptionData; tags: ReadonlySet<string>; pullVersion: number } | undefined;
   /** Per-queue thresholds (topic thresholds split over the held queues). */
-  thresholds(topic: string): { count: number; sizeMiB: number };
+  thresholds(topic: string): QueueThresholds;
   /** In-memory committed offset, −1 when none. */
   committedOffset(mq: MessageQueue): number;
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
@@ -65,11 +66,11 @@ interface FlowLog {
 /** True (with a log line every 1000th time) when the cache is over a threshold. */
 function overThreshold(ctx: PullContext, entry: QueueEntry, log: FlowLog): boolean {
   const { pq, mq } = entry;
-  const t = ctx.thresholds(mq.topic);
-  let reason: string | undefined;
-  if (pq.msgCount > t.count) reason = 'cached message count';
-  else if (pq.msgSize / (1024 * 1024) > t.sizeMiB) reason = 'cached message size';
-  else if (!ctx.orderly && pq.maxSpan() > ctx.options.consumeConcurrentlyMaxSpan) reason = 'offset span';
+  const reason = flowControlReason(
+    pq,
+    ctx.thresholds(mq.topic),
+    ctx.orderly ? undefined : ctx.options.consumeConcurrentlyMaxSpan,
+  );
   if (reason === undefined) return false;
   if (log.count++ % 1000 === 0)
     ctx.logger.warn(`flow control: ${reason} over the threshold; pulling later`, {

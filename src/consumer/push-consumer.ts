@@ -9,6 +9,7 @@
  * send-back.ts (retry), offset-store/ (commits), client-requests.ts (what brokers ask).
  */
 import { EventEmitter } from 'node:events';
+import type { ConsumeHandler, PushConsumerEvents, QueueLag } from './consumer-types.js';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import type { ClientInstance } from '../client/client-instance.js';
@@ -20,16 +21,19 @@ import type { Logger } from '../observability/logger.js';
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
-import { checkClientConfig, queueMaxOffset } from './broker-queries.js';
+import { checkSubscriptionsSupported, queueMaxOffset } from './broker-queries.js';
 import { registerConsumer, unregisterConsumer } from './client-requests.js';
 import { consumerClientOf, type ConsumerClient, type ConsumerScope } from './client-port.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
 import { OrderlyConsumeService } from './consume-orderly.js';
+import { ConsumeStats } from './consume-stats.js';
+import { queueThresholds } from './flow-control.js';
+import { ConsumerLifecycle } from './lifecycle.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './handler-pool.js';
 import type { ConsumerMessage } from './message-view.js';
 import { LocalFileOffsetStore } from './offset-store/local-file.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
-import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -38,44 +42,23 @@ import {
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
 import { Rebalancer, type RebalanceEvent } from './rebalance.js';
 import { SendBack } from './send-back.js';
-import { buildSubscriptionData, sameFilter, type SubscriptionExpression } from './subscription.js';
+import {
+  buildSubscriptionData,
+  forgetGroupSubscriptions,
+  noteGroupSubscription,
+  sameFilter,
+  type SubscriptionExpression,
+} from './subscription.js';
 
-/** Resolve = consumed; throw or reject = consume later (retry). */
-export type MessageHandler = (message: ConsumerMessage) => unknown;
-export type BatchHandler = (messages: ConsumerMessage[]) => unknown;
-export type ConsumeHandler = MessageHandler | { eachBatch: BatchHandler };
-
-export interface QueueLag {
-  topic: string;
-  brokerName: string;
-  queueId: number;
-  /** The broker's max offset (next offset to be written). */
-  brokerOffset: number;
-  /** The offset this consumer committed (in memory, sent every persistConsumerOffsetInterval). */
-  consumerOffset: number;
-  /** Messages pulled and not yet finished. */
-  inFlight: number;
-  /** brokerOffset − consumerOffset. */
-  lag: number;
-}
-
-export interface HandlerErrorEvent {
-  error: unknown;
-  /** True when the call outlived consumeTimeout. */
-  timedOut: boolean;
-  messages: ConsumerMessage[];
-  queue: MessageQueue;
-}
-
-export interface OffsetsCommittedEvent {
-  offsets: Array<{ queue: MessageQueue; offset: number }>;
-}
-
-export interface PushConsumerEvents {
-  rebalance: [RebalanceEvent];
-  handlerError: [HandlerErrorEvent];
-  offsetsCommitted: [OffsetsCommittedEvent];
-}
+export type {
+  BatchHandler,
+  ConsumeHandler,
+  HandlerErrorEvent,
+  MessageHandler,
+  OffsetsCommittedEvent,
+  PushConsumerEvents,
+  QueueLag,
+} from './consumer-types.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -87,9 +70,6 @@ interface Subscription {
   /** subVersion sent in pulls: moves once a heartbeat carried it. */
   pullVersion: number;
 }
-
-/** group → topic → expression of the consumers of this process, to warn about disagreeing members. */
-const processSubscriptions = new Map<string, Map<string, SubscriptionData>>();
 
 export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   readonly options: Readonly<ResolvedPushConsumerOptions>;
@@ -108,16 +88,13 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private concurrent: ConcurrentConsumeService | undefined;
   private orderly: OrderlyConsumeService | undefined;
   private handler: ConsumeHandler | undefined;
-  private readonly timers = new Set<NodeJS.Timeout>();
-  /** Consume tasks (handler call + send-back + offset update) not yet finished. */
-  private readonly tasks = new Set<Promise<void>>();
-  private readonly sleepers = new Set<() => void>();
+  private readonly life = new ConsumerLifecycle();
   private pausedAll = false;
   private readonly pausedTopics = new Set<string>();
   /** When start() finished (ms); 0 before. */
   startTimestamp = 0;
   /** Per wire topic: handler outcomes since start (GET_CONSUMER_RUNNING_INFO statusTable). */
-  private readonly stats = new Map<string, { ok: number; failed: number; rtSum: number }>();
+  private readonly stats = new ConsumeStats();
   private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
 
   constructor(options: PushConsumerOptions) {
@@ -155,7 +132,13 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         from: previous.data.subString,
         to: data.subString,
       });
-    this.warnIfGroupDisagrees(topic, data);
+    if (previous !== undefined) forgetGroupSubscriptions(this.wireGroup, [previous.data]);
+    const other = noteGroupSubscription(this.wireGroup, data);
+    if (other !== undefined)
+      this.logger.warn(
+        'another consumer of this group subscribes the topic with a different expression: the broker keeps only the last heartbeat’s, so messages may be lost',
+        { group: this.options.consumerGroup, topic, mine: data.subString, other: other.subString },
+      );
     this.subs.set(wire, {
       userTopic: topic,
       data,
@@ -170,18 +153,6 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       this.instance?.routes.pin(wire);
       void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
     }
-  }
-
-  private warnIfGroupDisagrees(topic: string, data: SubscriptionData): void {
-    let topics = processSubscriptions.get(this.wireGroup);
-    if (topics === undefined) processSubscriptions.set(this.wireGroup, (topics = new Map()));
-    const other = topics.get(data.topic);
-    if (other !== undefined && !sameFilter(other, data))
-      this.logger.warn(
-        'another consumer of this group subscribes the topic with a different expression: the broker keeps only the last heartbeat’s, so messages may be lost',
-        { group: this.options.consumerGroup, topic, mine: data.subString, other: other.subString },
-      );
-    topics.set(data.topic, data);
   }
 
   private consumerData(): ConsumerData {
@@ -216,17 +187,20 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         pullVersion: data.subVersion,
       });
     }
+    const { namesrvAddr, namespace, language, mqClientApiTimeout, logger } = o;
+    const { pollNameServerInterval, heartbeatBrokerInterval } = o;
     const instance = acquireClientInstance({
       clientId: this.clientId,
-      namesrvAddr: o.namesrvAddr,
-      namespace: o.namespace,
-      language: o.language,
-      mqClientApiTimeout: o.mqClientApiTimeout,
-      pollNameServerInterval: o.pollNameServerInterval,
-      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
+      namesrvAddr,
+      namespace,
+      language,
+      mqClientApiTimeout,
+      pollNameServerInterval,
+      heartbeatBrokerInterval,
+      logger,
+      // A consumer creates no topic; the producer defaults let it share a default producer's instance.
       createTopicKey: 'TBW102',
       defaultTopicQueueNums: 4,
-      logger: o.logger,
     });
     const client = consumerClientOf(instance, o.mqClientApiTimeout);
     if (!registerConsumer(instance, this.wireGroup, this)) {
@@ -238,6 +212,23 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     }
     this.instance = instance;
     this.client = client;
+    this.state = 'RUNNING';
+    try {
+      await this.startParts(instance, client);
+    } catch (err) {
+      await this.shutdown();
+      throw err;
+    }
+    this.logger.info('push consumer started', {
+      group: o.consumerGroup,
+      clientId: this.clientId,
+      model: o.messageModel,
+    });
+  }
+
+  /** Offsets, services, routes, filter check, heartbeat, timers, first rebalance. */
+  private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
+    const o = this.options;
     for (const topic of this.subs.keys()) instance.routes.pin(topic);
     const offsetStore: OffsetStore = this.clustering
       ? new RemoteBrokerOffsetStore(client, this.wireGroup, o.mqClientApiTimeout, this.logger)
@@ -250,59 +241,31 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.offsetStore = offsetStore;
     await offsetStore.load();
     this.setUpServices(client, offsetStore);
-    this.state = 'RUNNING';
     const routes = await Promise.all(
       [...this.subs.keys()].map((t) =>
         client.subscribeQueues(t).catch((err: unknown) => {
-          this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
+          // The retry topic gets its route once a broker saw our heartbeat: not worth a warning.
+          if (!t.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+            this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
           return [];
         }),
       ),
     );
-    try {
-      await this.checkFilters(client, routes.flat());
-    } catch (err) {
-      await this.shutdown();
-      throw err;
-    }
+    await checkSubscriptionsSupported(
+      client,
+      this.wireGroup,
+      [...this.subs.values()].map((s) => s.data),
+      routes.flat(),
+      o.mqClientApiTimeout,
+    );
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();
-    this.every(o.rebalanceInterval, () => void this.rebalanceNow());
-    this.every(o.persistConsumerOffsetInterval, () => void this.persistOffsets());
+    this.life.every(o.rebalanceInterval, () => void this.rebalanceNow());
+    this.life.every(o.persistConsumerOffsetInterval, () => void this.persistOffsets());
     if (o.consumeOrderly && this.clustering)
-      this.every(o.lockInterval, () => void this.rebalancer?.lockAll());
+      this.life.every(o.lockInterval, () => void this.rebalancer?.lockAll());
     this.startTimestamp = Date.now();
     await this.rebalanceNow();
-    this.logger.info('push consumer started', {
-      group: o.consumerGroup,
-      clientId: this.clientId,
-      model: o.messageModel,
-    });
-  }
-
-  /** Java `checkClientInBroker`: brokers must support every SQL92 subscription (enablePropertyFilter). */
-  private async checkFilters(client: ConsumerClient, queues: readonly MessageQueue[]): Promise<void> {
-    for (const sub of this.subs.values()) {
-      if (sub.data.expressionType === 'TAG') continue;
-      const brokers = new Set(queues.filter((q) => q.topic === sub.data.topic).map((q) => q.brokerName));
-      for (const brokerName of brokers) {
-        try {
-          await checkClientConfig(
-            client,
-            brokerName,
-            this.wireGroup,
-            sub.data,
-            this.options.mqClientApiTimeout,
-          );
-        } catch (err) {
-          throw new InvalidArgumentError(
-            'expression',
-            `broker ${brokerName} refuses the ${sub.data.expressionType} subscription of ${sub.userTopic}: ${(err as Error).message}`,
-            { cause: err },
-          );
-        }
-      }
-    }
   }
 
   private setUpServices(client: ConsumerClient, offsetStore: OffsetStore): void {
@@ -327,21 +290,19 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       sendBack,
       logger: this.logger,
       clustering: this.clustering,
-      batchMaxSize: o.consumeMessageBatchMaxSize,
+      // start(handler) takes one message per call; only eachBatch takes consumeMessageBatchMaxSize.
+      batchMaxSize: typeof this.handler === 'function' ? 1 : o.consumeMessageBatchMaxSize,
       isRunning: () => this.state === 'RUNNING',
       invoke: (messages) => {
         const h = this.handler!;
         return typeof h === 'function' ? h(messages[0]!) : h.eachBatch(messages);
       },
-      record: (entry, count, ok, rtMs) => this.record(entry.mq.topic, count, ok, rtMs),
+      record: (entry, count, ok, rtMs) => this.stats.record(entry.mq.topic, count, ok, rtMs),
       trace: (entry, messages) => this.traceContext(entry, messages),
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       handlerFailed: (entry, messages, outcome) => this.handlerFailed(entry, messages, outcome),
-      later: (ms, fn) => this.later(ms, fn),
-      track: (task) => {
-        this.tasks.add(task);
-        void task.finally(() => this.tasks.delete(task));
-      },
+      later: (ms, fn) => this.life.later(ms, fn),
+      track: (task) => this.life.track(task),
     };
     const scope: ConsumerScope = {
       client,
@@ -358,7 +319,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       startQueue: (entry) => void runPullLoop(pullCtx, entry),
       changed: (event) => this.queuesChanged(event),
       isConsuming: (key) => this.orderly?.isConsuming(key) ?? false,
-      later: (ms, fn) => this.later(ms, fn),
+      later: (ms, fn) => this.life.later(ms, fn),
     });
     this.rebalancer = rebalancer;
     if (orderly) {
@@ -366,8 +327,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         ...consumeCtx,
         suspendMillis: o.suspendCurrentQueueTimeMillis,
         maxReconsumeTimes: maxReconsume,
-        ensureLocked: (entry) => this.ensureLocked(entry),
-        sleep: (ms) => this.sleep(ms),
+        ensureLocked: (entry) => rebalancer.ensureLocked(entry),
+        sleep: (ms) => this.life.sleep(ms),
       });
     } else this.concurrent = new ConcurrentConsumeService(consumeCtx);
     const pullCtx: PullContext = {
@@ -375,7 +336,11 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       isRunning: () => this.state === 'RUNNING',
       isPaused: (topic) => this.pausedAll || this.pausedTopics.has(topic),
       subscription: (topic) => this.subs.get(topic),
-      thresholds: (topic) => this.thresholds(topic),
+      thresholds: (topic) => {
+        let held = 0;
+        for (const e of rebalancer.table.values()) if (e.mq.topic === topic) held++;
+        return queueThresholds(o, held);
+      },
       committedOffset: (mq) =>
         offsetStore instanceof RemoteBrokerOffsetStore ? offsetStore.memoryOffset(mq) : -1,
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
@@ -383,10 +348,14 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         if (this.orderly) this.orderly.submit(entry);
         else this.concurrent!.submit(entry, messages);
       },
-      prepareOrderly: (entry) => this.prepareOrderly(entry),
-      offsetMoved: (entry, nextOffset) => this.offsetMoved(entry, nextOffset),
+      prepareOrderly: async (entry) => {
+        if (!(await rebalancer.prepareOrderly(entry))) return false;
+        if (entry.pq.msgCount > 0) this.orderly?.submit(entry);
+        return true;
+      },
+      offsetMoved: (entry, nextOffset) => rebalancer.offsetMoved(entry, nextOffset),
       subscriptionMissing: () => void client.sendHeartbeatToAllBrokers(),
-      sleep: (ms) => this.sleep(ms),
+      sleep: (ms) => this.life.sleep(ms),
     };
   }
 
@@ -425,66 +394,16 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       });
   }
 
-  private record(topic: string, count: number, ok: boolean, rtMs: number): void {
-    let s = this.stats.get(topic);
-    if (s === undefined) this.stats.set(topic, (s = { ok: 0, failed: 0, rtSum: 0 }));
-    if (ok) s.ok += count;
-    else s.failed += count;
-    s.rtSum += rtMs;
-  }
-
-  /** @internal Java `ConsumeStatus` of a wire topic: averages since start. */
+  /** @internal Java `ConsumeStatus` of a wire topic (running info). */
   consumeStatus(topic: string): ConsumeStatusData {
-    const s = this.stats.get(topic) ?? { ok: 0, failed: 0, rtSum: 0 };
-    const seconds = Math.max(1, (Date.now() - this.startTimestamp) / 1000);
-    const calls = s.ok + s.failed;
-    return {
-      pullRT: 0,
-      pullTPS: 0,
-      consumeRT: calls === 0 ? 0 : s.rtSum / calls,
-      consumeOKTPS: s.ok / seconds,
-      consumeFailedTPS: s.failed / seconds,
-      consumeFailedMsgs: s.failed,
-    };
+    return this.stats.status(topic);
   }
 
-  /**
-   * @internal RESET_CONSUMER_CLIENT_OFFSET: the topic's queues are dropped, the given offsets
-   * stored at once, and the next rebalance takes the queues again from there.
-   */
+  /** @internal RESET_CONSUMER_CLIENT_OFFSET: the topic restarts at `offsets` (see Rebalancer). */
   async resetOffset(topic: string, offsets: Array<{ mq: MessageQueue; offset: number }>): Promise<void> {
-    const rebalancer = this.rebalancer;
-    const store = this.offsetStore;
-    if (rebalancer === undefined || store === undefined || this.state !== 'RUNNING') return;
+    if (this.state !== 'RUNNING' || this.rebalancer === undefined) return;
     this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
-    for (const e of [...rebalancer.table.values()]) {
-      if (e.mq.topic !== topic) continue;
-      e.pq.dropped = true;
-      e.pq.clear();
-      rebalancer.table.delete(e.key);
-    }
-    for (const { mq, offset } of offsets) {
-      store.updateOffset(mq, offset, false);
-      await store.persist(mq);
-      store.removeOffset(mq);
-    }
-    await this.rebalanceNow();
-  }
-
-  /** Per-queue thresholds; topic thresholds are split over the queues held (Java). */
-  private thresholds(topic: string): { count: number; sizeMiB: number } {
-    const o = this.options;
-    let count = o.pullThresholdForQueue;
-    let sizeMiB = o.pullThresholdSizeForQueue;
-    if (o.pullThresholdForTopic !== -1 || o.pullThresholdSizeForTopic !== -1) {
-      let held = 0;
-      for (const e of this.rebalancer?.table.values() ?? []) if (e.mq.topic === topic) held++;
-      held = Math.max(1, held);
-      if (o.pullThresholdForTopic !== -1) count = Math.max(1, Math.floor(o.pullThresholdForTopic / held));
-      if (o.pullThresholdSizeForTopic !== -1)
-        sizeMiB = Math.max(1, Math.floor(o.pullThresholdSizeForTopic / held));
-    }
-    return { count, sizeMiB };
+    await this.rebalancer.resetOffsets(topic, offsets);
   }
 
   private async queuesChanged(event: RebalanceEvent): Promise<void> {
@@ -516,53 +435,16 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     };
   }
 
-  /** Orderly pull precondition: locked (clustering) and, after the first lock, the offset re-read. */
-  private async prepareOrderly(entry: QueueEntry): Promise<boolean> {
-    if (!this.clustering) return true;
-    if (!(await this.ensureLocked(entry))) return false;
-    if (!entry.pq.previouslyLocked) {
-      // Another client may have consumed this queue until it lost the lock (apache/rocketmq#1825).
-      const store = this.offsetStore;
-      if (store instanceof RemoteBrokerOffsetStore) {
-        const stored = (await store.readStoredOffset(entry.mq)).offset;
-        if (stored === OFFSET_READ_ERROR) return false;
-        // −1: nothing stored yet, so the start offset the rebalance computed stands.
-        if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
-      }
-      entry.pq.previouslyLocked = true;
-    }
-    if (entry.pq.msgCount > 0) this.orderly?.submit(entry);
-    return true;
-  }
-
-  private async ensureLocked(entry: QueueEntry): Promise<boolean> {
-    if (!this.clustering) return true;
-    const pq = entry.pq;
-    if (pq.locked && !pq.isLockExpired(this.options.lockMaxLiveTime)) return true;
-    return (await this.rebalancer?.lockOne(entry)) ?? false;
-  }
-
-  private offsetMoved(entry: QueueEntry, nextOffset: number): void {
-    entry.pq.dropped = true;
-    this.later(10_000, () => {
-      this.offsetStore?.updateOffset(entry.mq, nextOffset, false);
-      void this.offsetStore?.persist(entry.mq);
-      if (this.rebalancer?.table.get(entry.key) === entry) this.rebalancer.table.delete(entry.key);
-      void this.rebalanceNow();
-    });
-  }
-
   /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED). */
   rebalanceNow(): Promise<void> {
     if (this.state !== 'RUNNING' || this.pausedAll) return Promise.resolve();
     return this.rebalancer?.trigger() ?? Promise.resolve();
   }
 
-  private async persistOffsets(): Promise<void> {
+  /** Commits the in-memory offsets of `held` (every queue held when absent); emits 'offsetsCommitted'. */
+  private async persistOffsets(held = this.rebalancer?.heldQueues() ?? []): Promise<void> {
     const store = this.offsetStore;
-    const rebalancer = this.rebalancer;
-    if (store === undefined || rebalancer === undefined) return;
-    const held = rebalancer.heldQueues();
+    if (store === undefined) return;
     const offsets: Array<{ queue: MessageQueue; offset: number }> = [];
     for (const mq of held) {
       const offset = await store.readOffset(mq, 'MEMORY');
@@ -624,10 +506,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     }
     if (this.state !== 'RUNNING') return;
     this.state = 'SHUTTING_DOWN';
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    for (const wake of [...this.sleepers]) wake();
-    const drained = await this.whenTasksDone(this.options.awaitTerminationMillisWhenShutdown);
+    this.life.stop();
+    const drained = await this.life.whenTasksDone(this.options.awaitTerminationMillisWhenShutdown);
     if (!drained)
       this.logger.warn(
         'handlers still running after awaitTerminationMillisWhenShutdown; their messages will be delivered again',
@@ -637,7 +517,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     const entries = [...(this.rebalancer?.table.values() ?? [])];
     for (const e of entries) e.pq.dropped = true;
     const held = entries.map((e) => e.mq);
-    await this.persistOffsetsOf(held);
+    await this.persistOffsets(held);
     if (this.options.consumeOrderly && this.clustering) await this.rebalancer?.unlockAll(held);
     this.rebalancer?.table.clear();
     const instance = this.instance;
@@ -647,39 +527,15 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       for (const topic of this.subs.keys()) instance.routes.unpin(topic);
       await releaseClientInstance(instance);
     }
-    const mine = processSubscriptions.get(this.wireGroup);
-    for (const s of this.subs.values()) if (mine?.get(s.data.topic) === s.data) mine.delete(s.data.topic);
+    forgetGroupSubscriptions(
+      this.wireGroup,
+      [...this.subs.values()].map((s) => s.data),
+    );
     this.state = 'SHUT_DOWN';
     this.logger.info('push consumer shut down', {
       group: this.options.consumerGroup,
       clientId: this.clientId,
     });
-  }
-
-  /** Resolves true once every consume task finished, false after `timeoutMs`. */
-  private async whenTasksDone(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.tasks.size > 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.tasks]),
-        new Promise<void>((r) => (timer = setTimeout(r, left))),
-      ]);
-      clearTimeout(timer);
-    }
-    return true;
-  }
-
-  private async persistOffsetsOf(held: MessageQueue[]): Promise<void> {
-    const store = this.offsetStore;
-    if (store === undefined) return;
-    try {
-      await store.persistAll(held);
-    } catch (err) {
-      this.logger.warn('persisting consumer offsets at shutdown failed', { error: err });
-    }
   }
 
   /** Whether the consumer runs (started and not shutting down). */
@@ -702,34 +558,5 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       handler: this.handler,
       pool: this.pool,
     };
-  }
-
-  private every(ms: number, fn: () => void): void {
-    const t = setInterval(fn, ms);
-    t.unref();
-    this.timers.add(t);
-  }
-
-  private later(ms: number, fn: () => void): void {
-    if (this.state !== 'RUNNING') return;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, ms);
-    t.unref();
-    this.timers.add(t);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.state !== 'RUNNING') return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const wake = (): void => {
-        clearTimeout(t);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const t = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
   }
 }

@@ -17,7 +17,7 @@ import type { OffsetStore } from './offset-store/offset-store.js';
 import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 import { parseConsumeTimestamp } from './options.js';
 import { ProcessQueue } from './process-queue.js';
-import type { QueueEntry } from './pull-loop.js';
+import { PULL_DELAY, type QueueEntry } from './pull-loop.js';
 
 /** Java `rocketmq.client.unlockDelayTimeMills`: unlock of a queue whose batch is still running. */
 export const UNLOCK_DELAY_MS = 20_000;
@@ -61,7 +61,11 @@ export class Rebalancer {
           try {
             await this.rebalanceTopic(topic);
           } catch (err) {
-            this.ctx.logger.warn('rebalance of a topic failed', { topic, error: err });
+            // The retry topic has no route until the broker registered it after our heartbeat.
+            const log = topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)
+              ? this.ctx.logger.debug
+              : this.ctx.logger.warn;
+            log.call(this.ctx.logger, 'rebalance of a topic failed', { topic, error: err });
           }
         }
       } while (this.again);
@@ -239,6 +243,69 @@ export class Rebalancer {
       if (ctx.isConsuming(entry.key)) ctx.later(UNLOCK_DELAY_MS, unlock);
       else unlock();
     }
+  }
+
+  /** Orderly: the queue's lock is held and fresh, or was just taken (clustering only). */
+  async ensureLocked(entry: QueueEntry): Promise<boolean> {
+    if (!this.ctx.clustering) return true;
+    const pq = entry.pq;
+    if (pq.locked && !pq.isLockExpired(this.ctx.options.lockMaxLiveTime)) return true;
+    return this.lockOne(entry);
+  }
+
+  /** Orderly pull precondition: locked and, after the first lock, the offset re-read. */
+  async prepareOrderly(entry: QueueEntry): Promise<boolean> {
+    if (!this.ctx.clustering) return true;
+    if (!(await this.ensureLocked(entry))) return false;
+    if (!entry.pq.previouslyLocked) {
+      // Another client may have consumed this queue until it lost the lock (apache/rocketmq#1825).
+      const store = this.ctx.offsetStore;
+      if (store instanceof RemoteBrokerOffsetStore) {
+        const stored = (await store.readStoredOffset(entry.mq)).offset;
+        if (stored === OFFSET_READ_ERROR) return false;
+        // −1: nothing stored yet, so the start offset computed when the queue was taken stands.
+        if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
+      }
+      entry.pq.previouslyLocked = true;
+    }
+    return true;
+  }
+
+  /**
+   * OFFSET_ILLEGAL (§2.3): the queue stops; after 10 s the broker's offset is stored and the queue
+   * leaves the table, so the next round takes it again from there.
+   */
+  offsetMoved(entry: QueueEntry, nextOffset: number): void {
+    entry.pq.dropped = true;
+    this.ctx.later(PULL_DELAY.offsetMovedRemoval, () => {
+      this.ctx.offsetStore.updateOffset(entry.mq, nextOffset, false);
+      void this.ctx.offsetStore.persist(entry.mq);
+      if (this.table.get(entry.key) === entry) this.table.delete(entry.key);
+      void this.trigger();
+    });
+  }
+
+  /**
+   * RESET_CONSUMER_CLIENT_OFFSET: the topic's queues are dropped, the given offsets stored at
+   * once, and a round takes the queues again from there.
+   */
+  async resetOffsets(
+    topic: string,
+    offsets: ReadonlyArray<{ mq: MessageQueue; offset: number }>,
+  ): Promise<void> {
+    const store = this.ctx.offsetStore;
+    for (const e of [...this.table.values()]) {
+      if (e.mq.topic !== topic) continue;
+      e.pq.dropped = true;
+      e.pq.clear();
+      this.table.delete(e.key);
+    }
+    for (const { mq, offset } of offsets) {
+      store.updateOffset(mq, offset, false);
+      await store.persist(mq);
+      store.removeOffset(mq);
+    }
+    await this.trigger();
   }
 
   /** Orderly: LOCK_BATCH_MQ for every held queue, per broker (Java `lockAll`, every 20 s). */

@@ -53,3 +53,32 @@ export function buildSubscriptionData(
 export function sameFilter(a: SubscriptionData, b: SubscriptionData): boolean {
   return a.expressionType === b.expressionType && a.subString.trim() === b.subString.trim();
 }
+
+/** group → topic → subscriptions of the consumers of this process (consumer.md §4). */
+const groupSubscriptions = new Map<string, Map<string, Set<SubscriptionData>>>();
+
+/**
+ * Records a consumer's subscription of its group; returns another member's subscription of the
+ * topic when it filters differently (the broker keeps one per group: the last heartbeat wins).
+ */
+export function noteGroupSubscription(group: string, data: SubscriptionData): SubscriptionData | undefined {
+  let topics = groupSubscriptions.get(group);
+  if (topics === undefined) groupSubscriptions.set(group, (topics = new Map()));
+  let members = topics.get(data.topic);
+  if (members === undefined) topics.set(data.topic, (members = new Set()));
+  const other = [...members].find((m) => !sameFilter(m, data));
+  members.add(data);
+  return other;
+}
+
+/** A consumer shut down or re-subscribed: these subscriptions no longer count. */
+export function forgetGroupSubscriptions(group: string, datas: readonly SubscriptionData[]): void {
+  const topics = groupSubscriptions.get(group);
+  if (topics === undefined) return;
+  for (const d of datas) {
+    const members = topics.get(d.topic);
+    members?.delete(d);
+    if (members?.size === 0) topics.delete(d.topic);
+  }
+  if (topics.size === 0) groupSubscriptions.delete(group);
+}

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { flowControlReason, queueThresholds } from '../../src/consumer/flow-control.js';
 import { ProcessQueue, type CachedMessage } from '../../src/consumer/process-queue.js';
 
 function msgs(...offsets: number[]): CachedMessage[] {
@@ -77,4 +78,35 @@ test('lock and pull expiry', () => {
   const info = pq.info(7);
   assert.equal(info.commitOffset, 7);
   assert.equal(info.droped, false);
+});
+
+test('flow control: count, size and span thresholds; topic thresholds split over the held queues', () => {
+  const base = {
+    pullThresholdForQueue: 3,
+    pullThresholdSizeForQueue: 1,
+    pullThresholdForTopic: -1,
+    pullThresholdSizeForTopic: -1,
+  };
+  assert.deepEqual(queueThresholds(base, 4), { count: 3, sizeMiB: 1 });
+  assert.deepEqual(
+    queueThresholds({ ...base, pullThresholdForTopic: 100, pullThresholdSizeForTopic: 10 }, 4),
+    {
+      count: 25,
+      sizeMiB: 2,
+    },
+  );
+  assert.deepEqual(queueThresholds({ ...base, pullThresholdForTopic: 2 }, 8).count, 1, 'never below 1');
+  const pq = new ProcessQueue();
+  const t = queueThresholds(base, 1);
+  pq.putMessages(msgs(0, 1, 2));
+  assert.equal(flowControlReason(pq, t, 2000), undefined);
+  pq.putMessages(msgs(3));
+  assert.equal(flowControlReason(pq, t, 2000), 'cached message count');
+  const big = new ProcessQueue();
+  big.putMessages([{ queueOffset: 0, body: Buffer.alloc(2 * 1024 * 1024) }]);
+  assert.equal(flowControlReason(big, t, 2000), 'cached message size');
+  const wide = new ProcessQueue();
+  wide.putMessages(msgs(0, 5000));
+  assert.equal(flowControlReason(wide, t, 2000), 'offset span');
+  assert.equal(flowControlReason(wide, t, undefined), undefined, 'orderly: no span limit');
 });

@@ -223,3 +223,38 @@ test('an SQL92 subscription on brokers without property filtering fails at start
     },
   );
 });
+
+test('eachBatch gets up to consumeMessageBatchMaxSize messages per call; a plain handler always one', async () => {
+  await scenario({ brokers: 1 }, 1, async ({ h, topic, group }) => {
+    await h.send(topic, 20);
+    const sizes: number[] = [];
+    const batch = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      consumeMessageBatchMaxSize: 8,
+    });
+    batch.subscribe(topic);
+    await batch.start({
+      eachBatch: (messages: ConsumerMessage[]) => {
+        sizes.push(messages.length);
+      },
+    });
+    await waitFor(() => sizes.reduce((a, b) => a + b, 0) === 20, 'every message in batches');
+    assert.ok(sizes.every((n) => n >= 1 && n <= 8));
+    assert.ok(
+      sizes.some((n) => n > 1),
+      `some calls got several messages: ${sizes.join(',')}`,
+    );
+    const single: string[] = [];
+    const one = h.consumer({
+      consumerGroup: `${group}_single`,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      consumeMessageBatchMaxSize: 8,
+    });
+    one.subscribe(topic);
+    await one.start((m: ConsumerMessage) => {
+      single.push(m.msgId);
+    });
+    await waitFor(() => single.length === 20, 'every message, one per call');
+  });
+});
