@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DemoConsumerGroup } from '../../src/cli/demo/consumer-group.js';
+import { DemoConsumerGroup, duplicateCause, type Delivery } from '../../src/cli/demo/consumer-group.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { uniqueName } from '../server/broker/rpc-helpers.js';
@@ -64,5 +64,41 @@ describe('demo consumer group', () => {
     assert.equal(group.events.length, 2, group.events.join('; '));
     assert.match(group.events[0] ?? '', /^consumer 2 killed \(SIGKILL\) after \d+ deliveries$/);
     assert.equal(group.events[1], 'consumer 2 restarted');
+  });
+});
+
+describe('duplicateCause', () => {
+  const d = (member: number, incarnation: number, queue = 'broker-a/0', reconsumeTimes = 0): Delivery => ({
+    member,
+    incarnation,
+    queue,
+    reconsumeTimes,
+  });
+  const none = new Set<string>();
+
+  it('two queues: the producer stored the message twice', () => {
+    assert.equal(duplicateCause([d(0, 0), d(1, 0, 'broker-b/3')], none), 'producer retry stored it twice');
+  });
+  it('a redelivery with reconsumeTimes > 0: a consumer retry', () => {
+    assert.equal(
+      duplicateCause([d(0, 0), d(0, 0, 'broker-a/0', 1)], none),
+      'consumer retry (handler failed)',
+    );
+  });
+  it('first delivered by a killed incarnation: uncommitted at the kill', () => {
+    assert.equal(
+      duplicateCause([d(1, 0), d(0, 0)], new Set(['1/0'])),
+      'in flight or uncommitted when a consumer was killed',
+    );
+  });
+  it('two members otherwise: a rebalance; the same member twice: the broker gave it again', () => {
+    assert.equal(
+      duplicateCause([d(0, 0), d(1, 1)], new Set(['1/0'])),
+      'a queue moved to the other member before its offset was committed (rebalance)',
+    );
+    assert.equal(
+      duplicateCause([d(0, 0), d(0, 0)], none),
+      'redelivered to the same member (broker restart or offset not yet persisted)',
+    );
   });
 });

@@ -17,7 +17,7 @@ const ENTRY = fileURLToPath(new URL('./consumer-process.js', import.meta.url));
 export const CONSUMER_KILL_AT = 0.3;
 export const CONSUMER_RESTART_AT = 0.5;
 
-interface Delivery {
+export interface Delivery {
   member: number;
   /** Which start of that member (0 = first; a restart is a new incarnation). */
   incarnation: number;
@@ -136,7 +136,7 @@ export class DemoConsumerGroup {
       if (failedSeqs.has(seq)) storedButFailed++;
       if (list.length < 2) continue;
       duplicates += list.length - 1;
-      causes[this.causeOf(list)] += list.length - 1;
+      causes[duplicateCause(list, this.killedIncarnations)] += list.length - 1;
     }
     return {
       consumed: this.total,
@@ -148,17 +148,6 @@ export class DemoConsumerGroup {
       misplaced: 0,
       duplicateCauses: causes,
     };
-  }
-
-  private causeOf(list: readonly Delivery[]): DuplicateCause {
-    if (new Set(list.map((d) => d.queue)).size > 1) return 'producer retry stored it twice';
-    if (list.some((d) => d.reconsumeTimes > 0)) return 'consumer retry (handler failed)';
-    const first = list[0]!;
-    if (this.killedIncarnations.has(`${first.member}/${first.incarnation}`))
-      return 'in flight or uncommitted when a consumer was killed';
-    return new Set(list.map((d) => `${d.member}/${d.incarnation}`)).size > 1
-      ? 'a queue moved to the other member before its offset was committed (rebalance)'
-      : 'redelivered to the same member (broker restart or offset not yet persisted)';
   }
 
   private startMember(i: number): Promise<void> {
@@ -204,4 +193,21 @@ export class DemoConsumerGroup {
       });
     });
   }
+}
+
+/**
+ * Why one message was delivered more than once, from its deliveries in order: from two queues,
+ * the producer stored it twice; with reconsumeTimes > 0, a handler failed; first delivered by an
+ * incarnation that was later SIGKILLed, its offset was not committed; by two members, its queue
+ * moved; else the same member got it again (a broker restart lost the committed offset).
+ */
+export function duplicateCause(list: readonly Delivery[], killed: ReadonlySet<string>): DuplicateCause {
+  if (new Set(list.map((d) => d.queue)).size > 1) return 'producer retry stored it twice';
+  if (list.some((d) => d.reconsumeTimes > 0)) return 'consumer retry (handler failed)';
+  const first = list[0]!;
+  if (killed.has(`${first.member}/${first.incarnation}`))
+    return 'in flight or uncommitted when a consumer was killed';
+  return new Set(list.map((d) => `${d.member}/${d.incarnation}`)).size > 1
+    ? 'a queue moved to the other member before its offset was committed (rebalance)'
+    : 'redelivered to the same member (broker restart or offset not yet persisted)';
 }
