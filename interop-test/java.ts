@@ -220,6 +220,67 @@ export function consumeWithJava(
   ]);
 }
 
+export interface PushOptions {
+  /** How long the member stays in the group. */
+  durationMs: number;
+  /** @default 'first' */
+  from?: 'first' | 'last';
+  /** Tag expression. @default '*' */
+  expression?: string;
+  /** SQL92 selector instead of a tag expression. */
+  sql?: string;
+  /** Consume threads. @default 20 */
+  threads?: number;
+}
+
+/**
+ * The driver's plain push consumer as one member of `group` on `topics` for `durationMs`: what it
+ * consumed and which queues it held over time.
+ */
+export function pushWithJava(
+  version: string,
+  namesrvAddr: string,
+  group: string,
+  topics: readonly string[],
+  options: PushOptions,
+): Promise<PushResult> {
+  const args = ['push', '--namesrv', namesrvAddr, '--group', group, '--topics', topics.join(',')];
+  args.push('--duration-ms', String(options.durationMs), '--from', options.from ?? 'first');
+  if (options.expression !== undefined) args.push('--expression', options.expression);
+  if (options.sql !== undefined) args.push('--sql', options.sql);
+  if (options.threads !== undefined) args.push('--threads', String(options.threads));
+  return runDriver<PushResult>(version, args, { timeoutMs: options.durationMs + 60_000 });
+}
+
+/**
+ * The Java consumer benchmark: a new group drains `expect` messages of `topic` from the first
+ * offset with 20 consume threads. Runs with the full JIT (the harness default is C1 only).
+ */
+export function drainWithJava(
+  version: string,
+  namesrvAddr: string,
+  topic: string,
+  group: string,
+  expect: number,
+  threads = 20,
+): Promise<DrainResult> {
+  return runDriver<DrainResult>(
+    version,
+    [
+      'drain',
+      '--namesrv',
+      namesrvAddr,
+      '--topic',
+      topic,
+      '--group',
+      group,
+      '--expect',
+      String(expect),
+    ].concat(['--threads', String(threads)]),
+    { timeoutMs: 600_000, jvmArgs: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] },
+  );
+}
+
 /** `mqadmin <args>` (org.apache.rocketmq.tools.command.MQAdminStartup); returns stdout. */
 export async function runMqadmin(
   version: string,
@@ -371,4 +432,39 @@ export function describeConsume(r: ConsumeResult): string {
     unexpected: r.unexpected.slice(0, 3),
     noSeq: r.noSeq.slice(0, 3),
   });
+}
+
+export interface PushedMessage {
+  msgId: string;
+  topic: string;
+  brokerName: string;
+  queueId: number;
+  queueOffset: number;
+  reconsumeTimes: number;
+  properties: Record<string, string>;
+  atMs: number;
+}
+
+export interface PushResult {
+  clientId: string;
+  total: number;
+  startedAtMs: number;
+  endedAtMs: number;
+  /** Queues held at the end, as `topic@brokerName@queueId`. */
+  allocation: string[];
+  /** Every change of the held queues, with its epoch time. */
+  timeline: { atMs: number; queues: string[] }[];
+  messages: PushedMessage[];
+}
+
+export interface DrainResult {
+  client: string;
+  received: number;
+  bytes: number;
+  complete: boolean;
+  firstToLastMs: number;
+  msgsPerSec: number;
+  cpuMs: number;
+  wallMs: number;
+  cpuUsPerMsg: number;
 }

@@ -6,7 +6,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Producer } from '../src/producer/producer.js';
+import type { Producer } from '../src/producer/producer.js';
+import { interopProducer } from './our-clients.js';
 import type { Message } from '../src/producer/message.js';
 import type { SendResult } from '../src/producer/send-result.js';
 import { detMessage } from './deterministic.js';
@@ -34,13 +35,7 @@ describe('our producer against real RocketMQ', { concurrency: 1 }, () => {
 
       before(async () => {
         cluster = await RealCluster.start({ version });
-        producer = new Producer({
-          producerGroup: `interop_ts_pg_${run}`,
-          namesrvAddr: cluster.namesrvAddr,
-          instanceName: `interop_${run}`,
-          pollNameServerInterval: 1000,
-        });
-        await producer.start();
+        producer = await interopProducer(cluster.namesrvAddr, run);
       });
 
       after(async () => {

@@ -13,9 +13,10 @@ const HELP = `Usage: rocketmq-ts demo [options]
 A live fault-tolerance run. Starts an embedded cluster (NameServer + brokers, fault injection
 on), sends at a steady rate, and injects faults into one broker on a schedule: slow (500 ms added
 latency), busy (SYSTEM_BUSY), hung (never answers), killed (then restarted), with a recovery
-phase after each. Shows per broker sends/s, p99, share of the traffic and isolation, live. At the
-end it reads every message back and checks that no acknowledged message was lost (exit code 1
-otherwise).
+phase after each. Shows per broker sends/s, p99, share of the traffic and isolation, live. A
+consumer group of two consumes meanwhile; one member is killed (SIGKILL) at 30 % of the run and
+restarted at 50 %. At the end every acknowledged message must have been consumed (exit code 1
+otherwise); duplicates are counted with their causes.
 
 Options:
   --duration <time>     run length: 30, 30s, 500ms, 2m (default 30s)
@@ -104,6 +105,7 @@ export function jsonSummary(runs: readonly RunResult[], ok: boolean, report: str
       lost: r.verification?.lost ?? null,
       lostMsgIds: r.verification?.lostMsgIds ?? [],
       duplicates: r.verification?.duplicates ?? null,
+      duplicateCauses: r.verification?.duplicateCauses ?? null,
       storedButFailed: r.verification?.storedButFailed ?? null,
       p50Ms: round(r.p50),
       p99Ms: round(r.p99),

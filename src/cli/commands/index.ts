@@ -8,6 +8,7 @@ import { faultCommand } from './fault.js';
 import { namesrvCommand } from './namesrv.js';
 import { topicCreateCommand } from './topic-create.js';
 import { sendCommand } from './send.js';
+import { consumeCommand } from './consume.js';
 import { routeCommand } from './route.js';
 
 /** Every CLI command; each helper file adds itself here. */
@@ -21,5 +22,6 @@ export const commands: CliCommand[] = [
   demoCommand,
   benchCommand,
   sendCommand,
+  consumeCommand,
   routeCommand,
 ];

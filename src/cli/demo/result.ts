@@ -10,8 +10,16 @@ export interface RecoveryFigure {
   readonly observedMs: number;
 }
 
+/** Why a message was consumed more than once (demo consumer group). */
+export type DuplicateCause =
+  | 'producer retry stored it twice'
+  | 'in flight or uncommitted when a consumer was killed'
+  | 'consumer retry (handler failed)'
+  | 'a queue moved to the other member before its offset was committed (rebalance)'
+  | 'redelivered to the same member (broker restart or offset not yet persisted)';
+
 export interface VerificationResult {
-  /** Messages read back from the brokers. */
+  /** Messages consumed by the demo's consumer group (every delivery). */
   readonly consumed: number;
   /** Distinct demo messages read back. */
   readonly distinct: number;
@@ -19,8 +27,10 @@ export interface VerificationResult {
   readonly lost: number;
   /** msgIds of the lost messages (at most the first 100). */
   readonly lostMsgIds: readonly string[];
-  /** Extra copies read back (a send retried after a timeout stores twice). */
+  /** Extra deliveries (a send retried after a timeout stores twice; a killed consumer's uncommitted work comes again). */
   readonly duplicates: number;
+  /** The duplicates by cause, when the group consumed them. */
+  readonly duplicateCauses?: Readonly<Record<DuplicateCause, number>>;
   /** Messages read back whose send had failed (stored, but the producer never heard). */
   readonly storedButFailed: number;
   /** Messages read back that sit on another broker or queue than their SendResult said. */

@@ -1,6 +1,7 @@
 /**
- * One fault-tolerance run: cluster (embedded or remote), a paced producer, the fault schedule,
- * live statistics, then reading everything back to prove nothing acknowledged was lost.
+ * One fault-tolerance run: cluster (embedded or remote), a paced producer and a consumer group of
+ * two (one member killed and restarted), the fault schedule, live statistics, then the proof that
+ * every acknowledged message was consumed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,9 @@ import { NamesrvClient } from '../../client/namesrv-client.js';
 import { MASTER_ID } from '../../protocol/headers/route.js';
 import { silentLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
-import { PullReader, queuesFromRoute } from '../../consumer/pull-reader.js';
+import { queuesFromRoute } from '../../consumer/pull-reader.js';
+import { javaTimestamp } from '../commands/consume.js';
+import { CONSUMER_KILL_AT, CONSUMER_RESTART_AT, DemoConsumerGroup } from './consumer-group.js';
 import { EmbeddedFaultController, RemoteFaultController, type FaultController } from './faults.js';
 import { PacedSender } from './pacer.js';
 import { RunRecorder, starvation, timeToRecover, type LiveBrokerView } from './recorder.js';
@@ -80,6 +83,7 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
   let cluster: EmbeddedCluster | undefined;
   let dataDir: string | undefined;
   let producer: Producer | undefined;
+  let consumers: DemoConsumerGroup | undefined;
   const pool = new ConnectionPool();
   try {
     let namesrvAddr: string;
@@ -131,6 +135,20 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       ...(javaLike ? { sendAttemptTimeout: 0 } : {}),
     });
     await producer.start();
+    consumers = new DemoConsumerGroup({
+      namesrvAddr,
+      topic,
+      group: `rocketmq-ts-demo-cg-${runId}`,
+      runProperty: RUN_PROPERTY,
+      runId,
+      seqProperty: SEQ_PROPERTY,
+      // A fresh embedded topic is read from its start; a shared remote one from this run's start.
+      consumeFromWhere: options.namesrv ? 'CONSUME_FROM_TIMESTAMP' : 'CONSUME_FROM_FIRST_OFFSET',
+      consumeTimestamp: javaTimestamp(Date.now() - 10_000),
+    });
+    await consumers.start();
+    const group = consumers;
+    info('consumer group of two started; consumer 2 gets SIGKILL at 30 % of the run and comes back at 50 %');
 
     const recorder = new RunRecorder(brokerNames, phases.length, { bucketMs: bucketFor(options.durationMs) });
     const acks = new Map<number, AckRecord>();
@@ -197,6 +215,8 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       });
     };
     applyPhase(0);
+    let consumerChain: Promise<void> = Promise.resolve();
+    let consumerStep = 0;
 
     const onAbort = (): void => pacer.stop();
     options.signal?.addEventListener('abort', onAbort);
@@ -209,6 +229,16 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
         applyPhase(index);
       }
       recorder.advance(now);
+      const step =
+        now >= options.durationMs * CONSUMER_RESTART_AT
+          ? 2
+          : now >= options.durationMs * CONSUMER_KILL_AT
+            ? 1
+            : 0;
+      for (; consumerStep < step; consumerStep++) {
+        const restart = consumerStep === 1;
+        consumerChain = consumerChain.then(() => (restart ? group.restart(1) : group.kill(1)));
+      }
       options.onTick?.(liveView(options, phases[phaseIndex]!, recorder, sender, pacer, now));
     }, 250);
     try {
@@ -227,21 +257,28 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       activeFault = undefined;
     });
     await faultChain;
+    // the killed consumer is back for the final check (unless the run was interrupted)
+    await consumerChain
+      .then(() => (options.signal?.aborted ? undefined : group.restart(1)))
+      .catch((err: unknown) => notes.push(`Restarting consumer 2 failed: ${firstLine(String(err))}`));
     options.onTick?.(liveView(options, ran[ran.length - 1]!, recorder, sender, pacer, ranMs));
     await producer.shutdown();
     producer = undefined;
 
     let verification: VerificationResult | undefined;
     if (!options.signal?.aborted) {
-      info('reading every message back from the brokers ...');
+      info('waiting for the consumer group to consume every acknowledged message ...');
       try {
-        verification = await verify(namesrvAddr, topic, runId, acks, failedSeqs);
+        await group.waitForAll(acks, 20_000, options.signal);
+        await group.stop();
+        verification = group.verify(acks, failedSeqs);
       } catch (err) {
-        notes.push(`Reading the messages back failed, so nothing is verified: ${firstLine(String(err))}`);
+        notes.push(`Consuming the messages failed, so nothing is verified: ${firstLine(String(err))}`);
       }
     } else {
       notes.push('Interrupted: messages were not read back.');
     }
+    notes.push(...group.events);
 
     const timeline = recorder.timeline();
     const recovery: RecoveryFigure[] = [];
@@ -294,6 +331,7 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
     };
   } finally {
     if (producer) await producer.shutdown().catch(() => {});
+    await consumers?.stop().catch(() => {});
     await pool.close().catch(() => {});
     if (cluster) await cluster.stop().catch(() => {});
     // a dataDir we created is ours to keep (--keep-data); the cluster removes its own temp dir
@@ -365,51 +403,4 @@ async function brokersOf(
     if (master !== undefined) out.set(name, master);
   }
   return out;
-}
-
-/** Reads the topic back and compares it with what the producer was told. */
-export async function verify(
-  namesrvAddr: string,
-  topic: string,
-  runId: string,
-  acks: ReadonlyMap<number, AckRecord>,
-  failedSeqs: ReadonlySet<number>,
-): Promise<VerificationResult> {
-  const reader = new PullReader({ namesrvAddr });
-  const seen = new Map<number, number>();
-  /** seq → whether a copy sits where the SendResult said */
-  const where = new Map<number, boolean>();
-  let consumed = 0;
-  try {
-    for await (const msg of reader.readTopic(topic)) {
-      if (msg.properties[RUN_PROPERTY] !== runId) continue;
-      consumed += 1;
-      const seq = Number(msg.properties[SEQ_PROPERTY]);
-      seen.set(seq, (seen.get(seq) ?? 0) + 1);
-      const ack = acks.get(seq);
-      if (ack) {
-        const here = ack.brokerName === msg.brokerName && ack.queueId === msg.queueId;
-        where.set(seq, (where.get(seq) ?? false) || here);
-      }
-    }
-  } finally {
-    await reader.close();
-  }
-  const lostMsgIds: string[] = [];
-  let lost = 0;
-  for (const [seq, ack] of acks) {
-    if (!seen.has(seq)) {
-      lost += 1;
-      if (lostMsgIds.length < 100) lostMsgIds.push(ack.msgId);
-    }
-  }
-  let misplaced = 0;
-  for (const placed of where.values()) if (!placed) misplaced += 1;
-  let duplicates = 0;
-  let storedButFailed = 0;
-  for (const [seq, n] of seen) {
-    duplicates += n - 1;
-    if (failedSeqs.has(seq)) storedButFailed += 1;
-  }
-  return { consumed, distinct: seen.size, lost, lostMsgIds, duplicates, storedButFailed, misplaced };
 }

@@ -131,8 +131,10 @@ export function renderSummary(run: RunResult, useColor: boolean): string {
     const lost =
       v.lost === 0 ? c.green('0 lost acknowledged messages') : c.red(`${v.lost} LOST acknowledged messages`);
     lines.push(
-      `read back ${v.consumed} (${v.distinct} distinct): ${lost}, ${v.duplicates} duplicates, ${v.storedButFailed} stored although the send failed`,
+      `consumed ${v.consumed} (${v.distinct} distinct): ${lost}, ${v.duplicates} duplicates, ${v.storedButFailed} stored although the send failed`,
     );
+    for (const [cause, n] of Object.entries(v.duplicateCauses ?? {}))
+      if (n > 0) lines.push(`  ${String(n).padStart(6)} duplicates: ${cause}`);
     if (v.lost > 0) lines.push(c.red(`lost msgIds: ${v.lostMsgIds.join(' ')}`));
   }
   lines.push(`latency p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms`);

@@ -19,6 +19,9 @@ import java.util.Map;
  *         [--verify deterministic|none] [--size BYTES] [--settle-ms M] [--report K]
  * bench   --namesrv A --topic T --threads N --size B --duration-ms D [--warmup-ms W]
  * admin   clusterList|topicRoute --namesrv A [--topic T]
+ * push    --namesrv A --topics T1,T2 --group G [--duration-ms D] [--from first|last]
+ *         [--expression E | --sql S] [--threads N] [--max-messages K]
+ * drain   --namesrv A --topic T --group G --expect N [--threads 20] [--timeout-ms M]
  * </pre>
  */
 public final class Driver {
@@ -49,7 +52,7 @@ public final class Driver {
   }
 
   private static int run(String[] args) throws Exception {
-    if (args.length == 0) throw new IllegalArgumentException("usage: produce|consume|bench|admin ...");
+    if (args.length == 0) throw new IllegalArgumentException("usage: produce|consume|bench|push|drain|admin ...");
     String cmd = args[0];
     switch (cmd) {
       case "produce":
@@ -60,6 +63,12 @@ public final class Driver {
         return 0;
       case "bench":
         emit(Bench.run(new Args(args, 1)));
+        return 0;
+      case "push":
+        emit(Push.run(new Args(args, 1)));
+        return 0;
+      case "drain":
+        emit(Drain.run(new Args(args, 1)));
         return 0;
       case "admin":
         if (args.length < 2) throw new IllegalArgumentException("admin clusterList|topicRoute");

@@ -1,0 +1,328 @@
+/**
+ * Consumer benchmark, side by side in one run against one cluster (the embedded one in a child
+ * process by default, a real one with `--namesrv`):
+ *
+ *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java]
+ *
+ * 1. drain: a backlog of `--count` messages of `--size` bytes; each client drains it as a new group
+ *    from the first offset, in its own process (bench/consumer-worker.ts; the Java push consumer
+ *    through the interop driver, 20 threads, only when `npm run interop:prepare` has built it).
+ *    Prints msgs/s from the first to the last message, client CPU µs per message, the embedded
+ *    broker process's CPU per message, and our ratios against the others.
+ * 2. latency: our consumer while a producer sends at a steady `--rate` (5,000 msgs/s) for
+ *    `--latency-seconds`; born → handler p50/p99.
+ * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
+ *
+ * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in $TMPDIR/rocketmq-ts-consumer-prof).
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PacedSender } from '../src/cli/demo/pacer.js';
+import { Producer } from '../src/producer/producer.js';
+import type { Message } from '../src/producer/message.js';
+import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
+const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '128' },
+    count: { type: 'string', default: '200000' },
+    namesrv: { type: 'string' },
+    clients: { type: 'string', default: 'ours,ali-ons,java' },
+    rate: { type: 'string', default: '5000' },
+    'latency-seconds': { type: 'string', default: '10' },
+    'rss-seconds': { type: 'string', default: '15' },
+    'java-version': { type: 'string', default: INTEROP_VERSIONS[0]?.version ?? '4.9.7' },
+    queues: { type: 'string', default: '8' },
+    prof: { type: 'boolean', default: false },
+    skip: { type: 'string', default: '' },
+  },
+});
+
+const size = Number(values.size);
+const count = Number(values.count);
+const clients = (values.clients ?? '').split(',').filter((c) => c !== '');
+const skipPhases = new Set((values.skip ?? '').split(','));
+const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+
+interface Cluster {
+  namesrv: string;
+  /** The embedded cluster's process, whose CPU is read around each drain. */
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+async function startEmbedded(): Promise<Cluster> {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const line = await firstLine(child.stdout, child);
+  const info = JSON.parse(line) as { namesrv: string };
+  return {
+    namesrv: info.namesrv,
+    pid: child.pid,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function firstLine(
+  stream: NodeJS.ReadableStream,
+  child: { once(e: 'exit', l: () => void): void },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    stream.on('data', (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl));
+    });
+    child.once('exit', () => reject(new Error(`child exited before printing: ${out}`)));
+  });
+}
+
+/** utime + stime of a process in ms (Linux /proc), NaN elsewhere. */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After "pid (comm) ": state is field 0, utime field 11, stime field 12, in clock ticks (100/s).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+async function createTopic(namesrv: string, topic: string): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'topic', 'create', '--namesrv', namesrv, '--topic', topic, '--queues', values.queues ?? '8'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  if (code !== 0) throw new Error(`topic create ${topic} failed (exit ${code})`);
+}
+
+/** Fills `topic` with `n` messages of `size` bytes, in batches so the fill takes seconds. */
+async function fill(producer: Producer, topic: string, n: number): Promise<void> {
+  const body = Buffer.alloc(size, 'x');
+  const batch = Math.max(1, Math.min(64, Math.floor((512 * 1024) / (size + 100))));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) {
+      const k = Math.min(batch, n - next);
+      next += k;
+      const msgs: Message[] = Array.from({ length: k }, () => ({ topic, body }));
+      await producer.sendBatch(msgs);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+interface WorkerResult {
+  client: string;
+  [k: string]: unknown;
+}
+
+/** Runs one worker; `onReady` is called on its `{"ready":true}` line. */
+function runWorker(
+  args: string[],
+  onReady?: (child: ChildProcessByStdio<Writable, Readable, null>) => void,
+  nodeArgs: string[] = [],
+): Promise<WorkerResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, WORKER, ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    let result: WorkerResult | undefined;
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      let nl: number;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        const parsed = JSON.parse(line) as WorkerResult & { ready?: boolean };
+        if (parsed.ready === true) onReady?.(child);
+        else result = parsed;
+      }
+    });
+    child.once('exit', (code) =>
+      result !== undefined ? resolve(result) : reject(new Error(`worker ${args.join(' ')} exited ${code}`)),
+    );
+  });
+}
+
+function javaAvailable(version: string): boolean {
+  return existsSync(join(REPO_ROOT, 'interop', 'target', version, 'lib', '.complete'));
+}
+
+interface DrainRow {
+  client: string;
+  msgsPerSec: number;
+  cpuUsPerMsg: number;
+  brokerCpuUsPerMsg: number;
+  received: number;
+  complete: boolean;
+}
+
+async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> {
+  const rows: DrainRow[] = [];
+  for (const client of clients) {
+    const group = `bench_cg_${client.replace(/\W/g, '')}_${run}`;
+    const broker0 = processCpuMs(cluster.pid);
+    let r: DrainResult | WorkerResult;
+    if (client === 'java') {
+      const version = values['java-version'] ?? '4.9.7';
+      if (!javaAvailable(version)) {
+        console.log(`java: skipped (no interop/target/${version}; run npm run interop:prepare)`);
+        continue;
+      }
+      r = await drainWithJava(version, cluster.namesrv, topic, group, count);
+    } else {
+      const prof = values.prof && client === 'ours' ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [];
+      const args = ['--client', client, '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
+      r = await runWorker([...args, '--group', group, '--expect', String(count)], undefined, prof);
+    }
+    const brokerMs = processCpuMs(cluster.pid) - broker0;
+    const received = Number(r['received' as keyof typeof r]);
+    rows.push({
+      client,
+      msgsPerSec: Number(r['msgsPerSec' as keyof typeof r]),
+      cpuUsPerMsg: Number(r['cpuUsPerMsg' as keyof typeof r]),
+      brokerCpuUsPerMsg: (brokerMs * 1000) / received,
+      received,
+      complete: Boolean(r['complete' as keyof typeof r]),
+    });
+  }
+  return rows;
+}
+
+function printDrain(rows: DrainRow[]): void {
+  console.log(`\ndrain ${count} x ${size} B from the first offset (new group each)`);
+  console.log('client       msgs/s   client CPU µs/msg   broker CPU µs/msg   received');
+  for (const r of rows) {
+    const broker = Number.isFinite(r.brokerCpuUsPerMsg) ? r.brokerCpuUsPerMsg.toFixed(1) : '-';
+    console.log(
+      `${r.client.padEnd(9)} ${String(r.msgsPerSec).padStart(9)}   ${r.cpuUsPerMsg.toFixed(1).padStart(17)}   ${broker.padStart(17)}   ${r.received}${r.complete ? '' : ' (incomplete)'}`,
+    );
+  }
+  const ours = rows.find((r) => r.client === 'ours');
+  if (ours === undefined) return;
+  for (const other of rows.filter((r) => r !== ours)) {
+    console.log(
+      `ours vs ${other.client}: ${(ours.msgsPerSec / other.msgsPerSec).toFixed(2)}x msgs/s, ${(ours.cpuUsPerMsg / other.cpuUsPerMsg).toFixed(2)}x CPU per message`,
+    );
+  }
+}
+
+async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void> {
+  const topic = `bench_lat_${run}`;
+  await createTopic(cluster.namesrv, topic);
+  const rate = Number(values.rate);
+  const seconds = Number(values['latency-seconds']);
+  const expect = Math.floor(rate * seconds);
+  const body = Buffer.alloc(size, 'x');
+  let pacer: PacedSender | undefined;
+  let sending: Promise<void> = Promise.resolve();
+  let acknowledged = 0;
+  const result = await runWorker(
+    ['--client', 'ours', '--mode', 'latency', '--namesrv', cluster.namesrv, '--topic', topic].concat([
+      '--group',
+      `bench_lat_cg_${run}`,
+      '--expect',
+      String(expect),
+      '--seconds',
+      String(seconds),
+    ]),
+    (child) => {
+      pacer = new PacedSender(
+        { ratePerSec: rate, maxInFlight: 256, durationMs: seconds * 1000 },
+        async () => {
+          await producer.send({
+            topic,
+            body,
+            properties: { sentAt: String(performance.timeOrigin + performance.now()) },
+          });
+          acknowledged++;
+        },
+      );
+      sending = pacer.run().then(() => {
+        child.stdin.end(`${acknowledged}\n`);
+      });
+    },
+  );
+  await sending;
+  const f = (k: string): string => Number(result[k]).toFixed(2);
+  console.log(
+    `\nlatency at a steady ${rate} msgs/s for ${seconds} s (${size} B; first 500 skipped), our consumer:`,
+  );
+  console.log(
+    `  received ${String(result['received'])}/${acknowledged} sent (target ${expect}, producer fell behind by ${pacer?.skipped ?? 0})   born→handler p50 ${f('bornP50Ms')} ms  p99 ${f('bornP99Ms')} ms   sent→handler p50 ${f('sentP50Ms')} ms  p99 ${f('sentP99Ms')} ms  max ${f('sentMaxMs')} ms`,
+  );
+}
+
+async function rssPhase(cluster: Cluster, topic: string): Promise<void> {
+  const seconds = values['rss-seconds'] ?? '15';
+  console.log(`\nRSS with a handler that sleeps 100 ms per message, ${seconds} s on the backlog:`);
+  for (const client of clients.filter((c) => c !== 'java')) {
+    const r = await runWorker(
+      ['--client', client, '--mode', 'rss', '--namesrv', cluster.namesrv, '--topic', topic].concat([
+        '--group',
+        `bench_rss_${client.replace(/\W/g, '')}_${run}`,
+        '--seconds',
+        seconds,
+      ]),
+    );
+    const mib = (k: string): string => Number(r[k]).toFixed(1);
+    console.log(
+      `  ${client.padEnd(8)} handled ${String(r['handled'])}  handlers in flight max ${String(r['maxInFlight'])}  RSS start ${mib('rssStartMiB')} MiB  peak ${mib('rssPeakMiB')} MiB  heap ${mib('heapUsedMiB')} MiB  buffers ${mib('externalMiB')} MiB`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const cluster: Cluster =
+    values.namesrv !== undefined
+      ? { namesrv: values.namesrv, pid: undefined, stop: async () => undefined }
+      : await startEmbedded();
+  const producer = new Producer({ namesrvAddr: cluster.namesrv, producerGroup: `bench_pg_${run}` });
+  try {
+    await producer.start();
+    const topic = `bench_consume_${run}`;
+    await createTopic(cluster.namesrv, topic);
+    const t0 = performance.now();
+    await fill(producer, topic, count);
+    console.log(
+      `consumer benchmark: ${values.namesrv !== undefined ? `cluster ${values.namesrv}` : `embedded cluster (2 brokers, pid ${cluster.pid})`}; backlog of ${count} x ${size} B filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    if (!skipPhases.has('drain')) printDrain(await drainPhase(cluster, topic));
+    if (values.prof) console.log(`CPU profile of our drain: ${PROF_DIR}`);
+    if (!skipPhases.has('latency') && clients.includes('ours')) await latencyPhase(cluster, producer);
+    if (!skipPhases.has('rss')) await rssPhase(cluster, topic);
+  } finally {
+    await producer.shutdown();
+    await cluster.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
