@@ -309,18 +309,18 @@ describe('broker consume path', () => {
       return undefined;
     });
     assert.equal(
-      (await broker.request(RequestCode.HEART_BEAT, undefined, heartbeat('10.0.0.1@one'))).code,
+      (await broker.request(RequestCode.HEART_BEAT, undefined, heartbeat('127.0.0.1@one'))).code,
       ResponseCode.SUCCESS,
     );
     assert.ok(cluster.brokers[0]!.broker.topics.get(`%RETRY%${group}`));
     const other = await Rpc.connect(cluster.brokers[0]!.addr);
-    await other.request(RequestCode.HEART_BEAT, undefined, heartbeat('10.0.0.2@two'));
+    await other.request(RequestCode.HEART_BEAT, undefined, heartbeat('127.0.0.2@two'));
     const list = await broker.request(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup: group });
     assert.deepEqual(
       (
         JSON.parse(Buffer.from(list.body ?? []).toString()) as { consumerIdList: string[] }
       ).consumerIdList.sort(),
-      ['10.0.0.1@one', '10.0.0.2@two'],
+      ['127.0.0.1@one', '127.0.0.2@two'],
     );
     other.close();
     for (let i = 0; i < 20 && notified.length < 3; i++) await sleep(25);
@@ -328,9 +328,9 @@ describe('broker consume path', () => {
     const after = await broker.request(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup: group });
     assert.deepEqual(
       (JSON.parse(Buffer.from(after.body ?? []).toString()) as { consumerIdList: string[] }).consumerIdList,
-      ['10.0.0.1@one'],
+      ['127.0.0.1@one'],
     );
-    await broker.request(RequestCode.UNREGISTER_CLIENT, { clientID: '10.0.0.1@one', consumerGroup: group });
+    await broker.request(RequestCode.UNREGISTER_CLIENT, { clientID: '127.0.0.1@one', consumerGroup: group });
     const gone = await broker.request(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup: group });
     assert.equal(gone.code, ResponseCode.SYSTEM_ERROR);
     assert.equal(gone.remark, `no consumer for this group, ${group}`);
