@@ -41,11 +41,14 @@ export type {
 export type { MessageQueue } from './client/route.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
 
-// consumers: push (callback), and the pull reader used by the demo
+// consumers: push (callback), lite pull (poll / for await), and the pull reader used by the demo
 export {
   PushConsumer,
   PUSH_CONSUMER_DEFAULTS,
   HandlerTimeoutError,
+  LitePullConsumer,
+  LITE_PULL_CONSUMER_DEFAULTS,
+  OffsetCommitError,
   PullReader,
   DEFAULT_PULL_READER_OPTIONS,
   queuesFromRoute,
@@ -65,6 +68,7 @@ export {
   type AllocateStrategy,
   type AllocateStrategyName,
   type AllocateContext,
+  type LitePullConsumerOptions,
   type ConsumerMessage,
   type PullReaderOptions,
   type ReadMessage,
