@@ -54,8 +54,11 @@ export class ConsumeQueue {
     this.file = file;
   }
 
-  /** Opens (creating) the queue folder; the store rebuilds queues from the log, so it starts empty. */
-  static async create(
+  /**
+   * Opens (creating) the queue folder with the entries it holds; a torn last entry is cut off.
+   * `minOffset` is the first entry of the oldest file until `correctMinOffset` refines it.
+   */
+  static async open(
     dir: string,
     topic: string,
     queueId: number,
@@ -63,8 +66,87 @@ export class ConsumeQueue {
     hooks?: StoreTestHooks,
   ): Promise<ConsumeQueue> {
     const file = await SegmentedFile.open(dir, entriesPerFile * CQ_ENTRY_SIZE, hooks);
-    await file.truncate(0);
-    return new ConsumeQueue(topic, queueId, file);
+    const torn = file.endOffset % CQ_ENTRY_SIZE;
+    if (torn !== 0) await file.truncate(file.endOffset - torn);
+    const queue = new ConsumeQueue(topic, queueId, file);
+    queue.minOffset = file.minOffset / CQ_ENTRY_SIZE;
+    queue.maxOffset = file.endOffset / CQ_ENTRY_SIZE;
+    return queue;
+  }
+
+  /** Holds no entry file (a queue folder left empty). */
+  get isEmpty(): boolean {
+    return this.file.segmentCount === 0;
+  }
+
+  /**
+   * Recovery: drops the entries of records at or after commit-log offset `physicalOffset`,
+   * and any invalid (zero-filled) entry at the tail, walking back from the end. Only the
+   * entries written since the last checkpoint are visited.
+   */
+  async truncateFromPhysical(physicalOffset: number): Promise<void> {
+    const chunk = 1024;
+    let keep = this.maxOffset;
+    while (keep > this.minOffset) {
+      const from = Math.max(this.minOffset, keep - chunk);
+      const raw = await this.readEntries(from, keep - from);
+      let i = raw.length / CQ_ENTRY_SIZE;
+      while (i > 0) {
+        const e = readCqEntry(raw, (i - 1) * CQ_ENTRY_SIZE);
+        if (e.size > 0 && e.physicalOffset < physicalOffset) break;
+        i--;
+      }
+      keep = from + i;
+      if (i > 0 || raw.length === 0) break;
+    }
+    if (keep < this.maxOffset) await this.truncate(keep);
+  }
+
+  /**
+   * Java `correctMinLogicOffset`: the first entry whose record is still in the commit log
+   * (physical offset >= `logMinOffset`) becomes `minOffset`; `maxOffset` when there is none.
+   * Entries are in commit-log order, so this is a binary search.
+   */
+  async correctMinOffset(logMinOffset: number): Promise<void> {
+    let lo = this.minOffset;
+    let hi = this.maxOffset;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const e = await this.entryAt(mid);
+      if (e === undefined || e.size <= 0 || e.physicalOffset < logMinOffset) lo = mid + 1;
+      else hi = mid;
+    }
+    this.minOffset = lo;
+  }
+
+  /**
+   * Java `deleteExpiredFile(offset)`: deletes the oldest files whose last entry points below
+   * `logMinOffset`, never the newest one. Returns how many were deleted.
+   */
+  async deleteExpired(logMinOffset: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const segs = this.file.list();
+      const first = segs[0];
+      if (first === undefined || segs.length < 2) break;
+      const lastEntry = (first.start + first.size) / CQ_ENTRY_SIZE - 1;
+      const e = lastEntry >= this.minOffset ? await this.entryAt(lastEntry) : undefined;
+      if (e !== undefined && e.physicalOffset >= logMinOffset) break;
+      await this.file.deleteFirst();
+      deleted++;
+    }
+    const floor = this.file.minOffset / CQ_ENTRY_SIZE;
+    if (this.minOffset < floor) this.minOffset = floor;
+    return deleted;
+  }
+
+  /** fdatasync of what was written since the last sync (the checkpoint's flush). */
+  sync(): Promise<void> {
+    return this.file.sync();
+  }
+
+  get hasDirty(): boolean {
+    return this.file.hasDirty;
   }
 
   /** Writes entries starting at queue offset `first`, which must be `maxOffset` or pending past it. */

@@ -1,80 +1,160 @@
 /**
- * In-memory index from (topic, key) to commit-log offsets for QUERY_MESSAGE, rebuilt from the
- * log on start. Memory is fixed: a ring of `capacity` entries chained per hash slot (the shape of
- * Java's IndexFile, kept in typed arrays). When the ring is full the oldest entries are
- * overwritten; lookups stop at entries that have left the ring. Only hashes are kept, so callers
- * confirm each hit by reading the record.
+ * The key index for QUERY_MESSAGE (Java `IndexService`): (topic, key) → commit-log offsets in
+ * Java-layout index files under `<dataDir>/index/` (see `index-file.ts`), so a restart loads
+ * them instead of rebuilding from the log. Only hashes are kept, so callers confirm each hit by
+ * reading the record. Files are named by their creation time; the newest takes new keys and is
+ * held in memory, the others are read from disk. Retention deletes files whose last offset is
+ * below the commit log's first byte.
  */
+import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../../observability/logger.js';
 import { getProperty, PropertyKey } from '../../protocol/message/properties.js';
+import { javaStringHashCode } from '../../protocol/java-string-hash.js';
+import { IndexFile, type IndexGeometry } from './index-file.js';
 
 /** Key separator in the KEYS property (Java `MessageConst.KEY_SEPARATOR`). */
 const KEY_SEPARATOR = ' ';
+const FILE_NAME = /^\d{17}$/;
 
 export class KeyIndex {
-  private readonly capacity: number;
-  private readonly slotMask: number;
-  /** Per slot: sequence number + 1 of the newest entry, 0 when empty. */
-  private readonly slots: Float64Array;
-  private readonly hashes: Int32Array;
-  private readonly offsets: Float64Array;
-  /** Sequence number + 1 of the previous entry in the same slot chain. */
-  private readonly prev: Float64Array;
-  private next = 0;
+  private files: IndexFile[] = [];
+  private sealing: Promise<void> = Promise.resolve();
 
-  constructor(capacity: number) {
-    this.capacity = capacity;
-    let slots = 16;
-    while (slots < capacity) slots *= 2;
-    this.slotMask = slots - 1;
-    this.slots = new Float64Array(slots);
-    this.hashes = new Int32Array(capacity);
-    this.offsets = new Float64Array(capacity);
-    this.prev = new Float64Array(capacity);
+  private constructor(
+    readonly dir: string,
+    private readonly geometry: IndexGeometry,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Loads the index files. Returns `usable: false` (and no files) when some file does not
+   * match `geometry` (the store was created with other index sizes): the caller rebuilds.
+   */
+  static async open(
+    dir: string,
+    geometry: IndexGeometry,
+    now: () => number,
+    logger: Logger,
+  ): Promise<{ index: KeyIndex; usable: boolean }> {
+    await mkdir(dir, { recursive: true });
+    const index = new KeyIndex(dir, geometry, now, logger);
+    const names = (await readdir(dir)).filter((n) => FILE_NAME.test(n)).sort();
+    for (const name of names) {
+      const file = await IndexFile.load(join(dir, name), geometry);
+      if (file === undefined) {
+        logger.warn('key index file does not match maxHashSlotNum/maxIndexNum; rebuilding', { file: name });
+        await index.clear();
+        return { index, usable: false };
+      }
+      index.files.push(file);
+    }
+    // Only the newest file takes keys; an older one that was never filled stays as it is.
+    for (const f of index.files.slice(0, -1)) if (f.writable) await f.flush(true);
+    return { index, usable: true };
   }
 
-  get size(): number {
-    return Math.min(this.next, this.capacity);
+  /** Offset of the last record indexed (recovery re-adds only records after it). */
+  get endPhyOffset(): number {
+    const last = this.files[this.files.length - 1];
+    return last === undefined || last.header.indexCount <= 1 ? -1 : last.header.endPhyOffset;
   }
 
-  add(topic: string, key: string, physicalOffset: number): void {
-    const h = keyHash(topic, key);
-    const slot = h & this.slotMask;
-    const seq = this.next++;
-    const i = seq % this.capacity;
-    this.hashes[i] = h;
-    this.offsets[i] = physicalOffset;
-    this.prev[i] = this.slots[slot]!;
-    this.slots[slot] = seq + 1;
+  get fileCount(): number {
+    return this.files.length;
   }
 
-  /** Candidate offsets for (topic, key), newest first, at most `limit`. */
-  lookup(topic: string, key: string, limit: number): number[] {
-    const h = keyHash(topic, key);
-    const oldestLive = this.next - this.capacity;
+  add(topic: string, key: string, physicalOffset: number, storeTimestamp: number): void {
+    const hash = keyHash(topic, key);
+    let last = this.files[this.files.length - 1];
+    if (last === undefined || !last.writable || last.isFull) {
+      if (last?.writable === true) this.seal(last);
+      last = IndexFile.create(this.nextPath(), this.geometry, physicalOffset);
+      this.files.push(last);
+    }
+    last.put(hash, physicalOffset, storeTimestamp);
+  }
+
+  private seal(file: IndexFile): void {
+    const flush = file.flush(true);
+    this.sealing = this.sealing.then(() =>
+      flush.catch((err: unknown) => this.logger.error('writing a full key index file failed', { err })),
+    );
+  }
+
+  private nextPath(): string {
+    const last = this.files[this.files.length - 1];
+    let t = this.now();
+    let name = timestampName(t);
+    while (last !== undefined && name <= (last.path.slice(-17) ?? '')) name = timestampName(++t);
+    return join(this.dir, name);
+  }
+
+  /** Candidate offsets for (topic, key) stored in [begin, end], newest first, at most `limit`. */
+  async lookup(topic: string, key: string, limit: number, begin: number, end: number): Promise<number[]> {
+    const hash = keyHash(topic, key);
     const out: number[] = [];
-    let seq = this.slots[h & this.slotMask]! - 1;
-    while (seq >= 0 && seq >= oldestLive && out.length < limit) {
-      const i = seq % this.capacity;
-      if (this.hashes[i] === h) out.push(this.offsets[i]!);
-      seq = this.prev[i]! - 1;
+    for (let i = this.files.length - 1; i >= 0 && out.length < limit; i--) {
+      const f = this.files[i]!;
+      if (f.header.indexCount > 1 && f.timeMatches(begin, end)) await f.select(hash, limit, begin, end, out);
+      if (f.header.beginTimestamp < begin) break;
     }
     return out;
   }
 
-  /** Forgets everything. */
-  clear(): void {
-    this.slots.fill(0);
-    this.next = 0;
+  /** The checkpoint's flush: full files finished, the newest written and fdatasync'ed. */
+  async flush(): Promise<void> {
+    await this.sealing;
+    const last = this.files[this.files.length - 1];
+    if (last?.writable === true) await last.flush();
+  }
+
+  /** Java `deleteExpiredFile`: files whose last offset is below `logMinOffset`, never the newest. */
+  async deleteExpired(logMinOffset: number): Promise<number> {
+    let deleted = 0;
+    while (this.files.length > 1 && this.files[0]!.header.endPhyOffset < logMinOffset) {
+      const f = this.files.shift()!;
+      await f.close();
+      await unlink(f.path).catch(() => undefined);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  /** Deletes every file (full rebuild). */
+  async clear(): Promise<void> {
+    await this.close();
+    this.files = [];
+    await rm(this.dir, { recursive: true, force: true });
+    await mkdir(this.dir, { recursive: true });
+  }
+
+  async close(): Promise<void> {
+    await this.sealing;
+    for (const f of this.files) await f.close();
   }
 }
 
-/** FNV-1a over the UTF-16 code units of `topic \u0001 key`. */
+/** `yyyyMMddHHmmssSSS` in local time, as Java names index files. */
+function timestampName(t: number): string {
+  const d = new Date(t);
+  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
+  return (
+    p(d.getFullYear(), 4) +
+    p(d.getMonth() + 1) +
+    p(d.getDate()) +
+    p(d.getHours()) +
+    p(d.getMinutes()) +
+    p(d.getSeconds()) +
+    p(d.getMilliseconds(), 3)
+  );
+}
+
+/** Java `IndexService#buildKey` hashed as `IndexFile#indexKeyHashMethod`: |hashCode of topic#key|. */
 export function keyHash(topic: string, key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < topic.length; i++) h = Math.imul(h ^ topic.charCodeAt(i), 0x01000193);
-  h = Math.imul(h ^ 1, 0x01000193);
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h | 0;
+  const h = Math.abs(javaStringHashCode(`${topic}#${key}`));
+  return h < 0 ? 0 : h;
 }
 
 /** KEYS split by space plus UNIQ_KEY (what Java's IndexService indexes). */

@@ -4,7 +4,9 @@
  * index and the consumer offsets. Layout under `dataDir`, as in Java:
  *
  *   commitlog/00000000000000000000        segments named by their first physical offset
- *   consumequeue/<topic>/<queueId>/<20 digits>   20-byte entries, rebuilt from the log on start
+ *   consumequeue/<topic>/<queueId>/<20 digits>   20-byte entries
+ *   index/<yyyyMMddHHmmssSSS>             key index files (key-index.ts)
+ *   checkpoint, abort                     restart state (checkpoint.ts, restart.ts)
  *   config/consumerOffset.json
  *
  * All writes go through one append path: puts queued in the same tick are encoded, given their
@@ -15,7 +17,7 @@
  */
 import { totalmem } from 'node:os';
 import { EventEmitter } from 'node:events';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
@@ -26,7 +28,9 @@ import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
 import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
 import { END_FILE_MIN_BLANK_LENGTH } from './recovery.js';
-import { rebuildIndexes } from './rebuild.js';
+import { abortFile, StoreCheckpoint } from './checkpoint.js';
+import { loadConsumeQueues, recoverStore, type RecoveryInfo } from './restart.js';
+import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult } from './retention.js';
 import { failed, prepareMessage, type Prepared } from './prepare.js';
 import type { GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
 
@@ -61,6 +65,10 @@ function firstResult(results: PutResult[]): PutResult {
   return results[0]!;
 }
 
+/** Java's SEND answer while the disk is full (`SendMessageProcessor`). */
+const DISK_FULL =
+  "service not available now. It may be caused by one of the following reasons: the broker's disk is full";
+
 const IO_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
 
 /** Events of {@link MessageStore}. */
@@ -76,6 +84,14 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   private readonly queues = new Map<string, Map<number, ConsumeQueue>>();
   private readonly keyIndex: KeyIndex;
   private readonly reader: StoreReader;
+  private readonly checkpoint: StoreCheckpoint;
+  private readonly retention: Retention;
+  private checkpointing: Promise<void> | undefined;
+  private lastStoreTimestamp = 0;
+  private diskFull = false;
+  private recoveryInfo: RecoveryInfo | undefined;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  private cleanTimer: NodeJS.Timeout | undefined;
   private pending: PendingPut[] = [];
   private pendingBytes = 0;
   private drainScheduled = false;
@@ -85,11 +101,12 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   private flushTimer: NodeJS.Timeout | undefined;
   private offsetTimer: NodeJS.Timeout | undefined;
 
-  private constructor(options: StoreOptions, log: CommitLog) {
+  private constructor(options: StoreOptions, log: CommitLog, keyIndex: KeyIndex) {
     super();
     this.options = Object.freeze({ ...options });
     this.log = log;
-    this.keyIndex = new KeyIndex(options.keyIndexCapacity);
+    this.keyIndex = keyIndex;
+    this.checkpoint = new StoreCheckpoint(options.dataDir);
     this.reader = new StoreReader(log.file, this.keyIndex, {
       queueOf: (topic, queueId) => this.queueOf(topic, queueId),
       confirmedPos: () => log.confirmedOffset,
@@ -99,21 +116,51 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       join(options.dataDir, 'config', 'consumerOffset.json'),
       options.logger,
     );
+    this.retention = new Retention({
+      options: this.options,
+      log: log.file,
+      keyIndex,
+      consumerOffsets: this.consumerOffsets,
+      queues: () => this.allQueues(),
+      queueOf: (topic, queueId) => this.queueOf(topic, queueId),
+      setDiskFull: (full) => this.setDiskFull(full),
+    });
   }
 
   /**
-   * Opens (creating) the store under `dataDir` and recovers: the commit log is scanned and
-   * validated from the start, a torn or corrupt tail is cut off, and the consume queues and the
-   * key index are rebuilt from the log.
+   * Opens (creating) the store under `dataDir` and recovers (restart.ts): consume queues and key
+   * index files are loaded, and the commit log is validated and re-dispatched only from the
+   * last checkpoint; a torn or corrupt tail is cut off.
    */
   static async open(input: Partial<StoreOptions> & { dataDir: string }): Promise<MessageStore> {
     const options = resolveStoreOptions(input);
     await mkdir(options.dataDir, { recursive: true });
     const log = await CommitLog.open(options);
-    const store = new MessageStore(options, log);
+    const { index, usable } = await KeyIndex.open(
+      join(options.dataDir, 'index'),
+      { hashSlotNum: options.maxHashSlotNum, indexNum: options.maxIndexNum },
+      () => options.testHooks?.now?.() ?? Date.now(),
+      options.logger,
+    );
+    const store = new MessageStore(options, log, index);
     try {
       await store.consumerOffsets.load();
-      await store.recover();
+      for (const q of await loadConsumeQueues(store.options)) store.addQueue(q);
+      const { info, lastStoreTimestamp } = await recoverStore({
+        options: store.options,
+        log,
+        keyIndex: index,
+        keyIndexUsable: usable,
+        checkpoint: store.checkpoint,
+        queues: () => store.allQueues(),
+        dropQueues: () => store.dropQueues(),
+        queueOf: (topic, queueId) => store.queueOf(topic, queueId),
+        createQueue: (topic, queueId) => store.createQueue(topic, queueId),
+      });
+      store.recoveryInfo = info;
+      store.lastStoreTimestamp = lastStoreTimestamp;
+      await store.writeCheckpoint();
+      await abortFile.mark(options.dataDir);
     } catch (err) {
       await store.closeFiles();
       throw err;
@@ -122,25 +169,73 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     return store;
   }
 
-  // ---------------------------------------------------------------- recovery
+  /** How the last `open` recovered (for logs, tests and the restart benchmark). */
+  get lastRecovery(): RecoveryInfo | undefined {
+    return this.recoveryInfo;
+  }
 
-  private async recover(): Promise<void> {
-    const started = Date.now();
-    await rm(join(this.options.dataDir, 'consumequeue'), { recursive: true, force: true });
-    const result = await rebuildIndexes(this.log.file, this.keyIndex, {
-      queueOf: (topic, queueId) => this.queueOf(topic, queueId),
-      createQueue: (topic, queueId) => this.createQueue(topic, queueId),
-    });
-    await this.log.recovered(result.endOffset, result.stopReason);
-    this.options.logger.info('message store recovered', {
-      dataDir: this.options.dataDir,
-      records: result.records,
-      endOffset: result.endOffset,
-      ms: Date.now() - started,
-    });
+  // ---------------------------------------------------------------- checkpoint, retention
+
+  /**
+   * Makes the commit log, the consume queues and the key index durable up to the current end
+   * of the log and records that offset in `checkpoint`; a restart re-dispatches only what
+   * follows. Runs every `checkpointIntervalMs` and at close; calls are serialized.
+   */
+  checkpointNow(): Promise<void> {
+    const run = (this.checkpointing ?? Promise.resolve()).then(() => this.writeCheckpoint());
+    this.checkpointing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeCheckpoint(): Promise<void> {
+    // Everything below `offset` is written to the queues and the index before it is confirmed.
+    const recoverOffset = this.log.confirmedOffset;
+    const timestamp = this.lastStoreTimestamp;
+    await this.log.sync();
+    for (const q of this.allQueues()) if (q.hasDirty) await q.sync();
+    await this.keyIndex.flush();
+    await this.checkpoint.write({ recoverOffset, timestamp });
+  }
+
+  /**
+   * One retention pass (retention.ts) now; it also runs every `cleanResourceIntervalMs`, the
+   * first 60 s after open.
+   */
+  cleanExpiredFiles(): Promise<CleanResult> {
+    return this.retention.run();
+  }
+
+  /** Set when the disk is above `diskSpaceWarningLevelRatio`: puts are refused. */
+  get isDiskFull(): boolean {
+    return this.diskFull;
+  }
+
+  private setDiskFull(full: boolean): void {
+    if (full === this.diskFull) return;
+    this.diskFull = full;
+    if (full) this.options.logger.error('message store: disk nearly full, refusing puts', {});
+    else this.options.logger.info('message store: disk space OK again, accepting puts', {});
   }
 
   private startTimers(): void {
+    this.checkpointTimer = setInterval(() => {
+      this.checkpointNow().catch((err: unknown) => this.options.logger.error('checkpoint failed', { err }));
+    }, this.options.checkpointIntervalMs);
+    this.checkpointTimer.unref();
+    const clean = (): void => {
+      this.retention
+        .run()
+        .catch((err: unknown) => this.options.logger.error('retention pass failed', { err }));
+    };
+    this.cleanTimer = setTimeout(
+      () => {
+        clean();
+        this.cleanTimer = setInterval(clean, this.options.cleanResourceIntervalMs);
+        this.cleanTimer.unref();
+      },
+      Math.min(FIRST_CLEAN_DELAY_MS, this.options.cleanResourceIntervalMs * 6),
+    );
+    this.cleanTimer.unref();
     if (this.options.flush === 'async') {
       this.flushTimer = setInterval(() => void this.log.backgroundFlush(), this.options.flushIntervalMs);
       this.flushTimer.unref();
@@ -161,20 +256,35 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
 
   private async createQueue(topic: string, queueId: number): Promise<ConsumeQueue> {
     const dir = join(this.options.dataDir, 'consumequeue', topic, String(queueId));
-    const queue = await ConsumeQueue.create(
+    const queue = await ConsumeQueue.open(
       dir,
       topic,
       queueId,
       this.options.consumeQueueEntriesPerFile,
       this.options.testHooks,
     );
-    let byId = this.queues.get(topic);
+    this.addQueue(queue);
+    return queue;
+  }
+
+  private addQueue(queue: ConsumeQueue): void {
+    let byId = this.queues.get(queue.topic);
     if (byId === undefined) {
       byId = new Map();
-      this.queues.set(topic, byId);
+      this.queues.set(queue.topic, byId);
     }
-    byId.set(queueId, queue);
-    return queue;
+    byId.set(queue.queueId, queue);
+  }
+
+  private allQueues(): ConsumeQueue[] {
+    const out: ConsumeQueue[] = [];
+    for (const byId of this.queues.values()) for (const q of byId.values()) out.push(q);
+    return out;
+  }
+
+  private async dropQueues(): Promise<void> {
+    for (const q of this.allQueues()) await q.close();
+    this.queues.clear();
   }
 
   getMinOffset(topic: string, queueId: number): number {
@@ -236,6 +346,9 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       return Promise.resolve(
         all(failed('MESSAGE_ILLEGAL', new RangeError('batch larger than a commit-log segment'))),
       );
+    }
+    if (this.diskFull) {
+      return Promise.resolve(all(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError(DISK_FULL))));
     }
     if (this.pendingBytes + totalSize > this.options.maxPendingBytes) {
       return Promise.resolve(
@@ -354,10 +467,11 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     }
 
     this.log.confirm(append);
+    this.lastStoreTimestamp = now;
     for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.count;
     for (const put of batch)
       for (const p of put.messages)
-        for (const key of p.keys) this.keyIndex.add(p.stored.topic, key, p.stored.physicalOffset);
+        for (const key of p.keys) this.keyIndex.add(p.stored.topic, key, p.stored.physicalOffset, now);
     batch.forEach((put, i) => put.resolve(results[i]!));
     for (const plan of plans.values()) {
       try {
@@ -445,10 +559,17 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     this.closed = true;
     clearInterval(this.flushTimer);
     clearInterval(this.offsetTimer);
+    clearInterval(this.checkpointTimer);
+    clearTimeout(this.cleanTimer);
+    clearInterval(this.cleanTimer);
+    let clean = true;
     try {
       await this.flush();
+      await this.retention.idle();
+      await this.checkpointNow();
     } catch (err) {
-      this.options.logger.error('final commit log flush failed', { err });
+      clean = false;
+      this.options.logger.error('final flush or checkpoint failed', { err });
     }
     try {
       await this.consumerOffsets.persist();
@@ -456,10 +577,14 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       this.options.logger.error('persisting consumer offsets failed', { err });
     }
     await this.closeFiles();
+    // Without the final checkpoint the next open must treat this run as a crash.
+    if (clean) await abortFile.clear(this.options.dataDir);
   }
 
   private async closeFiles(): Promise<void> {
-    for (const byId of this.queues.values()) for (const q of byId.values()) await q.close();
+    for (const q of this.allQueues()) await q.close();
+    await this.keyIndex.close();
+    await this.checkpoint.close().catch(() => undefined);
     await this.log.close();
   }
 }

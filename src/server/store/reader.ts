@@ -239,7 +239,7 @@ export class StoreReader {
   ): Promise<Buffer[]> {
     const out: Buffer[] = [];
     if (maxNum <= 0) return out;
-    const candidates = this.keyIndex.lookup(topic, key, Math.max(256, maxNum * 8));
+    const candidates = await this.keyIndex.lookup(topic, key, Math.max(256, maxNum * 8), begin, end);
     for (const offset of candidates) {
       if (out.length >= maxNum) break;
       const rec = await this.readMessageAt(offset);

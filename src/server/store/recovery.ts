@@ -26,6 +26,7 @@ export interface RecordIndexFields {
   queueId: number;
   queueOffset: number;
   physicalOffset: number;
+  storeTimestamp: number;
   properties: string;
 }
 
@@ -44,7 +45,10 @@ export function parseRecord(buf: Buffer, size: number): RecordIndexFields | stri
   if (queueOffset === undefined || queueOffset < 0 || physicalOffset === undefined || queueId < 0) {
     return 'bad offsets in record header';
   }
-  let at = 48 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0 ? 20 : 8) + 8;
+  let at = 48 + ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0 ? 20 : 8);
+  if (at + 8 > size) return 'record too short for its hosts';
+  const storeTimestamp = readInt64(buf, at) ?? 0;
+  at += 8;
   at += ((sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0 ? 20 : 8) + 4 + 8;
   if (at + 4 > size) return 'record too short for its hosts';
   const bodyLen = buf.readInt32BE(at);
@@ -64,7 +68,7 @@ export function parseRecord(buf: Buffer, size: number): RecordIndexFields | stri
   if (propsLen < 0 || at + propsLen !== size) return `bad properties length ${propsLen}`;
   if (bodyCrc(buf.subarray(bodyStart, bodyStart + bodyLen)) !== bodyCRC) return 'body CRC mismatch';
   const properties = propsLen === 0 ? '' : buf.toString('utf8', at, at + propsLen);
-  return { topic, queueId, queueOffset, physicalOffset, properties };
+  return { topic, queueId, queueOffset, physicalOffset, storeTimestamp, properties };
 }
 
 export interface ScanResult {
@@ -76,11 +80,13 @@ export interface ScanResult {
 }
 
 /**
- * Calls `onRecord` for each valid record in order. `onRecord` may reject a record (returning a
- * reason), which ends the valid log there too.
+ * Calls `onRecord` for each valid record in order from `from` (a record boundary: the start of
+ * a segment or the end of a record). `onRecord` may reject a record (returning a reason), which
+ * ends the valid log there too.
  */
 export async function scanCommitLog(
   log: SegmentedFile,
+  from: number,
   onRecord: (
     message: RecordIndexFields,
     physicalOffset: number,
@@ -88,15 +94,15 @@ export async function scanCommitLog(
   ) => string | undefined | Promise<string | undefined>,
 ): Promise<ScanResult> {
   const segmentSize = log.segmentSize;
-  const segments = [...log.list()];
-  let end = log.minOffset;
+  const segments = log.list().filter((s) => s.start + segmentSize > from);
+  let end = Math.max(from, log.minOffset);
   let records = 0;
   for (const seg of segments) {
-    if (seg.start !== end) {
+    if (seg.start > end) {
       return { endOffset: end, records, stopReason: `records end at ${end}, before segment ${seg.start}` };
     }
     const reader = new SegmentReader(log, seg);
-    let pos = 0;
+    let pos = end - seg.start;
     for (;;) {
       if (pos === seg.size) {
         // Clean end of the data in the newest segment (files are cut to their data, not preallocated).

@@ -19,6 +19,9 @@ export interface Segment {
   size: number;
   handle: FileHandle | undefined;
   opening: Promise<FileHandle> | undefined;
+  /** Async reads in flight; a deleted segment's handle is closed when the last one ends. */
+  readers: number;
+  deleted: boolean;
 }
 
 /** `00000000000000001024` */
@@ -58,7 +61,15 @@ export class SegmentedFile {
         );
       }
       const { size } = await stat(join(dir, name));
-      file.segments.push({ start, path: join(dir, name), size, handle: undefined, opening: undefined });
+      file.segments.push({
+        start,
+        path: join(dir, name),
+        size,
+        handle: undefined,
+        opening: undefined,
+        readers: 0,
+        deleted: false,
+      });
     }
     return file;
   }
@@ -108,7 +119,7 @@ export class SegmentedFile {
   private async createSegment(start: number): Promise<Segment> {
     const path = join(this.dir, segmentName(start));
     const handle = await open(path, 'w+');
-    const seg: Segment = { start, path, size: 0, handle, opening: undefined };
+    const seg: Segment = { start, path, size: 0, handle, opening: undefined, readers: 0, deleted: false };
     this.segments.push(seg);
     if (this.syncDirOnCreate) {
       const dir = await open(this.dir, 'r');
@@ -178,8 +189,14 @@ export class SegmentedFile {
       const inSeg = offset + done - seg.start;
       const want = Math.min(length - done, seg.size - inSeg);
       if (want <= 0) break;
-      const handle = await this.handleOf(seg);
-      const { bytesRead } = await handle.read(out, done, want, inSeg);
+      seg.readers++;
+      let bytesRead: number;
+      try {
+        const handle = await this.handleOf(seg);
+        ({ bytesRead } = await handle.read(out, done, want, inSeg));
+      } finally {
+        if (--seg.readers === 0 && seg.deleted) await this.closeSegment(seg);
+      }
       done += bytesRead;
       if (bytesRead < want) break;
     }
@@ -233,6 +250,22 @@ export class SegmentedFile {
       seg.size = offset - seg.start;
       this.dirty.add(seg);
     }
+  }
+
+  /**
+   * Deletes the oldest segment (retention). Reads already under way on it finish first: its
+   * handle is closed after the last one (the unlinked file lives on until then).
+   */
+  async deleteFirst(): Promise<Segment | undefined> {
+    const seg = this.segments.shift();
+    if (seg === undefined) return undefined;
+    this.dirty.delete(seg);
+    seg.deleted = true;
+    await unlink(seg.path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    if (seg.readers === 0) await this.closeSegment(seg);
+    return seg;
   }
 
   /** fdatasync of the segments written since their last sync. */
