@@ -160,6 +160,10 @@ export class Broker implements BrokerContext {
       segmentSize: o.mappedFileSizeCommitLog,
       maxMessageSize: o.maxMessageSize,
       offsetPersistIntervalMs: o.flushConsumerOffsetInterval,
+      fileReservedTime: o.fileReservedTime,
+      deleteWhen: o.deleteWhen,
+      diskMaxUsedSpaceRatio: o.diskMaxUsedSpaceRatio,
+      cleanFileForciblyEnable: o.cleanFileForciblyEnable,
       logger: this.logger,
     });
     try {

@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
 import { checkBoolean, checkEnum, checkInt, checkLogger, checkString, withDefaults } from '../../options.js';
+import { DEFAULT_STORE_OPTIONS, resolveStoreOptions } from '../store/options.js';
 
 export type FlushDiskType = 'ASYNC_FLUSH' | 'SYNC_FLUSH';
 
@@ -36,6 +37,14 @@ export interface BrokerOptions {
   flushIntervalCommitLog: number;
   /** Commit-log segment size, bytes (Java `mappedFileSizeCommitLog`). @default 67108864 */
   mappedFileSizeCommitLog: number;
+  /** Hours a commit-log file is kept (Java; store retention, docs/architecture.md). @default 72 */
+  fileReservedTime: number;
+  /** Hours of day, `;`-separated, when expired files are deleted (Java). @default '04' */
+  deleteWhen: string;
+  /** Disk use (percent) above which expired files are deleted at any hour (Java). @default 75 */
+  diskMaxUsedSpaceRatio: number;
+  /** Delete unexpired files when the disk is above 85 % (Java). @default true */
+  cleanFileForciblyEnable: boolean;
   /** Re-registration period, ms; Java clamps it to [10000, 60000], we accept any value >= 100. @default 30000 */
   registerNameServerPeriod: number;
   /** Address advertised to the NameServer and written as store host. @default '127.0.0.1' */
@@ -96,6 +105,10 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   flushDiskType: 'ASYNC_FLUSH',
   flushIntervalCommitLog: 500,
   mappedFileSizeCommitLog: 64 * 1024 * 1024,
+  fileReservedTime: DEFAULT_STORE_OPTIONS.fileReservedTime,
+  deleteWhen: DEFAULT_STORE_OPTIONS.deleteWhen,
+  diskMaxUsedSpaceRatio: DEFAULT_STORE_OPTIONS.diskMaxUsedSpaceRatio,
+  cleanFileForciblyEnable: DEFAULT_STORE_OPTIONS.cleanFileForciblyEnable,
   registerNameServerPeriod: 30_000,
   brokerIP1: '127.0.0.1',
   regionId: 'DefaultRegion',
@@ -152,6 +165,14 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   checkInt('flushIntervalCommitLog', o.flushIntervalCommitLog, 1);
   checkInt('mappedFileSizeCommitLog', o.mappedFileSizeCommitLog, 4096);
   checkInt('registerNameServerPeriod', o.registerNameServerPeriod, 100);
+  // The store's own validator names the bad field.
+  resolveStoreOptions({
+    dataDir: o.storePathRootDir,
+    fileReservedTime: o.fileReservedTime,
+    deleteWhen: o.deleteWhen,
+    diskMaxUsedSpaceRatio: o.diskMaxUsedSpaceRatio,
+    cleanFileForciblyEnable: o.cleanFileForciblyEnable,
+  });
   checkInt('brokerPermission', o.brokerPermission, 0, 15);
   checkInt('channelExpiredTimeout', o.channelExpiredTimeout, 1);
   checkInt('shortPollingTimeMills', o.shortPollingTimeMills, 1);
