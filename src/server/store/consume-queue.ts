@@ -108,6 +108,9 @@ export class ConsumeQueue {
    * Entries are in commit-log order, so this is a binary search.
    */
   async correctMinOffset(logMinOffset: number): Promise<void> {
+    // Usually the first entry is still in the log: one read instead of a search.
+    const first = await this.entryAt(this.minOffset);
+    if (first !== undefined && first.size > 0 && first.physicalOffset >= logMinOffset) return;
     let lo = this.minOffset;
     let hi = this.maxOffset;
     while (lo < hi) {

@@ -60,6 +60,8 @@ interface Pin {
 
 export class Retention {
   private running: Promise<CleanResult> | undefined;
+  /** Log start the queues and index were last cleaned for; -1: not yet (the first pass cleans). */
+  private cleanedUpTo = -1;
 
   constructor(private readonly src: RetentionSource) {}
 
@@ -206,6 +208,9 @@ export class Retention {
   /** Java `CleanConsumeQueueService`: queue and index files below the commit log's start. */
   private async cleanQueuesAndIndex(result: CleanResult): Promise<void> {
     const min = this.src.log.minOffset;
+    // Only a move of the log start (or the first pass) gives something to delete.
+    if (min === this.cleanedUpTo) return;
+    this.cleanedUpTo = min;
     for (const q of this.src.queues()) {
       result.consumeQueueFilesDeleted += await q.deleteExpired(min);
       await q.correctMinOffset(min);
