@@ -65,9 +65,12 @@ function firstResult(results: PutResult[]): PutResult {
   return results[0]!;
 }
 
-/** Java's SEND answer while the disk is full (`SendMessageProcessor`). */
+/**
+ * Java's SEND remark while the disk is full (`SendMessageProcessor`), after the "service not
+ * available now." the broker puts first.
+ */
 const DISK_FULL =
-  "service not available now. It may be caused by one of the following reasons: the broker's disk is full";
+  "It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.";
 
 const IO_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
 
