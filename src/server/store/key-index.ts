@@ -57,8 +57,11 @@ export class KeyIndex {
 
   /** Offset of the last record indexed (recovery re-adds only records after it). */
   get endPhyOffset(): number {
-    const last = this.files[this.files.length - 1];
-    return last === undefined || last.header.indexCount <= 1 ? -1 : last.header.endPhyOffset;
+    for (let i = this.files.length - 1; i >= 0; i--) {
+      const h = this.files[i]!.header;
+      if (h.indexCount > 1) return h.endPhyOffset;
+    }
+    return -1;
   }
 
   get fileCount(): number {
