@@ -201,6 +201,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       // A consumer creates no topic; the producer defaults let it share a default producer's instance.
       createTopicKey: 'TBW102',
       defaultTopicQueueNums: 4,
+      connection: o.connection,
     });
     const client = consumerClientOf(instance, o.mqClientApiTimeout);
     if (!registerConsumer(instance, this.wireGroup, this)) {
