@@ -10,23 +10,8 @@ import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../../../src/protocol/command.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
 import type { AclConfig } from '../../../src/server/acl/acl-config.js';
+import { ADMIN, TEST_ACL, USER } from './helpers.js';
 import { Rpc, sendV2Header, uniqueName } from '../broker/rpc-helpers.js';
-
-const ADMIN = { accessKey: 'RocketMQAdmin', secretKey: 'admin-secret-1' };
-const USER = { accessKey: 'RocketMQUser', secretKey: 'user-secret-1' };
-
-export const TEST_ACL: AclConfig = {
-  accounts: [
-    { ...ADMIN, admin: true, defaultTopicPerm: 'PUB|SUB', defaultGroupPerm: 'PUB|SUB' },
-    {
-      ...USER,
-      defaultTopicPerm: 'DENY',
-      defaultGroupPerm: 'SUB',
-      topicPerms: ['TopicOk=PUB|SUB', 'TopicSubOnly=SUB'],
-      groupPerms: ['GroupDenied=DENY'],
-    },
-  ],
-};
 
 type Who = 'unsigned' | 'wrongSecret' | 'unknown' | 'user' | 'admin';
 
