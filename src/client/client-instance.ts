@@ -9,7 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { RequestCode } from '../protocol/codes.js';
 import { resolveCommandDefaults, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { ConnectionPool } from '../remoting/pool.js';
-import { connectionHooks, type ClientConnection } from './connection-options.js';
+import { connectionPoolOptions, type ClientConnection } from './connection-options.js';
 import { Heartbeat } from './heartbeat.js';
 import { InboundRequests } from './inbound.js';
 import { NamesrvClient } from './namesrv-client.js';
@@ -79,8 +79,7 @@ export class ClientInstance {
       connectTimeoutMs: config.mqClientApiTimeout,
       logger: config.logger,
       requestHandler: this.inbound.dispatch,
-      hooks: connectionHooks(config.connection),
-      tls: config.connection?.tls,
+      ...connectionPoolOptions(config.connection),
     });
     this.namesrv = new NamesrvClient(
       config.namesrvAddr,

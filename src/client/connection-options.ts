@@ -124,9 +124,17 @@ export function connectionKey(c: ClientConnection | undefined): string {
 }
 
 /** The RPC hook that signs every outgoing request (NameServer and broker alike), or none. */
-export function connectionHooks(c: ClientConnection | undefined): RpcHook[] {
+function connectionHooks(c: ClientConnection | undefined): RpcHook[] {
   const cr = c?.credentials;
   if (cr === undefined) return [];
   const { accessKey, secretKey, securityToken } = cr;
   return [{ beforeRequest: (_address, cmd) => void signRequest(cmd, accessKey, secretKey, securityToken) }];
+}
+
+/** What a ConnectionPool needs to sign and encrypt as `c` says (ClientInstance, CLI tools). */
+export function connectionPoolOptions(c: ClientConnection | undefined): {
+  hooks: RpcHook[];
+  tls: Readonly<TlsConnectOptions> | undefined;
+} {
+  return { hooks: connectionHooks(c), tls: c?.tls };
 }

@@ -6,7 +6,7 @@
 import { responseError } from './access-denied.js';
 import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { RequestCode, ResponseCode } from '../protocol/codes.js';
 import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { GetBrokerClusterInfo, parseClusterInfo, type ClusterInfo } from '../protocol/headers/register.js';
 import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';

@@ -6,7 +6,7 @@
 import { responseError } from '../client/access-denied.js';
 import { BrokerResponseError, IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
-import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import {
   CheckClientConfig,

@@ -6,7 +6,7 @@
  */
 import { responseError } from '../client/access-denied.js';
 import type { MessageQueue } from '../client/route.js';
-import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest } from '../protocol/command.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { buildPullSysFlag, PullMessage, PullMessageResponse } from '../protocol/headers/pull.js';
