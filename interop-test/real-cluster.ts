@@ -37,6 +37,8 @@ export interface RealClusterOptions {
   quickJit?: boolean;
   /** Extra broker.conf lines (key → value), applied to every broker. */
   brokerConfig?: Record<string, string | number | boolean>;
+  /** Files written under `${rocketmq.home.dir}/conf/` before any server starts (e.g. `plain_acl.yml`). */
+  confFiles?: Record<string, string>;
 }
 
 export interface RealBroker {
@@ -133,6 +135,8 @@ export class RealCluster {
     mkdirSync(join(dir, 'conf'));
     for (const n of ['namesrv', 'broker', 'tools'])
       writeFileSync(join(dir, 'conf', `logback_${n}.xml`), logbackXml(n));
+    for (const [name, text] of Object.entries(options.confFiles ?? {}))
+      writeFileSync(join(dir, 'conf', name), text);
 
     const taken = new Set<number>();
     const nsPort = await ephemeralPort();

@@ -78,11 +78,14 @@ describe('plain_acl.yml', () => {
 
   it('flow sequences, quotes and comments', () => {
     const doc = parseYamlSubset("a: [x, 'y z', \"q#\"]  # c\nb: ~\nc: 'it''s'");
-    assert.deepEqual({ ...(doc as object) }, {
-      a: ['x', 'y z', 'q#'],
-      b: null,
-      c: "it's",
-    });
+    assert.deepEqual(
+      { ...(doc as object) },
+      {
+        a: ['x', 'y z', 'q#'],
+        b: null,
+        c: "it's",
+      },
+    );
   });
 
   it('bad files are rejected naming the line or the field', () => {
