@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { AccessDeniedError } from '../src/errors.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
-import { makeTestCerts, type TestCerts } from '../test/helpers/tls-certs.js';
+import { makeTestCerts, startEnforcingTlsCluster, type TestCerts } from '../test/helpers/tls-certs.js';
 import { INTEROP_VERSIONS, runDriver, type ProduceResult } from './java.js';
 import { RealCluster } from './real-cluster.js';
 
@@ -100,12 +100,7 @@ describe('security interop', { concurrency: 1 }, () => {
         let cluster: EmbeddedCluster;
         before(async () => {
           certs = makeTestCerts();
-          const tls = { cert: certs.cert, key: certs.key, mode: 'enforcing' as const };
-          cluster = await EmbeddedCluster.start({
-            brokers: 1,
-            namesrvOptions: { tls },
-            brokerOptions: { tls },
-          });
+          cluster = await startEnforcingTlsCluster(certs);
         });
         after(async () => {
           await cluster?.stop();

@@ -11,7 +11,7 @@ import { ConnectError } from '../../src/index.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { FAST, waitFor } from '../consumer/helpers.js';
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js';
+import { makeTestCerts, startEnforcingTlsCluster, type TestCerts } from '../helpers/tls-certs.js';
 import { TEST_ACL, USER } from '../server/acl/helpers.js';
 import { uniqueName } from '../server/broker/rpc-helpers.js';
 
@@ -20,12 +20,7 @@ describe('cluster over TLS (enforcing) with ACL', () => {
   let cluster: EmbeddedCluster;
   before(async () => {
     certs = makeTestCerts();
-    const tls = { cert: certs.cert, key: certs.key, mode: 'enforcing' as const };
-    cluster = await EmbeddedCluster.start({
-      brokers: 1,
-      namesrvOptions: { tls },
-      brokerOptions: { tls, acl: TEST_ACL },
-    });
+    cluster = await startEnforcingTlsCluster(certs, { acl: TEST_ACL });
     await cluster.createTopic('TopicOk', 2);
   });
   after(async () => {

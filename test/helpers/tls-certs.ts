@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BrokerOptions } from '../../src/server/broker/options.js';
+import { EmbeddedCluster } from '../../src/server/cluster.js';
 
 export interface TestCerts {
   /** CA that signed `cert`. */
@@ -84,4 +86,17 @@ export function makeTestCerts(): TestCerts {
     files: { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.pk8') },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** One NameServer and one broker, both TLS-only (`enforcing`), with extra broker options (e.g. `acl`). */
+export function startEnforcingTlsCluster(
+  certs: TestCerts,
+  brokerOptions: Partial<BrokerOptions> = {},
+): Promise<EmbeddedCluster> {
+  const tls = { cert: certs.cert, key: certs.key, mode: 'enforcing' as const };
+  return EmbeddedCluster.start({
+    brokers: 1,
+    namesrvOptions: { tls },
+    brokerOptions: { ...brokerOptions, tls },
+  });
 }
