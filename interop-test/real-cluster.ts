@@ -39,6 +39,8 @@ export interface RealClusterOptions {
   brokerConfig?: Record<string, string | number | boolean>;
   /** Files written under `${rocketmq.home.dir}/conf/` before any server starts (e.g. `plain_acl.yml`). */
   confFiles?: Record<string, string>;
+  /** Extra JVM flags of the brokers only (e.g. `-Dtls.server.mode=enforcing`). */
+  brokerJvmArgs?: string[];
 }
 
 export interface RealBroker {
@@ -117,6 +119,7 @@ export class RealCluster {
   private readonly procs = new Map<string, Proc>();
   private readonly brokerPorts = new Map<string, number>();
   private readonly jvmExtra: readonly string[];
+  private brokerJvm: readonly string[] = [];
   private stopped = false;
 
   private constructor(version: string, dir: string, namesrvAddr: string, jvmExtra: readonly string[]) {
@@ -143,6 +146,7 @@ export class RealCluster {
     taken.add(nsPort);
     const jvmExtra = options.quickJit === false ? [] : ['-XX:TieredStopAtLevel=1'];
     const cluster = new RealCluster(options.version, dir, `127.0.0.1:${nsPort}`, jvmExtra);
+    cluster.brokerJvm = options.brokerJvmArgs ?? [];
     try {
       writeFileSync(
         join(dir, 'namesrv.conf'),
@@ -308,6 +312,7 @@ export class RealCluster {
         ...LOOPBACK_GUARDS,
         ...SERVER_JVM,
         ...this.jvmExtra,
+        ...(mainClass.endsWith('.BrokerStartup') ? this.brokerJvm : []),
         `-Duser.home=${home}`,
         `-Drocketmq.home.dir=${this.dir}`,
         '-cp',

@@ -1,9 +1,10 @@
 /**
- * Security against real Apache RocketMQ: our signed producer on a real broker with ACL on
- * (4.9.7: ACL 1.0, `aclEnable=true` + `plain_acl.yml`; 5.5.0: ACL 2.0 authentication, which still
- * checks the 1.0 signature with username/password), a wrong secret refused as AccessDeniedError
- * without retries; and the Java producer (`-Dtls.enable=true`) against our embedded cluster with
- * TLS enforcing.
+ * Security against real Apache RocketMQ: our signed producer, over TLS, on a real broker with ACL
+ * on (4.9.7: ACL 1.0, `aclEnable=true` + `plain_acl.yml`; 5.5.0: ACL 2.0 authentication, which
+ * still checks the 1.0 signature with username/password) and `-Dtls.server.mode=enforcing`: a
+ * signed send is accepted, a wrong secret is AccessDeniedError without retries, a plain client
+ * gets nowhere. And the Java producer against our embedded cluster: signed by AclClientRPCHook
+ * against our ACL, and over TLS (`-Dtls.enable=true`) against our enforcing servers.
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -54,19 +55,26 @@ describe('security interop', { concurrency: 1 }, () => {
         const producers: Producer[] = [];
         const run = `${version.replace(/\./g, '')}_${Date.now().toString(36)}`;
         before(async () => {
-          cluster = await RealCluster.start({ version, brokers: ['broker-a'], ...aclSetup(version) });
+          cluster = await RealCluster.start({
+            version,
+            brokers: ['broker-a'],
+            ...aclSetup(version),
+            // Java's test mode: a self-signed server certificate; the broker then registers over TLS.
+            brokerJvmArgs: ['-Dtls.server.mode=enforcing'],
+          });
         });
         after(async () => {
           for (const p of producers) await p.shutdown();
           await cluster?.stop();
         });
-        const producer = async (secretKey: string, name: string): Promise<Producer> => {
+        const producer = async (secretKey: string, name: string, tls = true): Promise<Producer> => {
           const p = new Producer({
             producerGroup: `interop_acl_${name}_${run}`,
             namesrvAddr: cluster.namesrvAddr,
             instanceName: `acl_${name}_${run}`,
             credentials: { accessKey: AK, secretKey },
-            sendMsgTimeout: 10_000,
+            tls,
+            sendMsgTimeout: tls ? 10_000 : 3000,
           });
           producers.push(p);
           await p.start();
@@ -88,6 +96,56 @@ describe('security interop', { concurrency: 1 }, () => {
           assert.equal(err.retriable, false);
           assert.match(err.remark, /signature/i);
           assert.ok(Date.now() - started < 10_000);
+        });
+
+        it('a plain client cannot send to the enforcing broker', async () => {
+          const plain = await producer(SK, 'plain', false);
+          await assert.rejects(plain.send({ topic: `AclTopic_${run}`, body: 'plain' }), /connection closed/);
+        });
+      },
+    );
+
+    describe(
+      `RocketMQ ${version}: the Java producer signed against our ACL broker`,
+      { timeout: 300_000 },
+      () => {
+        let cluster: EmbeddedCluster;
+        before(async () => {
+          const acl = {
+            accounts: [
+              { accessKey: AK, secretKey: SK, defaultTopicPerm: 'PUB|SUB', defaultGroupPerm: 'SUB' },
+            ],
+          };
+          cluster = await EmbeddedCluster.start({ brokers: 1, brokerOptions: { acl } });
+        });
+        after(async () => {
+          await cluster?.stop();
+        });
+        const produce = (topic: string, count: number, secretKey: string): Promise<ProduceResult> =>
+          runDriver<ProduceResult>(
+            version,
+            [
+              'produce',
+              '--namesrv',
+              cluster.namesrvAddr,
+              '--topic',
+              topic,
+              '--count',
+              String(count),
+              '--start',
+              '0',
+            ],
+            { jvmArgs: [`-Dinterop.accessKey=${AK}`, `-Dinterop.secretKey=${secretKey}`] },
+          );
+
+        it('accepts AclClientRPCHook-signed sends and refuses a wrong secret', async () => {
+          const topic = `JavaAcl_${version.replace(/\./g, '')}`;
+          await cluster.createTopic(topic, 4);
+          const ok = await produce(topic, 10, SK);
+          assert.equal(ok.sent, 10, JSON.stringify(ok.errors));
+          const bad = await produce(topic, 2, 'wrong-secret');
+          assert.equal(bad.sent, 0);
+          assert.match(bad.errors.join(' '), /Check signature failed/);
         });
       },
     );
