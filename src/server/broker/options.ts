@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
-import type { ServerTlsOptions } from '../../remoting/tls-server.js';
+import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
 import type { AclConfig } from '../acl/acl-config.js';
 import {
   checkBoolean,
@@ -194,6 +194,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     if (typeof o[field] !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
   parseDelayLevels(o.messageDelayLevel);
   if (o.acl !== undefined && typeof o.acl !== 'string') checkObject('acl', o.acl);
+  resolveServerTls(o.tls);
   checkLogger('logger', o.logger);
   return o;
 }

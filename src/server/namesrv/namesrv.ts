@@ -3,7 +3,7 @@
  * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
  * drop out of every route.
  */
-import type { ServerTlsOptions } from '../../remoting/tls-server.js';
+import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
@@ -83,6 +83,7 @@ export function validateNameServerOptions(options: Partial<NameServerOptions> = 
   checkPositive('scanNotActiveBrokerIntervalMs', o.scanNotActiveBrokerIntervalMs);
   checkString('host', o.host);
   checkLogger('logger', o.logger);
+  resolveServerTls(o.tls);
   return o;
 }
 
