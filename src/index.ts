@@ -19,6 +19,7 @@ export {
   BackpressureError,
   BrokerResponseError,
   IllegalStateError,
+  AccessDeniedError,
 } from './errors.js';
 export type { RocketMQErrorOptions } from './errors.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
@@ -30,6 +31,8 @@ export { Producer } from './producer/producer.js';
 export type { ProducerEvents, SendTraceContext } from './producer/producer.js';
 export { PRODUCER_DEFAULTS, DEFAULT_RETRY_RESPONSE_CODES } from './producer/options.js';
 export type { ProducerOptions, LatencyFaultStrategyName } from './producer/options.js';
+// ACL credentials and TLS, taken by every client
+export type { ClientConnectionOptions, ClientTlsOptions, Credentials } from './client/connection-options.js';
 export type { Message } from './producer/message.js';
 export type { SendResult, SendStatus } from './producer/send-result.js';
 export type {

@@ -3,6 +3,12 @@
  * (consumer.md §2.1), one frozen defaults object and one validator that rejects unknown keys.
  * Deviations from Java are marked "Deviation" in the TSDoc and listed in the README.
  */
+import {
+  CLIENT_CONNECTION_OPTION_KEYS,
+  resolveClientConnection,
+  type ClientConnection,
+  type ClientConnectionOptions,
+} from '../client/connection-options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { checkBoolean, checkEnum, checkInt, checkLogger, keyList, withDefaults } from '../options.js';
 import type { Logger } from '../observability/logger.js';
@@ -20,7 +26,7 @@ export type MessageModelName = 'CLUSTERING' | 'BROADCASTING';
 export type ConsumeFromWhereName =
   'CONSUME_FROM_LAST_OFFSET' | 'CONSUME_FROM_FIRST_OFFSET' | 'CONSUME_FROM_TIMESTAMP';
 
-export interface PushConsumerOptions {
+export interface PushConsumerOptions extends ClientConnectionOptions {
   /** Consumer group; required, `DEFAULT_CONSUMER` is refused as in Java. */
   consumerGroup: string;
   /** NameServer addresses, `"host:port;host:port"` or an array. @default process.env.NAMESRV_ADDR */
@@ -121,6 +127,8 @@ export interface PushConsumerOptions {
 }
 
 export interface ResolvedPushConsumerOptions {
+  /** ACL credentials and TLS (client/connection-options.ts). */
+  connection: ClientConnection;
   consumerGroup: string;
   namesrvAddr: readonly string[];
   messageModel: MessageModelName;
@@ -245,6 +253,7 @@ const OPTION_NAMES = keyList<PushConsumerOptions>({
   mqClientApiTimeout: true,
   language: true,
   logger: true,
+  ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 
 function optionalString(field: string, value: unknown): string | undefined {
@@ -415,5 +424,6 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     mqClientApiTimeout: checkInt('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
     language,
     logger,
+    connection: resolveClientConnection(o),
   };
 }

@@ -3,6 +3,12 @@
  * defaults object and one validator. Deviations from Java are marked "Deviation" in the TSDoc
  * and listed in the README.
  */
+import {
+  CLIENT_CONNECTION_OPTION_KEYS,
+  resolveClientConnection,
+  type ClientConnection,
+  type ClientConnectionOptions,
+} from '../client/connection-options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
@@ -33,7 +39,7 @@ export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze([
   ResponseCode.GO_AWAY,
 ]);
 
-export interface ProducerOptions {
+export interface ProducerOptions extends ClientConnectionOptions {
   /** Producer group (the broker uses it for transaction checks). @default 'DEFAULT_PRODUCER' */
   producerGroup?: string;
   /**
@@ -128,6 +134,8 @@ export interface ProducerOptions {
 
 /** Options after defaults and validation. */
 export interface ResolvedProducerOptions {
+  /** ACL credentials and TLS (client/connection-options.ts). */
+  connection: ClientConnection;
   producerGroup: string;
   namesrvAddr: readonly string[];
   instanceName: string;
@@ -227,6 +235,7 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   detectTimeout: true,
   language: true,
   logger: true,
+  ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 
 function name(field: string, value: unknown, maxLength = 255): string {
@@ -390,5 +399,6 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
     language,
     logger,
+    connection: resolveClientConnection(o),
   };
 }

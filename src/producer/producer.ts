@@ -147,6 +147,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
       logger: o.logger,
+      connection: o.connection,
     });
     if (!instance.heartbeat.register(this.membership)) {
       await releaseClientInstance(instance);

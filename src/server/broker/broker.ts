@@ -12,6 +12,8 @@ import { isReadable, isWriteable } from '../../protocol/perm.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { RequestHandler } from '../../remoting/options.js';
 import { RemotingServer } from '../../remoting/server.js';
+import { aclServerHook } from '../acl/access-validator.js';
+import { AclSource } from '../acl/acl-source.js';
 import type { Logger } from '../../observability/logger.js';
 import { MessageStore } from '../store/message-store.js';
 import type { MessageToStore, PutResult } from '../store/types.js';
@@ -81,6 +83,8 @@ export class Broker implements BrokerContext {
   private storeRef: MessageStore | undefined;
   private topicsRef: TopicConfigManager | undefined;
   private server: RemotingServer | undefined;
+  /** The ACL in force, when `acl` is set (reloaded from its file). */
+  private acl: AclSource | undefined;
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
   private transactionCheck: TransactionCheckService | undefined;
@@ -182,7 +186,16 @@ export class Broker implements BrokerContext {
         this.pullHold.notifyMessageArriving(topic, queueId, maxOffset);
       });
 
-      const server = new RemotingServer({ host: o.listenHost, port: this.port, logger: this.logger });
+      this.acl?.close();
+      this.acl = o.acl === undefined ? undefined : new AclSource(o.acl, this.logger);
+      const acl = this.acl;
+      const server = new RemotingServer({
+        host: o.listenHost,
+        port: this.port,
+        logger: this.logger,
+        hooks: acl === undefined ? [] : [aclServerHook(() => acl.current, this.logger)],
+        tls: o.tls,
+      });
       this.registerProcessors(server);
       server.on('connection', (conn: Connection) => {
         if (this.options.faultInjection && this.switchboard.refusing) conn.close();
@@ -212,7 +225,8 @@ export class Broker implements BrokerContext {
     });
 
     this.stats.start();
-    this.registrar = new NamesrvRegistrar(this.logger);
+    // Java: the broker talks TLS to the NameServer when its own server mode is enforcing.
+    this.registrar = new NamesrvRegistrar(this.logger, o.tls?.mode === 'enforcing');
     await this.registerBrokerAll();
     this.every(o.registerNameServerPeriod, () => void this.registerBrokerAll());
     this.every(CLIENT_SCAN_INTERVAL_MS, () => this.clients.scanNotActive(o.channelExpiredTimeout));
@@ -354,6 +368,8 @@ export class Broker implements BrokerContext {
     this.registrar = undefined;
     await server.close();
     this.server = undefined;
+    this.acl?.close();
+    this.acl = undefined;
     if (graceful) {
       await this.schedule?.persist().catch(() => undefined);
       await this.topicsRef?.persist().catch(() => undefined);

@@ -5,7 +5,17 @@ import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
-import { checkBoolean, checkEnum, checkInt, checkLogger, checkString, withDefaults } from '../../options.js';
+import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
+import type { AclConfig } from '../acl/acl-config.js';
+import {
+  checkBoolean,
+  checkEnum,
+  checkInt,
+  checkLogger,
+  checkObject,
+  checkString,
+  withDefaults,
+} from '../../options.js';
 
 export type FlushDiskType = 'ASYNC_FLUSH' | 'SYNC_FLUSH';
 
@@ -76,6 +86,14 @@ export interface BrokerOptions {
   flushConsumerOffsetInterval: number;
   /** Accept fault-injection control (code 9901, `broker.faults`). @default false */
   faultInjection: boolean;
+  /**
+   * ACL 1.0 (Java `aclEnable=true` + `plain_acl.yml`): the accounts inline, or the path of a
+   * `plain_acl.yml`-compatible file, reloaded when it changes (src/server/acl/).
+   * @default undefined: no ACL, every request allowed
+   */
+  acl: AclConfig | string | undefined;
+  /** TLS (Java `tls.server.mode` + certificate). @default undefined: plain TCP */
+  tls: ServerTlsOptions | undefined;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -113,6 +131,8 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   transactionCheckMax: 15,
   flushConsumerOffsetInterval: 5000,
   faultInjection: false,
+  acl: undefined,
+  tls: undefined,
   logger: silentLogger,
 });
 
@@ -173,6 +193,8 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   for (const field of ['enablePropertyFilter', 'longPollingEnable'] as const)
     if (typeof o[field] !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
   parseDelayLevels(o.messageDelayLevel);
+  if (o.acl !== undefined && typeof o.acl !== 'string') checkObject('acl', o.acl);
+  resolveServerTls(o.tls);
   checkLogger('logger', o.logger);
   return o;
 }

@@ -3,6 +3,7 @@
  * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
  * drop out of every route.
  */
+import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
@@ -54,6 +55,12 @@ export interface NameServerOptions {
    * @default 10000
    */
   maxKvConfigItems: number;
+  /**
+   * TLS (Java `tls.server.mode` + certificate). No ACL here: like Java's NameServer, signed
+   * requests are accepted and their signature ignored (docs/admin-security.md §4.9).
+   * @default undefined: plain TCP
+   */
+  tls: ServerTlsOptions | undefined;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -64,6 +71,7 @@ export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.fr
   brokerChannelExpiredMs: 120_000,
   scanNotActiveBrokerIntervalMs: 10_000,
   maxKvConfigItems: 10_000,
+  tls: undefined,
   logger: silentLogger,
 });
 
@@ -75,6 +83,7 @@ export function validateNameServerOptions(options: Partial<NameServerOptions> = 
   checkPositive('scanNotActiveBrokerIntervalMs', o.scanNotActiveBrokerIntervalMs);
   checkString('host', o.host);
   checkLogger('logger', o.logger);
+  resolveServerTls(o.tls);
   return o;
 }
 
@@ -105,6 +114,7 @@ export class NameServer {
       host: this.options.host,
       port: this.options.listenPort,
       logger: this.options.logger,
+      tls: this.options.tls,
     });
     const handlers: Array<[number, Handler]> = [
       [RequestCode.REGISTER_BROKER, (r, c) => this.registerBroker(r, c)],
