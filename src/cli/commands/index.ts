@@ -9,6 +9,7 @@ import { namesrvCommand } from './namesrv.js';
 import { topicCreateCommand } from './topic-create.js';
 import { sendCommand } from './send.js';
 import { routeCommand } from './route.js';
+import { adminCommands } from './admin/index.js';
 
 /** Every CLI command; each helper file adds itself here. */
 export const commands: CliCommand[] = [
@@ -22,4 +23,5 @@ export const commands: CliCommand[] = [
   benchCommand,
   sendCommand,
   routeCommand,
+  ...adminCommands,
 ];
