@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import {
+  BUILT_IN_SUBSCRIPTION_GROUPS,
   encodeSubscriptionGroupConfig,
   parseSubscriptionGroupWrapper,
   subscriptionGroupConfig,
@@ -18,17 +19,8 @@ import type { AdminContext } from './admin-context.js';
 import { checkGroupName } from './consumers.js';
 import type { AdminTarget, ConsumerGroupSummary } from './types.js';
 
-/** Groups the built-in tools and services use (Java `SubscriptionGroupManager#init`); left out of `consumerGroups()`. */
-const SYSTEM_GROUPS = new Set([
-  'TOOLS_CONSUMER',
-  'FILTERSRV_CONSUMER',
-  'SELF_TEST_C_GROUP',
-  'CID_ONS-HTTP-PROXY',
-  'CID_ONSAPI_PULL',
-  'CID_ONSAPI_PERMISSION',
-  'CID_ONSAPI_OWNER',
-  'CID_RMQ_SYS_TRANS',
-]);
+/** Groups of the broker's own tools and services; left out of `consumerGroups()`. */
+const SYSTEM_GROUPS = new Set([...BUILT_IN_SUBSCRIPTION_GROUPS, 'CID_RMQ_SYS_TRANS']);
 
 /** Every subscription group on every master, built-in groups left out, sorted by name. */
 export async function consumerGroups(

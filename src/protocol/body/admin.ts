@@ -80,6 +80,17 @@ export function parseProducerConnection(body: Uint8Array | string): ConsumerConn
   return parseConnectionSet(parseBody(body, 'ProducerConnection').connectionSet);
 }
 
+/** Groups every broker has from start (Java `SubscriptionGroupManager#init`). */
+export const BUILT_IN_SUBSCRIPTION_GROUPS: readonly string[] = Object.freeze([
+  'TOOLS_CONSUMER',
+  'FILTERSRV_CONSUMER',
+  'SELF_TEST_C_GROUP',
+  'CID_ONS-HTTP-PROXY',
+  'CID_ONSAPI_PULL',
+  'CID_ONSAPI_PERMISSION',
+  'CID_ONSAPI_OWNER',
+]);
+
 /** Java `SubscriptionGroupConfig` (4.9 fields; 5.x adds more, which are ignored). */
 export interface SubscriptionGroupConfig {
   groupName: string;

@@ -22,6 +22,16 @@ export const GetTopicStatsInfo = declareRequest(RequestCode.GET_TOPIC_STATS_INFO
 });
 export type GetTopicStatsInfoRequestHeader = HeaderOf<typeof GetTopicStatsInfo.spec>;
 
+/**
+ * [5.x] GET_TOPIC_CONFIG (351): body `TopicConfigAndQueueMapping` (a TopicConfig, plus the static
+ * queue mapping when `lo`); unknown topic → TOPIC_NOT_EXIST. 5.x `mqadmin topicStatus` needs it.
+ */
+export const GetTopicConfig = declareRequest(RequestCode.GET_TOPIC_CONFIG, 'GET_TOPIC_CONFIG', {
+  topic: F.string.required(),
+  lo: F.bool.optional(),
+  bname: F.string.optional(),
+});
+
 /** QUERY_TOPIC_CONSUME_BY_WHO (300): body `GroupList`. */
 export const QueryTopicConsumeByWho = declareRequest(
   RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../observability/logger.js';
 import {
+  BUILT_IN_SUBSCRIPTION_GROUPS,
   encodeSubscriptionGroupWrapper,
   parseSubscriptionGroupWrapper,
   subscriptionGroupConfig,
@@ -13,17 +14,6 @@ import {
 } from '../../protocol/body/admin.js';
 import type { DataVersion } from '../../protocol/headers/register.js';
 import { StateFile } from './state-file.js';
-
-/** Java `SubscriptionGroupManager#init`. */
-export const BUILT_IN_GROUPS: readonly string[] = [
-  'TOOLS_CONSUMER',
-  'FILTERSRV_CONSUMER',
-  'SELF_TEST_C_GROUP',
-  'CID_ONS-HTTP-PROXY',
-  'CID_ONSAPI_PULL',
-  'CID_ONSAPI_PERMISSION',
-  'CID_ONSAPI_OWNER',
-];
 
 export class SubscriptionGroupManager {
   private readonly table = new Map<string, SubscriptionGroupConfig>();
@@ -35,7 +25,7 @@ export class SubscriptionGroupManager {
     private readonly logger: Logger,
   ) {
     this.state = new StateFile(file);
-    for (const name of BUILT_IN_GROUPS) this.table.set(name, subscriptionGroupConfig(name));
+    for (const name of BUILT_IN_SUBSCRIPTION_GROUPS) this.table.set(name, subscriptionGroupConfig(name));
   }
 
   async load(): Promise<void> {

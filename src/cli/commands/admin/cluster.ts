@@ -1,6 +1,6 @@
 /** mqadmin's cluster and broker commands: clusterList, brokerStatus, getBrokerConfig, updateBrokerConfig. */
 import type { Admin } from '../../../admin/admin.js';
-import { defineAdminCommand, need, target } from './define.js';
+import { defineAdminCommand, need, target, type AdminOutput } from './define.js';
 
 /** Masters and slaves of `cluster` (or of every cluster), as `host:port`. */
 async function addressesOf(
@@ -12,6 +12,29 @@ async function addressesOf(
   if (t.brokers) return t.brokers;
   const info = await admin.clusterInfo();
   return info.brokers.filter((b) => b.cluster === t.cluster).map((b) => b.address);
+}
+
+/**
+ * `read` on each broker address, printed mqadmin-style: a `====addr====` line (when several, or
+ * with --cluster) and one line per key, sorted.
+ */
+async function perAddress(
+  admin: Admin,
+  values: { broker?: string | undefined; cluster?: string | undefined },
+  read: (address: string) => Promise<Record<string, string>>,
+  line: (key: string, value: string) => string,
+): Promise<AdminOutput> {
+  const addresses = await addressesOf(admin, values.broker, values.cluster);
+  const out: Record<string, Record<string, string>> = {};
+  const lines: string[] = [];
+  for (const address of addresses) {
+    const kv = await read(address);
+    out[address] = kv;
+    if (addresses.length > 1 || values.cluster !== undefined)
+      lines.push(`============${address}============`);
+    for (const k of Object.keys(kv).sort()) lines.push(line(k, kv[k]!));
+  }
+  return { json: out, lines };
 }
 
 const tps = (v: number[]): string => (v[0] ?? 0).toFixed(2);
@@ -86,17 +109,13 @@ export const brokerStatusCommand = defineAdminCommand({
     broker: ['ADDR', 'broker address host:port or broker name'],
     cluster: ['C', 'every broker of this cluster'],
   },
-  async run(admin, values) {
-    const out: Record<string, Record<string, string>> = {};
-    const lines: string[] = [];
-    for (const address of await addressesOf(admin, values.broker, values.cluster)) {
-      const stats = await admin.brokerRuntimeStats(address);
-      out[stats.address] = stats.raw;
-      if (Object.keys(out).length > 1 || values.cluster !== undefined)
-        lines.push(`============${stats.address}============`);
-      for (const k of Object.keys(stats.raw).sort()) lines.push(`${k.padEnd(32)}: ${stats.raw[k]!}`);
-    }
-    return { json: out, lines };
+  run(admin, values) {
+    return perAddress(
+      admin,
+      values,
+      async (address) => (await admin.brokerRuntimeStats(address)).raw,
+      (k, v) => `${k.padEnd(32)}: ${v}`,
+    );
   },
 });
 
@@ -109,16 +128,13 @@ export const getBrokerConfigCommand = defineAdminCommand({
     broker: ['ADDR', 'broker address host:port or broker name'],
     cluster: ['C', 'every broker of this cluster'],
   },
-  async run(admin, values) {
-    const out: Record<string, Record<string, string>> = {};
-    const lines: string[] = [];
-    for (const address of await addressesOf(admin, values.broker, values.cluster)) {
-      const config = await admin.brokerConfig(address);
-      out[address] = config;
-      lines.push(`============${address}============`);
-      for (const k of Object.keys(config).sort()) lines.push(`${k.padEnd(50)}=  ${config[k]!}`);
-    }
-    return { json: out, lines };
+  run(admin, values) {
+    return perAddress(
+      admin,
+      values,
+      (address) => admin.brokerConfig(address),
+      (k, v) => `${k.padEnd(50)}=  ${v}`,
+    );
   },
 });
 
