@@ -107,7 +107,9 @@ test('admin commands on an embedded cluster with a producer and a push consumer'
 
     const byKey = (await json(['queryMsgByKey', ...n, '-t', topic, '-k', 'key3'])) as Array<{
       msgId: string;
+      body: string;
     }>;
+    assert.equal(byKey[0]?.body, 'b3', 'bodies print as text in --json');
     assert.deepEqual(
       byKey.map((m) => m.msgId),
       [sent[3]!.msgId],

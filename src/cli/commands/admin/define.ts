@@ -49,11 +49,15 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
+/** JSON replacer: message bodies as UTF-8 text (Buffer#toJSON runs first, so look at the holder). */
+function bodiesAsText(this: unknown, key: string, value: unknown): unknown {
+  const raw = (this as Record<string, unknown>)[key];
+  return Buffer.isBuffer(raw) ? raw.toString('utf8') : value;
+}
+
 function print(out: AdminOutput, json: boolean): void {
   if (json) {
-    console.log(
-      JSON.stringify(out.json, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : v), 2),
-    );
+    console.log(JSON.stringify(out.json, bodiesAsText, 2));
     return;
   }
   (out.tables ?? []).forEach((t, i) => {
