@@ -97,6 +97,7 @@ describe('admin codes on the embedded broker and NameServer, as Java tools send 
     const props = parsePropertiesText(got.body!);
     assert.equal(props.brokerName, 'broker-a');
     assert.equal(props.logger, undefined);
+    assert.equal(props.listenPort, cluster.brokers[0]!.addr.split(':')[1]);
     const ok = await broker.request(
       RequestCode.UPDATE_BROKER_CONFIG,
       undefined,

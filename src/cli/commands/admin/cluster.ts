@@ -37,6 +37,16 @@ async function perAddress(
   return { json: out, lines };
 }
 
+/** `-b` one broker or `-c` every broker of a cluster (brokerStatus, getBrokerConfig). */
+const ONE_OR_ALL = {
+  broker: { type: 'string', short: 'b' },
+  cluster: { type: 'string', short: 'c' },
+} as const;
+const ONE_OR_ALL_DOCS = {
+  broker: ['ADDR', 'broker address host:port or broker name'],
+  cluster: ['C', 'every broker of this cluster'],
+} as const;
+
 const tps = (v: number[]): string => (v[0] ?? 0).toFixed(2);
 
 export const clusterListCommand = defineAdminCommand({
@@ -104,11 +114,8 @@ export const brokerStatusCommand = defineAdminCommand({
   summary: "A broker's runtime statistics (every key, sorted)",
   description:
     'Sends GET_BROKER_RUNTIME_INFO to the broker (or to every broker of the cluster) and prints every key.',
-  flags: { broker: { type: 'string', short: 'b' }, cluster: { type: 'string', short: 'c' } },
-  docs: {
-    broker: ['ADDR', 'broker address host:port or broker name'],
-    cluster: ['C', 'every broker of this cluster'],
-  },
+  flags: ONE_OR_ALL,
+  docs: ONE_OR_ALL_DOCS,
   run(admin, values) {
     return perAddress(
       admin,
@@ -123,11 +130,8 @@ export const getBrokerConfigCommand = defineAdminCommand({
   name: 'getBrokerConfig',
   summary: "A broker's configuration",
   description: 'Sends GET_BROKER_CONFIG to the broker (or to every broker of the cluster).',
-  flags: { broker: { type: 'string', short: 'b' }, cluster: { type: 'string', short: 'c' } },
-  docs: {
-    broker: ['ADDR', 'broker address host:port or broker name'],
-    cluster: ['C', 'every broker of this cluster'],
-  },
+  flags: ONE_OR_ALL,
+  docs: ONE_OR_ALL_DOCS,
   run(admin, values) {
     return perAddress(
       admin,

@@ -56,6 +56,8 @@ export function brokerConfigProcessors(ctx: BrokerContext): Array<[number, Reque
 function getConfig(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
   const props: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.options)) if (k !== 'logger') props[k] = String(v);
+  // Port 0 means "pick one": report the port actually bound.
+  props.listenPort = String(ctx.storeHost.port);
   const v = versionOf(ctx);
   return createResponse(
     request,
