@@ -78,7 +78,8 @@ export {
   type QueueLocation,
 } from './consumer/index.js';
 
-// admin: the admin client is exported here when it lands
+// admin: the Admin client (mqadmin as a library), its typed errors and result types
+export * from './admin/index.js';
 
 // values an application compares against: broker response codes and message property names
 export { ResponseCode, responseCodeName } from './protocol/codes.js';

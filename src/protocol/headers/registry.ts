@@ -17,7 +17,20 @@ import {
   ResetConsumerClientOffset,
   UnlockBatchMQ,
 } from './consumer.js';
+import {
+  DeleteSubscriptionGroup,
+  GetAllSubscriptionGroupConfig,
+  GetBrokerConfig,
+  GetProducerConnectionList,
+  GetTopicConfig,
+  GetTopicStatsInfo,
+  InvokeBrokerToResetOffset,
+  QueryTopicConsumeByWho,
+  UpdateAndCreateSubscriptionGroup,
+  UpdateBrokerConfig,
+} from './broker-admin.js';
 import { GetConsumeStats, GetConsumerConnectionList } from './consumer-admin.js';
+import { DeleteTopicInNamesrv, GetTopicsByCluster } from './namesrv-admin.js';
 import type { HeaderSpec, RequestDeclaration } from './fields.js';
 import { HeartBeat, UnregisterClient } from './heartbeat.js';
 import {
@@ -88,6 +101,18 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   UnlockBatchMQ,
   GetConsumerConnectionList,
   GetConsumeStats,
+  UpdateBrokerConfig,
+  GetBrokerConfig,
+  GetTopicStatsInfo,
+  GetTopicConfig,
+  QueryTopicConsumeByWho,
+  InvokeBrokerToResetOffset,
+  GetProducerConnectionList,
+  UpdateAndCreateSubscriptionGroup,
+  GetAllSubscriptionGroupConfig,
+  DeleteSubscriptionGroup,
+  DeleteTopicInNamesrv,
+  GetTopicsByCluster,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -30,6 +30,12 @@ import { applyDelayLevel } from './message-util.js';
 import { NamesrvRegistrar, parseNamesrvAddrList, type BrokerIdentity } from './namesrv-registrar.js';
 import { parseDelayLevels, validateBrokerOptions, type BrokerOptions } from './options.js';
 import { consumerAdminProcessors } from './processors/consumer-admin.js';
+import { brokerConfigProcessors } from './processors/broker-config.js';
+import { groupAdminProcessors } from './processors/group-admin.js';
+import { relayProcessors } from './processors/relay.js';
+import { topicStatsProcessors } from './processors/topic-stats.js';
+import { resetOffsetProcessors } from './processors/reset-offset.js';
+import { SubscriptionGroupManager } from './subscription-group-manager.js';
 import { adminProcessors } from './processors/admin.js';
 import { clientProcessors } from './processors/client.js';
 import { offsetProcessors } from './processors/offsets.js';
@@ -82,6 +88,7 @@ export class Broker implements BrokerContext {
   private readonly switchboard = new FaultSwitchboard();
   private storeRef: MessageStore | undefined;
   private topicsRef: TopicConfigManager | undefined;
+  private groupsRef: SubscriptionGroupManager | undefined;
   private server: RemotingServer | undefined;
   /** The ACL in force, when `acl` is set (reloaded from its file). */
   private acl: AclSource | undefined;
@@ -118,6 +125,11 @@ export class Broker implements BrokerContext {
   get topics(): TopicConfigManager {
     if (!this.topicsRef) throw new IllegalStateError('broker is not started');
     return this.topicsRef;
+  }
+
+  get subscriptionGroups(): SubscriptionGroupManager {
+    if (!this.groupsRef) throw new IllegalStateError('broker is not started');
+    return this.groupsRef;
   }
 
   get transactions(): TransactionCheckService {
@@ -178,6 +190,12 @@ export class Broker implements BrokerContext {
         onChange: () => void this.registerBrokerAll(),
       });
       await topics.load();
+      const groups = new SubscriptionGroupManager(
+        join(o.storePathRootDir, 'config', 'subscriptionGroup.json'),
+        this.logger,
+      );
+      await groups.load();
+      this.groupsRef = groups;
       this.storeRef = store;
       this.topicsRef = topics;
       this.stats.resetTail();
@@ -257,6 +275,11 @@ export class Broker implements BrokerContext {
       ...offsetProcessors(this),
       ...adminProcessors(this),
       ...consumerAdminProcessors(this),
+      ...brokerConfigProcessors(this),
+      ...groupAdminProcessors(this),
+      ...resetOffsetProcessors(this),
+      ...relayProcessors(this),
+      ...topicStatsProcessors(this),
       ...queryProcessors(this),
       ...retryProcessors(this),
       ...transactionProcessors(this),
@@ -376,6 +399,7 @@ export class Broker implements BrokerContext {
     }
     await this.schedule?.settled();
     await this.topicsRef?.settled();
+    await this.groupsRef?.settled();
     await this.storeRef?.close();
     this.storeRef = undefined;
     this.topicsRef = undefined;

@@ -74,6 +74,16 @@ export class ClientManager {
     return undefined;
   }
 
+  /** The live channels of a producer group (GET_PRODUCER_CONNECTION_LIST). */
+  producerChannels(group: string): ReadonlyMap<Connection, ClientChannelInfo> | undefined {
+    return this.producers.get(group);
+  }
+
+  /** Names of the consumer groups with a live channel. */
+  consumerGroupNames(): string[] {
+    return [...this.consumers.keys()];
+  }
+
   registerConsumer(data: HeartbeatConsumer, conn: Connection, info: ClientChannelInfo): void {
     let group = this.consumers.get(data.groupName);
     if (!group) {

@@ -33,6 +33,7 @@ import {
   type RegisterBrokerBody,
 } from '../../protocol/headers/register.js';
 import { encodeTopicList, encodeTopicRouteData, GetRouteInfoByTopic } from '../../protocol/headers/route.js';
+import { DeleteTopicInNamesrv, GetTopicsByCluster } from '../../protocol/headers/namesrv-admin.js';
 import { requestHeader } from './decode-request.js';
 import { RouteInfoManager } from './route-info-manager.js';
 
@@ -137,6 +138,8 @@ export class NameServer {
       [RequestCode.GET_KV_CONFIG, (r) => this.getKv(r)],
       [RequestCode.DELETE_KV_CONFIG, (r) => this.deleteKv(r)],
       [RequestCode.GET_KVLIST_BY_NAMESPACE, (r) => this.kvList(r)],
+      [DeleteTopicInNamesrv.code, (r) => this.deleteTopic(r)],
+      [GetTopicsByCluster.code, (r) => this.topicsByCluster(r)],
     ];
     for (const [code, handler] of handlers) server.registerProcessor(code, handler);
     server.on('disconnect', (conn: Connection) => {
@@ -238,6 +241,18 @@ export class NameServer {
       QueryDataVersionResponse.encode({ changed }),
       body,
     );
+  }
+
+  private deleteTopic(request: RemotingCommand): RemotingCommand {
+    const { topic, clusterName } = requestHeader(DeleteTopicInNamesrv, request);
+    this.routes.deleteTopic(topic, clusterName);
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+
+  private topicsByCluster(request: RemotingCommand): RemotingCommand {
+    const { cluster } = requestHeader(GetTopicsByCluster, request);
+    const body = encodeTopicList({ topicList: this.routes.topicsByCluster(cluster) });
+    return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, body);
   }
 
   private allTopics(request: RemotingCommand): RemotingCommand {
