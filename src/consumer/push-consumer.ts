@@ -42,6 +42,7 @@ import {
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
 import { Rebalancer, type RebalanceEvent } from './rebalance.js';
 import { SendBack } from './send-back.js';
+import { sendReply } from './reply.js';
 import {
   buildSubscriptionData,
   forgetGroupSubscriptions,
@@ -49,6 +50,9 @@ import {
   sameFilter,
   type SubscriptionExpression,
 } from './subscription.js';
+
+/** A reply is an ordinary send for the responder: Java's default sendMsgTimeout. */
+const REPLY_TIMEOUT_MS = 3000;
 
 export type {
   BatchHandler,
@@ -536,6 +540,26 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       group: this.options.consumerGroup,
       clientId: this.clientId,
     });
+  }
+
+  /**
+   * Replies to a request message (request-reply, reply.ts), typically inside the handler;
+   * resolves when the broker has pushed the reply to the requester.
+   */
+  async reply(
+    request: ConsumerMessage,
+    body: Buffer | Uint8Array | string,
+    properties?: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    const client = this.client;
+    if (client === undefined || !this.running) throw new IllegalStateError('consumer is not running');
+    await sendReply(
+      client,
+      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS },
+      request,
+      body,
+      properties,
+    );
   }
 
   /** Whether the consumer runs (started and not shutting down). */
