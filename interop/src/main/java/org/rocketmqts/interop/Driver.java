@@ -19,6 +19,8 @@ import java.util.Map;
  *         [--verify deterministic|none] [--size BYTES] [--settle-ms M] [--report K]
  * bench   --namesrv A --topic T --threads N --size B --duration-ms D [--warmup-ms W]
  * admin   clusterList|topicRoute --namesrv A [--topic T]
+ * request --namesrv A --topic T --count N [--timeout-ms M] [--group G]
+ * respond --namesrv A --topic T --group G --count N [--timeout-ms M]
  * </pre>
  */
 public final class Driver {
@@ -60,6 +62,12 @@ public final class Driver {
         return 0;
       case "bench":
         emit(Bench.run(new Args(args, 1)));
+        return 0;
+      case "request":
+        emit(RequestReply.request(new Driver.Args(args, 1)));
+        return 0;
+      case "respond":
+        emit(RequestReply.respond(new Driver.Args(args, 1)));
         return 0;
       case "admin":
         if (args.length < 2) throw new IllegalArgumentException("admin clusterList|topicRoute");
