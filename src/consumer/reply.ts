@@ -1,5 +1,5 @@
 /**
- * Request-reply, responder side (docs/advanced.md §2.4): the reply to a request message goes to
+ * Request-reply, responder side (RIP-16, Java `MessageUtil.createReplyMessage`): the reply to a request message goes to
  * `<CLUSTER>_REPLY_TOPIC` with MSG_TYPE=reply and the request's CORRELATION_ID, REPLY_TO_CLIENT
  * and TTL, as SEND_REPLY_MESSAGE_V2 (325) to the master of the broker the request came from;
  * that broker pushes it to the requester (which sent its request there, so it heartbeats it).

@@ -1,5 +1,5 @@
 /**
- * Request-reply, requester side (RIP-16; docs/advanced.md §2.3): `Producer.request(message,
+ * Request-reply, requester side (RIP-16; Java `DefaultMQProducerImpl#request`): `Producer.request(message,
  * timeoutMs)` sends the message with CORRELATION_ID, REPLY_TO_CLIENT (this client's id) and TTL,
  * and waits for the broker to push the responder's reply with PUSH_REPLY_MESSAGE_TO_CLIENT,
  * answered through the client instance's inbound table. Pending requests live in one

@@ -1,5 +1,5 @@
 /**
- * CHECK_TRANSACTION_STATE (39, broker → producer, oneway; docs/advanced.md §1.5–§1.6): one
+ * CHECK_TRANSACTION_STATE (39, broker → producer, oneway; docs/protocol.md §11): one
  * handler per client instance's inbound table, dispatching by the half message's PGROUP to the
  * transaction producer of that group (several may share an instance). Unknown groups are
  * ignored, as Java does; no response is ever sent.

@@ -1,5 +1,5 @@
 /**
- * Transactional messages (docs/advanced.md §1; Java `TransactionMQProducer`):
+ * Transactional messages (docs/protocol.md §11; Java `TransactionMQProducer`):
  * `sendMessageInTransaction(message, executeLocal)` sends a half message (TRAN_MSG, PGROUP, the
  * prepared sysFlag), runs the local transaction and ends it with END_TRANSACTION (oneway, as
  * Java) carrying its outcome. A local transaction that throws, times out or answers anything but

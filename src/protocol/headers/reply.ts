@@ -1,6 +1,6 @@
 /**
  * PUSH_REPLY_MESSAGE_TO_CLIENT (326, broker → requester): the reply message, rebuilt by the
- * requester from this header and the body (docs/advanced.md §2.6; Java `ReplyMessageRequestHeader`).
+ * requester from this header and the body (Java `ReplyMessageRequestHeader`).
  * The responder's SEND_REPLY_MESSAGE_V2 (325) header is `SendReplyMessageV2` in send.ts.
  */
 import { RequestCode } from '../codes.js';

@@ -1,6 +1,6 @@
 /**
  * SEND_REPLY_MESSAGE (324) / SEND_REPLY_MESSAGE_V2 (325), Java `ReplyMessageProcessor`
- * (docs/advanced.md §2.5): push the reply to the requester's connection, found by the
+ * (RIP-16): push the reply to the requester's connection, found by the
  * REPLY_TO_CLIENT client id among the producers' heartbeats, with PUSH_REPLY_MESSAGE_TO_CLIENT
  * (a sync request), then store it in the reply topic (Java's default `storeReplyMessageEnable`).
  * The answer's code is the push result, as in Java.
