@@ -1,15 +1,14 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError, TimeoutError } from '../../src/errors.js';
-import { DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../src/protocol/command.js';
+import type { RemotingCommand } from '../../src/protocol/command.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-import { silentLogger } from '../../src/observability/logger.js';
 import { NoFaultStrategy } from '../../src/producer/fault/latency-fault-tolerance.js';
 import { prepareMessage } from '../../src/producer/message.js';
 import { QueueSendFailedError, queueSelection, selectByHash } from '../../src/producer/queue-select.js';
 import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { routeOf } from './helpers.js';
+import { loopSettings, routeOf } from './helpers.js';
 
 // Computed with a JDK 17: `k.hashCode()` and SelectMessageQueueByHash's
 // `v = k.hashCode() % n; if (v < 0) v = Math.abs(v)` for n = 8, 5, 3.
@@ -133,18 +132,7 @@ describe('a selected-queue send never moves to another queue', () => {
       false,
       transport,
       new NoFaultStrategy(),
-      {
-        producerGroup: 'PG',
-        createTopicKey: 'TBW102',
-        defaultTopicQueueNums: 4,
-        commandDefaults: DEFAULT_COMMAND_DEFAULTS,
-        sendMsgTimeout: 3000,
-        retryTimesWhenSendFailed: 2,
-        retryAnotherBrokerWhenNotStoreOK: false,
-        retryResponseCodes: new Set([1]),
-        sendAttemptTimeout: 1000,
-        logger: silentLogger,
-      },
+      loopSettings({ retryResponseCodes: new Set([1]) }),
       (t) => sel.pick(t),
     ).then(
       () => assert.fail('must fail'),

@@ -5,22 +5,16 @@
  */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, type HeaderOf } from './fields.js';
+import { sendSpec } from './send.js';
+
+// Java's ReplyMessageRequestHeader: the send header's fields up to unitMode, then the hosts.
+const { batch: _batch, maxReconsumeTimes: _max, bname: _bname, ...replyFields } = sendSpec;
 
 export const PushReplyMessageToClient = declareRequest(
   RequestCode.PUSH_REPLY_MESSAGE_TO_CLIENT,
   'PUSH_REPLY_MESSAGE_TO_CLIENT',
   {
-    producerGroup: F.string.required(),
-    topic: F.string.required(),
-    defaultTopic: F.string.required(),
-    defaultTopicQueueNums: F.int.required(),
-    queueId: F.int.required(),
-    sysFlag: F.int.required(),
-    bornTimestamp: F.long.required(),
-    flag: F.int.required(),
-    properties: F.string.optional(),
-    reconsumeTimes: F.int.optional(),
-    unitMode: F.bool.withDefault(false),
+    ...replyFields,
     /** `ip:port` of the responder's connection. */
     bornHost: F.string.required(),
     /** `ip:port` of the broker. */
