@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { selectByHash } from '../../src/producer/queue-select.js';
+import { QueueSendFailedError, selectByHash } from '../../src/producer/queue-select.js';
+import { readTopic } from './cluster-helpers.js';
 import { scenario, waitFor } from '../consumer/helpers.js';
 
 test('ordered messages: one sharding key stays on one queue and an orderly consumer sees each key in send order', async () => {
@@ -65,5 +66,24 @@ test('ordered messages: an explicit queue and a selector send exactly where aske
     );
     assert.equal(offered, 8);
     assert.deepEqual(r2.messageQueue, { topic, brokerName: 'broker-a', queueId: 2 });
+  });
+});
+
+test('ordered messages: with the chosen queue’s broker down the send fails naming that queue and nothing goes elsewhere', async () => {
+  await scenario({ brokers: 2 }, 2, async ({ h, topic }) => {
+    // Learn the route while both brokers are up, then stop the broker that owns the key's queue.
+    await h.producer.send({ topic, body: 'warm' });
+    const queue = { topic, brokerName: 'broker-b', queueId: 1 };
+    await h.cluster.stopBroker('broker-b');
+    const before = (await readTopic(h.cluster, topic, 2)).length;
+    await assert.rejects(
+      h.producer.send({ topic, body: 'must stay in order' }, { queue }),
+      (e: unknown) =>
+        e instanceof QueueSendFailedError &&
+        e.queue.brokerName === 'broker-b' &&
+        e.queue.queueId === 1 &&
+        /broker-b\/1/.test(e.message),
+    );
+    assert.equal((await readTopic(h.cluster, topic, 2)).length, before, 'not moved to broker-a');
   });
 });

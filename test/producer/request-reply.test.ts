@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { BrokerResponseError } from '../../src/errors.js';
+import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
 import { ReplyNotPossibleError } from '../../src/consumer/reply.js';
 import { PropertyKey } from '../../src/protocol/message/properties.js';
@@ -50,6 +50,16 @@ test('request-reply: a request nobody answers rejects with RequestTimeoutError a
     await assert.rejects(
       h.producer.request({ topic, body: 'nobody listens' }, 300),
       (e: unknown) => e instanceof RequestTimeoutError && e.timeoutMs === 300,
+    );
+    assert.equal(pendingRequestCount(), 0);
+    // Bad input rejects before anything is registered.
+    await assert.rejects(
+      h.producer.request({ topic, body: 'x' }, 0),
+      (e: unknown) => e instanceof InvalidArgumentError && e.field === 'timeoutMs',
+    );
+    await assert.rejects(
+      h.producer.request({ topic, body: '' }, 1000),
+      (e: unknown) => e instanceof InvalidArgumentError && e.field === 'body',
     );
     assert.equal(pendingRequestCount(), 0);
   });
