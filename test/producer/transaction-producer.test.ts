@@ -140,14 +140,18 @@ test('transactions: a local transaction that outlives localTransactionTimeout re
 
 test('transactions: a half message left UNKNOWN is checked transactionCheckMax times, then discarded to TRANS_CHECK_MAX_TIME_TOPIC', async () => {
   let checks = 0;
+  const checkedAt: number[] = [];
   await withTransactions(
     { ...FAST_CHECKS, transactionCheckMax: 3 },
     () => {
       checks++;
+      checkedAt.push(Date.now());
       return 'UNKNOWN';
     },
     async ({ cluster, producer, topic }) => {
-      await producer.sendMessageInTransaction({ topic, body: 'never-decided' }, () => 'UNKNOWN');
+      const sentAt = Date.now();
+      const r = await producer.sendMessageInTransaction({ topic, body: 'never-decided' }, () => 'UNKNOWN');
+      assert.equal(r.localTransactionState, 'UNKNOWN');
       const discarded = async (): Promise<boolean> =>
         (await readTopic(cluster, SystemTopic.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC, 1)).some(
           (m) => m.body.toString() === 'never-decided',
@@ -157,6 +161,13 @@ test('transactions: a half message left UNKNOWN is checked transactionCheckMax t
       await new Promise((r) => setTimeout(r, 600));
       assert.equal(after, 3, 'checked exactly transactionCheckMax times');
       assert.equal(checks, 3, 'no check after the discard');
+      // The schedule: nothing before transactionTimeOut (300 ms), then one check per scan.
+      assert.ok(
+        checkedAt[0]! - sentAt >= FAST_CHECKS.transactionTimeOut,
+        `first check after ${checkedAt[0]! - sentAt} ms`,
+      );
+      for (let i = 1; i < checkedAt.length; i++)
+        assert.ok(checkedAt[i]! > checkedAt[i - 1]!, 'one check per scan');
       assert.equal((await readTopic(cluster, topic, 2)).length, 0, 'never delivered');
     },
   );

@@ -4,6 +4,7 @@ import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import type { RemotingCommand } from '../../../src/protocol/command.js';
 import { decodeProperties } from '../../../src/protocol/message/properties.js';
 import { MessageSysFlag } from '../../../src/protocol/message/sysflag.js';
+import { decodeOffsetMsgId } from '../../../src/protocol/message/message-id.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
 import { decodeBody, Rpc, sendV2Header, sleep, uniqueName } from './rpc-helpers.js';
 
@@ -69,6 +70,54 @@ describe('transaction check-back', () => {
       const before = checks.length;
       await sleep(300);
       assert.equal(checks.length, before, 'a resolved half message is not checked again');
+    } finally {
+      rpc.close();
+      await cluster.stop();
+    }
+  });
+
+  it('two commits of one half message arriving together store it once', async () => {
+    const cluster = await EmbeddedCluster.start({ brokers: 1 });
+    const rpc = await Rpc.connect(cluster.brokers[0]!.addr);
+    try {
+      const topic = uniqueName('TxTwice');
+      const group = uniqueName('TxPG');
+      await cluster.createTopic(topic, 1);
+      const sent = await rpc.request(
+        RequestCode.SEND_MESSAGE_V2,
+        sendV2Header({
+          topic,
+          body: 'once',
+          group,
+          sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE,
+          props: { TRAN_MSG: 'true', PGROUP: group, UNIQ_KEY: 'TXID2' },
+        }),
+        Buffer.from('once'),
+      );
+      assert.equal(sent.code, ResponseCode.SUCCESS);
+      const commitLogOffset = String(decodeOffsetMsgId(sent.extFields?.msgId ?? '').offset);
+      const commit = (): Promise<void> =>
+        rpc.conn.oneway({
+          code: RequestCode.END_TRANSACTION,
+          language: 'JAVA',
+          version: 407,
+          opaque: 0,
+          flag: 0,
+          serializeType: 0,
+          extFields: {
+            producerGroup: group,
+            tranStateTableOffset: sent.extFields?.queueOffset ?? '',
+            commitLogOffset,
+            commitOrRollback: String(MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+            fromTransactionCheck: 'true',
+            msgId: 'TXID2',
+          },
+        });
+      await Promise.all([commit(), commit(), commit()]);
+      const b = cluster.broker('broker-a');
+      for (let i = 0; i < 40 && b.store.getMaxOffset(topic, 0) === 0; i++) await sleep(25);
+      await sleep(200);
+      assert.equal(b.store.getMaxOffset(topic, 0), 1, 'committed exactly once');
     } finally {
       rpc.close();
       await cluster.stop();
