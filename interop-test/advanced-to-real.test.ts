@@ -1,7 +1,8 @@
 /**
  * Transactions and request-reply against a real Apache RocketMQ broker, for every interop version:
  * our TransactionProducer's committed messages (directly or by check-back) reach a Java consumer
- * and rolled-back ones never do; a Java requester gets its reply from our PushConsumer and our
+ * and rolled-back ones never do; a sharding key goes to the queue a Java producer's
+ * SelectMessageQueueByHash picks; a Java requester gets its reply from our PushConsumer and our
  * requester gets its reply from a Java responder. One broker, transaction checks every second.
  */
 import * as assert from 'node:assert/strict';
@@ -85,6 +86,29 @@ describe('transactions and request-reply against real RocketMQ', { concurrency: 
         // with 1 s checks it may ask about a decided transaction once; the answer is harmless.
         if (major === 4)
           assert.ok(!checked.includes(0) && !checked.includes(2), 'decided transactions are not checked');
+      });
+
+      it('a sharding key lands on the queue Java’s SelectMessageQueueByHash picks', async () => {
+        const topic = `interop_ts_order_${run}`;
+        await producer.send({ topic, body: 'creates the topic' });
+        const keys = ['order-1', 'order-2', 'user:42', 'polygenelubricants', 'Aa', 'k7'];
+        const java = await runDriver<{ queues: Record<string, string> }>(version, [
+          'select',
+          '--namesrv',
+          cluster.namesrvAddr,
+          '--topic',
+          topic,
+          '--keys',
+          keys.join(','),
+        ]);
+        for (const key of keys) {
+          const r = await producer.send({ topic, body: `node:${key}` }, { shardingKey: key });
+          assert.equal(
+            `${r.messageQueue.brokerName}/${r.messageQueue.queueId}`,
+            java.queues[key],
+            `key ${key}`,
+          );
+        }
       });
 
       it('a Java requester gets the reply our PushConsumer sends', async () => {

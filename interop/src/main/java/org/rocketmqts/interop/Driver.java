@@ -21,6 +21,7 @@ import java.util.Map;
  * admin   clusterList|topicRoute --namesrv A [--topic T]
  * request --namesrv A --topic T --count N [--timeout-ms M] [--group G]
  * respond --namesrv A --topic T --group G --count N [--timeout-ms M]
+ * select  --namesrv A --topic T --keys k1,k2,...
  * </pre>
  */
 public final class Driver {
@@ -65,6 +66,9 @@ public final class Driver {
         return 0;
       case "request":
         emit(RequestReply.request(new Driver.Args(args, 1)));
+        return 0;
+      case "select":
+        emit(Select.run(new Driver.Args(args, 1)));
         return 0;
       case "respond":
         emit(RequestReply.respond(new Driver.Args(args, 1)));
