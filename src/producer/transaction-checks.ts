@@ -81,7 +81,12 @@ function dispatch(
     });
     const transactionId = props[PropertyKey.UNIQ_KEY] ?? header.transactionId ?? header.msgId ?? '';
     const message: TransactionCheckMessage = { ...view, transactionId };
-    void target.answer({ header, message, wireTopic: stored.topic, brokerAddress: remoteAddress });
+    // The answer may outlive its producer (shut down meanwhile): log, never an unhandled rejection.
+    target
+      .answer({ header, message, wireTopic: stored.topic, brokerAddress: remoteAddress })
+      .catch((err: unknown) =>
+        client.logger.warn('answering a transaction check failed', { error: (err as Error).message }),
+      );
   } catch (err) {
     client.logger.warn('malformed CHECK_TRANSACTION_STATE ignored', { error: (err as Error).message });
   }
