@@ -13,7 +13,6 @@ import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.utils.MessageUtil;
-import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -68,13 +67,7 @@ final class RequestReply {
     List<String> requests = Collections.synchronizedList(new ArrayList<>());
     List<String> errors = Collections.synchronizedList(new ArrayList<>());
     CountDownLatch done = new CountDownLatch((int) count);
-    DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
-    c.setNamesrvAddr(namesrv);
-    c.setVipChannelEnabled(false);
-    c.setInstanceName(Driver.instanceName("responder"));
-    c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-    c.setPollNameServerInterval(1000);
-    c.subscribe(topic, "*");
+    DefaultMQPushConsumer c = Consume.consumer(namesrv, group, topic, "responder");
     c.registerMessageListener(
         (MessageListenerConcurrently)
             (msgs, ctx) -> {
