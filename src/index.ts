@@ -65,6 +65,12 @@ export {
   type ReadMessage,
   type QueueLocation,
 } from './consumer/index.js';
+export {
+  LitePullConsumer,
+  OffsetCommitError,
+  type LitePullConsumerOptions,
+  type ConsumerMessage,
+} from './consumer/index.js';
 
 // admin: the admin client is exported here when it lands
 

@@ -17,7 +17,12 @@ import {
   parseLockBatchResponseBody,
   UnlockBatchMQ,
 } from '../protocol/headers/consumer.js';
-import { GetMaxOffset, OffsetResponse, SearchOffsetByTimestamp } from '../protocol/headers/offset.js';
+import {
+  GetMaxOffset,
+  GetMinOffset,
+  OffsetResponse,
+  SearchOffsetByTimestamp,
+} from '../protocol/headers/offset.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import type { ConsumerClient } from './client-port.js';
 
@@ -35,35 +40,40 @@ async function ask(
   return response;
 }
 
-/** GET_MAX_OFFSET: the offset after the last message of the queue. */
-export async function queueMaxOffset(
+/** The `offset` answer of an offset request about one queue, asked of the queue's master. */
+async function askOffset(
   client: ConsumerClient,
   mq: MessageQueue,
+  code: number,
+  header: Record<string, string>,
   timeoutMs: number,
 ): Promise<number> {
-  const request = createRequest(
-    GetMaxOffset.code,
-    GetMaxOffset.encode({ topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName }),
-    undefined,
-    client.commandDefaults,
-  );
+  const request = createRequest(code, header, undefined, client.commandDefaults);
   return OffsetResponse.decode((await ask(client, mq.brokerName, request, timeoutMs)).extFields).offset;
 }
 
+/** GET_MAX_OFFSET: the offset after the last message of the queue. */
+export function queueMaxOffset(client: ConsumerClient, mq: MessageQueue, timeoutMs: number): Promise<number> {
+  const header = GetMaxOffset.encode({ topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName });
+  return askOffset(client, mq, GetMaxOffset.code, header, timeoutMs);
+}
+
+/** GET_MIN_OFFSET: the offset of the oldest message still stored in the queue. */
+export function queueMinOffset(client: ConsumerClient, mq: MessageQueue, timeoutMs: number): Promise<number> {
+  const header = GetMinOffset.encode({ topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName });
+  return askOffset(client, mq, GetMinOffset.code, header, timeoutMs);
+}
+
 /** SEARCH_OFFSET_BY_TIMESTAMP: the first offset stored at or after `timestamp`. */
-export async function searchOffset(
+export function searchOffset(
   client: ConsumerClient,
   mq: MessageQueue,
   timestamp: number,
   timeoutMs: number,
 ): Promise<number> {
-  const request = createRequest(
-    SearchOffsetByTimestamp.code,
-    SearchOffsetByTimestamp.encode({ topic: mq.topic, queueId: mq.queueId, timestamp, bname: mq.brokerName }),
-    undefined,
-    client.commandDefaults,
-  );
-  return OffsetResponse.decode((await ask(client, mq.brokerName, request, timeoutMs)).extFields).offset;
+  const { topic, queueId, brokerName: bname } = mq;
+  const header = SearchOffsetByTimestamp.encode({ topic, queueId, timestamp, bname });
+  return askOffset(client, mq, SearchOffsetByTimestamp.code, header, timeoutMs);
 }
 
 /** GET_CONSUMER_LIST_BY_GROUP from one broker; undefined when it knows no consumer of the group. */

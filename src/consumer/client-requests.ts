@@ -33,11 +33,24 @@ import { decodeStoredMessages } from '../protocol/message/stored-message.js';
 import { decodePullBody } from './message-view.js';
 import type { PushConsumer } from './push-consumer.js';
 
-const registry = new WeakMap<ClientInstance, Map<string, PushConsumer>>();
+/** What broker→client requests need of a consumer: the push consumer or the lite pull consumer. */
+export type RegisteredConsumer = Pick<
+  PushConsumer,
+  'options' | 'wireGroup' | 'startTimestamp' | 'rebalanceNow' | 'consumeStatus' | 'resetOffset' | 'internals'
+> & {
+  /** Java consumeType in running info; CONSUME_PASSIVELY when absent. */
+  readonly consumeType?: 'CONSUME_ACTIVELY' | 'CONSUME_PASSIVELY';
+};
+
+const registry = new WeakMap<ClientInstance, Map<string, RegisteredConsumer>>();
 const handlers = new WeakMap<ClientInstance, Array<[number, InboundHandler]>>();
 
 /** Adds a consumer to its instance; false when the group already runs in this client. */
-export function registerConsumer(instance: ClientInstance, group: string, consumer: PushConsumer): boolean {
+export function registerConsumer(
+  instance: ClientInstance,
+  group: string,
+  consumer: RegisteredConsumer,
+): boolean {
   let groups = registry.get(instance);
   if (groups === undefined) {
     groups = new Map();
@@ -58,7 +71,11 @@ export function registerConsumer(instance: ClientInstance, group: string, consum
   return true;
 }
 
-export function unregisterConsumer(instance: ClientInstance, group: string, consumer: PushConsumer): void {
+export function unregisterConsumer(
+  instance: ClientInstance,
+  group: string,
+  consumer: RegisteredConsumer,
+): void {
   const groups = registry.get(instance);
   if (groups?.get(group) !== consumer) return;
   groups.delete(group);
@@ -76,14 +93,14 @@ function noSuchGroup(request: RemotingCommand, group: string): RemotingCommand {
   );
 }
 
-function notifyIdsChanged(groups: Map<string, PushConsumer>, request: RemotingCommand): undefined {
+function notifyIdsChanged(groups: Map<string, RegisteredConsumer>, request: RemotingCommand): undefined {
   const { consumerGroup } = NotifyConsumerIdsChanged.decode(request.extFields);
   void groups.get(consumerGroup)?.rebalanceNow();
   return undefined;
 }
 
 async function runningInfo(
-  groups: Map<string, PushConsumer>,
+  groups: Map<string, RegisteredConsumer>,
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const { consumerGroup, jstackEnable } = GetConsumerRunningInfo.decode(request.extFields);
@@ -98,7 +115,7 @@ async function runningInfo(
   properties[RunningInfoProperty.PROP_NAMESERVER_ADDR] = o.namesrvAddr.join(';');
   properties[RunningInfoProperty.PROP_THREADPOOL_CORE_SIZE] = String(o.consumeThreadMax);
   properties[RunningInfoProperty.PROP_CONSUME_ORDERLY] = String(o.consumeOrderly);
-  properties[RunningInfoProperty.PROP_CONSUME_TYPE] = 'CONSUME_PASSIVELY';
+  properties[RunningInfoProperty.PROP_CONSUME_TYPE] = consumer.consumeType ?? 'CONSUME_PASSIVELY';
   properties[RunningInfoProperty.PROP_CLIENT_VERSION] = 'V4_9_7';
   properties[RunningInfoProperty.PROP_CONSUMER_START_TIMESTAMP] = String(consumer.startTimestamp);
   properties.inFlightHandlers = String(pool?.inFlight ?? 0);
@@ -120,7 +137,7 @@ async function runningInfo(
 }
 
 async function consumeDirectly(
-  groups: Map<string, PushConsumer>,
+  groups: Map<string, RegisteredConsumer>,
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const h = ConsumeMessageDirectly.decode(request.extFields);
@@ -162,7 +179,7 @@ async function consumeDirectly(
   );
 }
 
-function resetOffset(groups: Map<string, PushConsumer>, request: RemotingCommand): undefined {
+function resetOffset(groups: Map<string, RegisteredConsumer>, request: RemotingCommand): undefined {
   const h = ResetConsumerClientOffset.decode(request.extFields);
   const consumer = groups.get(h.group);
   if (consumer === undefined || request.body === undefined) return undefined;
@@ -176,7 +193,7 @@ function resetOffset(groups: Map<string, PushConsumer>, request: RemotingCommand
 }
 
 async function consumerStatus(
-  groups: Map<string, PushConsumer>,
+  groups: Map<string, RegisteredConsumer>,
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const h = GetConsumerStatusFromClient.decode(request.extFields);

@@ -31,3 +31,11 @@ export type { RebalanceEvent } from './rebalance.js';
 export type { ConsumeTraceContext } from './handler-pool.js';
 export { HandlerTimeoutError } from './handler-pool.js';
 export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';
+export { LitePullConsumer } from './lite-pull-consumer.js';
+export { OffsetCommitError } from './lite-pull-offsets.js';
+export {
+  LITE_PULL_CONSUMER_DEFAULTS,
+  resolveLitePullConsumerOptions,
+  type LitePullConsumerOptions,
+  type ResolvedLitePullConsumerOptions,
+} from './lite-pull-options.js';

@@ -33,8 +33,15 @@ export interface QueueEntry {
 }
 
 export interface PullContext extends ConsumerScope {
+  /**
+   * Lite pull (Java `DefaultLitePullConsumerImpl`, consumer.md §2.11): every pull carries its
+   * subscription and the lite bit (sysFlag 22) and no commit offset; offsets are committed apart.
+   */
+  readonly lite?: boolean;
   isRunning(): boolean;
-  isPaused(topic: string): boolean;
+  isPaused(mq: MessageQueue): boolean;
+  /** Lite pull: messages waiting for poll() in all queues exceed pullThresholdForAll. */
+  overAllThreshold?(): boolean;
   /**
    * The topic's subscription; `pullVersion` is the subVersion brokers already know (a pull with a
    * newer one than the broker registered gets SUBSCRIPTION_NOT_LATEST).
@@ -66,11 +73,14 @@ interface FlowLog {
 /** True (with a log line every 1000th time) when the cache is over a threshold. */
 function overThreshold(ctx: PullContext, entry: QueueEntry, log: FlowLog): boolean {
   const { pq, mq } = entry;
-  const reason = flowControlReason(
-    pq,
-    ctx.thresholds(mq.topic),
-    ctx.orderly ? undefined : ctx.options.consumeConcurrentlyMaxSpan,
-  );
+  const reason =
+    ctx.overAllThreshold?.() === true
+      ? 'messages waiting in all queues'
+      : flowControlReason(
+          pq,
+          ctx.thresholds(mq.topic),
+          ctx.orderly ? undefined : ctx.options.consumeConcurrentlyMaxSpan,
+        );
   if (reason === undefined) return false;
   if (log.count++ % 1000 === 0)
     ctx.logger.warn(`flow control: ${reason} over the threshold; pulling later`, {
@@ -89,7 +99,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
   const log: FlowLog = { count: 0 };
   while (!pq.dropped && ctx.isRunning()) {
     pq.lastPullTimestamp = Date.now();
-    if (ctx.isPaused(mq.topic)) {
+    if (ctx.isPaused(mq)) {
       await ctx.sleep(PULL_DELAY.paused);
       continue;
     }
@@ -107,7 +117,8 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
     }
-    const commitOffset = ctx.clustering ? ctx.committedOffset(mq) : -1;
+    const commitOffset = ctx.clustering && ctx.lite !== true ? ctx.committedOffset(mq) : -1;
+    const withSubscription = ctx.lite === true || o.postSubscriptionWhenPull;
     const request = createRequest(
       PullMessage.code,
       PullMessage.encode({
@@ -116,10 +127,12 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
         queueId: mq.queueId,
         queueOffset: entry.nextOffset,
         maxMsgNums: o.pullBatchSize,
-        sysFlag: buildPullSysFlag(commitOffset > 0, true, o.postSubscriptionWhenPull, false),
+        // Deviation: a 5.x Java lite consumer sends LITE_PULL_MESSAGE (361), which brokers serve
+        // like PULL_MESSAGE on another thread pool; 4.9 knows only 11, so 11 works everywhere.
+        sysFlag: buildPullSysFlag(commitOffset > 0, true, withSubscription, false, ctx.lite === true),
         commitOffset: Math.max(0, commitOffset),
         suspendTimeoutMillis: o.brokerSuspendMaxTimeMillis,
-        subscription: o.postSubscriptionWhenPull ? sub.data.subString : undefined,
+        subscription: withSubscription ? sub.data.subString : undefined,
         subVersion: sub.pullVersion,
         expressionType: sub.data.expressionType,
         bname: mq.brokerName,

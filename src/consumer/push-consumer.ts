@@ -11,10 +11,8 @@
 import { EventEmitter } from 'node:events';
 import type { ConsumeHandler, PushConsumerEvents, QueueLag } from './consumer-types.js';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
-import { buildClientId, localClientIp } from '../client/client-id.js';
 import type { ClientInstance } from '../client/client-instance.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
-import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import type { MessageQueue } from '../client/route.js';
 import type { Logger } from '../observability/logger.js';
@@ -22,8 +20,13 @@ import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.j
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import { checkSubscriptionsSupported, queueMaxOffset } from './broker-queries.js';
-import { registerConsumer, unregisterConsumer } from './client-requests.js';
-import { consumerClientOf, type ConsumerClient, type ConsumerScope } from './client-port.js';
+import type { ConsumerClient, ConsumerScope } from './client-port.js';
+import {
+  closeConsumerInstance,
+  consumerClientId,
+  openConsumerInstance,
+  openOffsetStore,
+} from './consumer-instance.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
 import { OrderlyConsumeService } from './consume-orderly.js';
 import { ConsumeStats } from './consume-stats.js';
@@ -31,7 +34,6 @@ import { queueThresholds } from './flow-control.js';
 import { ConsumerLifecycle } from './lifecycle.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './handler-pool.js';
 import type { ConsumerMessage } from './message-view.js';
-import { LocalFileOffsetStore } from './offset-store/local-file.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
 import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 import {
@@ -40,6 +42,7 @@ import {
   type ResolvedPushConsumerOptions,
 } from './options.js';
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
+import { userQueue } from './queue-names.js';
 import { Rebalancer, type RebalanceEvent } from './rebalance.js';
 import { SendBack } from './send-back.js';
 import { sendReply } from './reply.js';
@@ -106,12 +109,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.options = Object.freeze(resolvePushConsumerOptions(options));
     const o = this.options;
     this.logger = o.logger;
-    const ip = o.clientIP ?? localClientIp();
-    // Java keeps `DEFAULT` for broadcasting so the local offset file survives restarts (§2.8).
-    this.clientId =
-      o.messageModel === 'BROADCASTING'
-        ? `${ip}@${o.instanceName}${o.unitName ? `@${o.unitName}` : ''}`
-        : buildClientId(ip, o.instanceName, o.unitName);
+    this.clientId = consumerClientId(o);
     this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
   }
 
@@ -191,29 +189,14 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         pullVersion: data.subVersion,
       });
     }
-    const { namesrvAddr, namespace, language, mqClientApiTimeout, logger } = o;
-    const { pollNameServerInterval, heartbeatBrokerInterval } = o;
-    const instance = acquireClientInstance({
-      clientId: this.clientId,
-      namesrvAddr,
-      namespace,
-      language,
-      mqClientApiTimeout,
-      pollNameServerInterval,
-      heartbeatBrokerInterval,
-      logger,
-      // A consumer creates no topic; the producer defaults let it share a default producer's instance.
-      createTopicKey: 'TBW102',
-      defaultTopicQueueNums: 4,
-    });
-    const client = consumerClientOf(instance, o.mqClientApiTimeout);
-    if (!registerConsumer(instance, this.wireGroup, this)) {
-      await releaseClientInstance(instance);
+    let opened;
+    try {
+      opened = await openConsumerInstance(o, this.clientId, this.wireGroup, this);
+    } catch (err) {
       this.state = 'CREATED';
-      throw new IllegalStateError(
-        `consumer group ${o.consumerGroup} is already started in client ${this.clientId}; use another instanceName`,
-      );
+      throw err;
     }
+    const { instance, client } = opened;
     this.instance = instance;
     this.client = client;
     this.state = 'RUNNING';
@@ -234,16 +217,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
     const o = this.options;
     for (const topic of this.subs.keys()) instance.routes.pin(topic);
-    const offsetStore: OffsetStore = this.clustering
-      ? new RemoteBrokerOffsetStore(client, this.wireGroup, o.mqClientApiTimeout, this.logger)
-      : new LocalFileOffsetStore({
-          clientId: this.clientId,
-          consumerGroup: this.wireGroup,
-          logger: this.logger,
-          ...(o.offsetStoreDir === undefined ? {} : { localOffsetStoreDir: o.offsetStoreDir }),
-        });
+    const offsetStore = await openOffsetStore(o, client, this.clientId, this.wireGroup);
     this.offsetStore = offsetStore;
-    await offsetStore.load();
     this.setUpServices(client, offsetStore);
     const routes = await Promise.all(
       [...this.subs.keys()].map((t) =>
@@ -338,7 +313,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     const pullCtx: PullContext = {
       ...scope,
       isRunning: () => this.state === 'RUNNING',
-      isPaused: (topic) => this.pausedAll || this.pausedTopics.has(topic),
+      isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
       subscription: (topic) => this.subs.get(topic),
       thresholds: (topic) => {
         let held = 0;
@@ -432,11 +407,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   }
 
   private userQueue(mq: MessageQueue): MessageQueue {
-    return {
-      topic: withoutNamespace(mq.topic, this.options.namespace),
-      brokerName: mq.brokerName,
-      queueId: mq.queueId,
-    };
+    return userQueue(mq, this.options.namespace);
   }
 
   /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED). */
@@ -525,12 +496,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (this.options.consumeOrderly && this.clustering) await this.rebalancer?.unlockAll(held);
     this.rebalancer?.table.clear();
     const instance = this.instance;
-    if (instance !== undefined) {
-      await instance.heartbeat.unregister(this.contributor);
-      unregisterConsumer(instance, this.wireGroup, this);
-      for (const topic of this.subs.keys()) instance.routes.unpin(topic);
-      await releaseClientInstance(instance);
-    }
+    if (instance !== undefined)
+      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, this.subs.keys());
     forgetGroupSubscriptions(
       this.wireGroup,
       [...this.subs.values()].map((s) => s.data),

@@ -189,8 +189,8 @@ export class Rebalancer {
     return out;
   }
 
-  /** Where a new queue starts (§2.5); undefined = skip it this round. */
-  private async startOffset(mq: MessageQueue): Promise<number | undefined> {
+  /** Where a new queue starts (§2.5); undefined = skip it this round (also the lite consumer's assign mode). */
+  async startOffset(mq: MessageQueue): Promise<number | undefined> {
     const { options, client, offsetStore, logger } = this.ctx;
     const timeout = options.mqClientApiTimeout;
     const retry = mq.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX);

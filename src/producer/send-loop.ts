@@ -106,8 +106,9 @@ function toError(err: unknown): Error {
 
 /**
  * `interpretSendResponse`, except that a stored-status response that cannot be read becomes
- * SendResultUnknownError (never retried: the message is most likely stored). A ProtocolError
- * from the connection itself (malformed frame, closed) is thrown by `request` and still retries.
+ * SendResultUnknownError (never retried: the message is most likely stored). Errors thrown by
+ * `request` itself retry only when flagged `retriable` (a closed connection does; a
+ * ProtocolError does not).
  */
 function readSendResponse(
   response: RemotingCommand,

@@ -1,0 +1,59 @@
+/**
+ * The lite pull consumer's offsets (Java `AssignedMessageQueue#consumeOffset` + the offset
+ * store): per queue, the offset after the last message `poll()` returned. It is written to the
+ * store's memory at once, so a rebalance that drops the queue persists exactly what was polled,
+ * and stays the live value when a look at the committed offset reads the store (which caches).
+ */
+import { RocketMQError } from '../errors.js';
+import type { MessageQueue } from '../client/route.js';
+import type { OffsetStore } from './offset-store/offset-store.js';
+import { messageQueueKey } from './offset-store/offset-store.js';
+import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+
+/** A sync commit the broker did not confirm for some queues. */
+export class OffsetCommitError extends RocketMQError {
+  constructor(
+    readonly queues: MessageQueue[],
+    options: { cause?: unknown } = {},
+  ) {
+    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
+      retriable: true,
+      ...options,
+    });
+  }
+}
+
+export class LiteOffsets {
+  private readonly consumed = new Map<string, number>();
+
+  constructor(readonly store: OffsetStore) {}
+
+  /** The queue's next message to return is at `offset` (queue taken, polled past, seek, commit(offsets)). */
+  set(mq: MessageQueue, offset: number): void {
+    this.consumed.set(messageQueueKey(mq), offset);
+    this.store.updateOffset(mq, offset, false);
+  }
+
+  /**
+   * Stores the consumed offsets of `held`. The broker store confirms each queue; `userQueue`
+   * names the unconfirmed ones in the OffsetCommitError.
+   */
+  async persist(held: readonly MessageQueue[], userQueue: (mq: MessageQueue) => MessageQueue): Promise<void> {
+    const store = this.store;
+    if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
+    // Queues without a consumed offset yet have nothing to commit.
+    const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
+    const ok = await Promise.all(withOffset.map((mq) => store.commit(mq)));
+    const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
+    if (failed.length > 0) throw new OffsetCommitError(failed);
+  }
+
+  /** The stored offset (−1 when none); what was polled since is not included. */
+  async committed(mq: MessageQueue): Promise<number> {
+    const stored = await this.store.readOffset(mq, 'STORE');
+    // Reading the store also caches what it read; the consumed offset stays the live one.
+    const mine = this.consumed.get(messageQueueKey(mq));
+    if (mine !== undefined) this.store.updateOffset(mq, mine, false);
+    return stored;
+  }
+}
