@@ -25,6 +25,9 @@ export type { RocketMQErrorOptions } from './errors.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
 export type { SendAttempt } from './producer/errors.js';
+export { QueueSendFailedError } from './producer/queue-select.js';
+export { RequestTimeoutError } from './producer/request-reply.js';
+export { ReplyNotPossibleError } from './consumer/reply.js';
 
 // producer
 export { Producer } from './producer/producer.js';
@@ -42,6 +45,18 @@ export type {
   FailureKind,
 } from './producer/fault/latency-fault-tolerance.js';
 export type { MessageQueue } from './client/route.js';
+export type { SendOptions, QueueSelector } from './producer/queue-select.js';
+export { TransactionProducer, TRANSACTION_PRODUCER_DEFAULTS } from './producer/transaction-producer.js';
+export type {
+  TransactionProducerOptions,
+  TransactionSendResult,
+  TransactionCheckMessage,
+  LocalTransactionState,
+  LocalTransaction,
+  CheckListener,
+} from './producer/transaction-producer.js';
+export type { ReplyMessage } from './producer/request-reply.js';
+export type { ReceivedMessage } from './producer/received-message.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
 
 // consumers: push (callback), lite pull (poll / for await), and the pull reader used by the demo

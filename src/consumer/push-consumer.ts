@@ -45,6 +45,7 @@ import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
 import { userQueue } from './queue-names.js';
 import { Rebalancer, type RebalanceEvent } from './rebalance.js';
 import { SendBack } from './send-back.js';
+import { sendReply } from './reply.js';
 import {
   buildSubscriptionData,
   forgetGroupSubscriptions,
@@ -52,6 +53,9 @@ import {
   sameFilter,
   type SubscriptionExpression,
 } from './subscription.js';
+
+/** A reply is an ordinary send for the responder: Java's default sendMsgTimeout. */
+const REPLY_TIMEOUT_MS = 3000;
 
 export type {
   BatchHandler,
@@ -503,6 +507,26 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       group: this.options.consumerGroup,
       clientId: this.clientId,
     });
+  }
+
+  /**
+   * Replies to a request message (request-reply, reply.ts), typically inside the handler;
+   * resolves when the broker has pushed the reply to the requester.
+   */
+  async reply(
+    request: ConsumerMessage,
+    body: Buffer | Uint8Array | string,
+    properties?: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    const client = this.client;
+    if (client === undefined || !this.running) throw new IllegalStateError('consumer is not running');
+    await sendReply(
+      client,
+      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS },
+      request,
+      body,
+      properties,
+    );
   }
 
   /** Whether the consumer runs (started and not shutting down). */

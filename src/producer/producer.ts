@@ -33,6 +33,8 @@ import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
+import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
+import { sendRequest } from './request-reply.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -173,18 +175,66 @@ export class Producer extends EventEmitter<ProducerEvents> {
     });
   }
 
-  /** Sends one message; retries per the options; resolves with the SendResult. */
-  send(message: Message): Promise<SendResult> {
-    return this.track(
-      'send',
-      () => prepareMessage(message, this.prepareSettings, this.ids),
-      false,
-    ) as Promise<SendResult>;
+  /**
+   * Sends one message; retries per the options; resolves with the SendResult. With
+   * `options.queue`, `shardingKey` or `selector` it makes one attempt on that queue only
+   * (queue-select.ts).
+   */
+  send(message: Message, options?: SendOptions): Promise<SendResult> {
+    return this.sendWith(message, (p) => p, options);
   }
 
   /** Fire and forget: one attempt, resolves when the request is written. */
-  async sendOneway(message: Message): Promise<void> {
-    await this.track('oneway', () => prepareMessage(message, this.prepareSettings, this.ids), true);
+  async sendOneway(message: Message, options?: SendOptions): Promise<void> {
+    let selection: QueueSelection | undefined;
+    await this.track(
+      'oneway',
+      () => {
+        selection = queueSelection(options, message, this.options.namespace);
+        return prepareMessage(message, this.prepareSettings, this.ids);
+      },
+      true,
+      () => selection,
+    );
+  }
+
+  /**
+   * Request-reply (RIP-16): sends `message` with CORRELATION_ID / REPLY_TO_CLIENT / TTL and
+   * resolves with the reply a responder sends back (request-reply.ts).
+   */
+  request(message: Message, timeoutMs: number): ReturnType<typeof sendRequest> {
+    return sendRequest(this, message, timeoutMs);
+  }
+
+  /**
+   * `send` with the prepared message adjusted before it goes out (half messages, requests):
+   * for the mechanisms built on this producer, not for applications.
+   * @internal
+   */
+  sendWith(
+    message: Message,
+    adjust: (p: PreparedMessage) => PreparedMessage,
+    options?: SendOptions,
+  ): Promise<SendResult> {
+    let selection: QueueSelection | undefined;
+    return this.track(
+      'send',
+      () => {
+        selection = queueSelection(options, message, this.options.namespace);
+        return adjust(prepareMessage(message, this.prepareSettings, this.ids));
+      },
+      false,
+      () => selection,
+    ) as Promise<SendResult>;
+  }
+
+  /**
+   * The running client instance (connections, routes, inbound table) for the mechanisms built
+   * on this producer.
+   * @internal
+   */
+  get client(): ClientInstance {
+    return this.requireInstance();
   }
 
   /** Sends messages of one topic as one SEND_BATCH_MESSAGE (same retry rules as `send`). */
@@ -258,6 +308,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     kind: SendTraceContext['kind'],
     prepare: () => PreparedMessage,
     oneway: boolean,
+    selected: () => QueueSelection | undefined = () => undefined,
   ): Promise<SendResult | undefined> {
     if (this.state !== 'RUNNING') {
       return Promise.reject(
@@ -270,8 +321,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
     } catch (err) {
       return Promise.reject(err);
     }
+    const selection = selected();
     const run = (): Promise<SendResult | undefined> =>
-      runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings);
+      selection === undefined
+        ? runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings)
+        : runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings, (tp) =>
+            selection.pick(tp),
+          ).catch((err: unknown) => {
+            throw selection.wrap(err);
+          });
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
       const ctx: SendTraceContext = {

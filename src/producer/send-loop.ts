@@ -136,14 +136,25 @@ function sendFailed(
   return new SendFailedError(p.userTopic, attempts, elapsedMs, reason, { cause });
 }
 
-/** Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. */
+/** A selected-queue send reports nothing to the strategy, as Java's `sendSelectImpl`. */
+const NOT_REPORTED: Pick<LatencyFaultStrategy, 'onSuccess' | 'onFailure'> = {
+  onSuccess: () => undefined,
+  onFailure: () => undefined,
+};
+
+/**
+ * Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. With
+ * `select` (queue-select.ts) the one attempt goes to the queue it picks: no retry elsewhere.
+ */
 export async function runSend(
   p: PreparedMessage,
   oneway: boolean,
   transport: SendTransport,
   strategy: LatencyFaultStrategy,
   s: SendLoopSettings,
+  select?: (tp: TopicPublishInfo) => MessageQueue,
 ): Promise<SendResult | undefined> {
+  const report = select === undefined ? strategy : NOT_REPORTED;
   const clock = s.clock ?? Date.now;
   const deadline = Deadline.after(s.sendMsgTimeout, clock);
   const started = deadline.at - s.sendMsgTimeout;
@@ -168,7 +179,7 @@ export async function runSend(
     );
   }
 
-  const total = oneway ? 1 : 1 + s.retryTimesWhenSendFailed;
+  const total = oneway || select !== undefined ? 1 : 1 + s.retryTimesWhenSendFailed;
   let last: string | undefined;
   let notOk: SendResult | undefined;
   let lastError: unknown;
@@ -181,7 +192,7 @@ export async function runSend(
       break;
     }
     // From here on the strategy counts this attempt: every path reports back to it.
-    const mq = chooseQueue(strategy, tp, last, i);
+    const mq = select === undefined ? chooseQueue(strategy, tp, last, i) : select(tp);
     last = mq.brokerName;
     const attemptStart = clock();
     const isLast = i === total - 1;
@@ -193,13 +204,13 @@ export async function runSend(
       const cmd = buildSendRequest(p, mq, s, attemptStart);
       if (oneway) {
         await transport.oneway(address, cmd, cap);
-        strategy.onSuccess(mq.brokerName, clock() - attemptStart);
+        report.onSuccess(mq.brokerName, clock() - attemptStart);
         return undefined;
       }
       const response = await transport.request(address, cmd, cap);
       const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
       const latency = clock() - attemptStart;
-      strategy.onSuccess(mq.brokerName, latency);
+      report.onSuccess(mq.brokerName, latency);
       if (result.status !== 'SEND_OK' && s.retryAnotherBrokerWhenNotStoreOK && !isLast) {
         notOk = result;
         attempts.push({
@@ -219,7 +230,7 @@ export async function runSend(
     } catch (err) {
       const latency = clock() - attemptStart;
       const kind = classifyFailure(err, s.retryResponseCodes);
-      strategy.onFailure(mq.brokerName, latency, kind, err);
+      report.onFailure(mq.brokerName, latency, kind, err);
       attempts.push({
         brokerName: mq.brokerName,
         address,

@@ -1,6 +1,8 @@
 /** Shared fixtures for producer unit tests. */
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { DEFAULT_COMMAND_DEFAULTS } from '../../src/protocol/command.js';
+import type { SendLoopSettings } from '../../src/producer/send-loop.js';
 import type {
   BrokerIsolatedEvent,
   BrokerRecoveredEvent,
@@ -59,3 +61,18 @@ export function fakeHost(randomValues: number[] = []): FakeHost {
   };
   return host;
 }
+
+/** Send-loop settings for unit tests: Java defaults, a silent logger, `over` applied last. */
+export const loopSettings = (over: Partial<SendLoopSettings> = {}): SendLoopSettings => ({
+  producerGroup: 'PG',
+  createTopicKey: 'TBW102',
+  defaultTopicQueueNums: 4,
+  commandDefaults: DEFAULT_COMMAND_DEFAULTS,
+  sendMsgTimeout: 3000,
+  retryTimesWhenSendFailed: 2,
+  retryAnotherBrokerWhenNotStoreOK: false,
+  retryResponseCodes: new Set([1, 2, 14, 16, 17]),
+  sendAttemptTimeout: 1000,
+  logger: silentLogger,
+  ...over,
+});

@@ -12,4 +12,5 @@ export * from './broker-admin.js';
 export * from './namesrv-admin.js';
 export * from './consumer.js';
 export * from './transaction.js';
+export * from './reply.js';
 export * from './registry.js';

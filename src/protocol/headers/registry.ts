@@ -54,6 +54,7 @@ import {
   UnregisterBroker,
 } from './register.js';
 import { GetAllTopicListFromNameserver, GetRouteInfoByTopic } from './route.js';
+import { PushReplyMessageToClient } from './reply.js';
 import { SendBatchMessage, SendMessage, SendMessageV2, SendReplyMessageV2 } from './send.js';
 import { CheckTransactionState, EndTransaction } from './transaction.js';
 
@@ -62,6 +63,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   SendMessageV2,
   SendBatchMessage,
   SendReplyMessageV2,
+  PushReplyMessageToClient,
   PullMessage,
   QueryMessage,
   ViewMessageById,

@@ -44,6 +44,7 @@ import { queryProcessors } from './processors/query.js';
 import { retryProcessors } from './processors/send-back.js';
 import { sendProcessors } from './processors/send.js';
 import { transactionProcessors } from './processors/transaction.js';
+import { replyProcessors } from './processors/reply.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
 import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
@@ -283,6 +284,7 @@ export class Broker implements BrokerContext {
       ...queryProcessors(this),
       ...retryProcessors(this),
       ...transactionProcessors(this),
+      ...replyProcessors(this),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);

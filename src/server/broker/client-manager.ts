@@ -84,6 +84,13 @@ export class ClientManager {
     return [...this.consumers.keys()];
   }
 
+  /** The live connection of client `clientId` registered for any producer group (Java `findChannel`, for replies). */
+  producerChannelOfClient(clientId: string): Connection | undefined {
+    for (const channels of this.producers.values())
+      for (const [conn, info] of channels) if (info.clientId === clientId && !conn.closed) return conn;
+    return undefined;
+  }
+
   registerConsumer(data: HeartbeatConsumer, conn: Connection, info: ClientChannelInfo): void {
     let group = this.consumers.get(data.groupName);
     if (!group) {
