@@ -54,6 +54,11 @@ export interface PreparedMessage {
   readonly batch: boolean;
   /** Message count (1, or the batch size). */
   readonly count: number;
+  /**
+   * The send is pinned to one queue (`queue`, `shardingKey`, `selector`): it must not be hedged
+   * to another broker, which would break the order of the queue. @default false
+   */
+  readonly fixedQueue?: boolean;
 }
 
 export interface PrepareSettings {

@@ -117,6 +117,20 @@ export interface ProducerOptions {
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
   /**
+   * Hedged sends: an attempt still unanswered after `hedgeDelayMultiplier` × its broker's recent
+   * p99 (at least `hedgeDelayFloorMs`) makes the fault strategy stop choosing that broker, and
+   * the same message (same msgId) is sent to another broker; the first success wins and a late
+   * success of the other is counted as a duplicate (`'hedgedDuplicate'` event, `brokerHealth()`).
+   * Never applied to oneway sends or sends pinned to a queue (ordering). Consumers that must not
+   * see a message twice dedupe on msgId, as with any retry. Deviation: no Java equivalent.
+   * @default true
+   */
+  hedgeSends?: boolean;
+  /** Hedge delay as a multiple of the broker's recent p99 latency. @default 10 */
+  hedgeDelayMultiplier?: number;
+  /** Lower bound of the hedge delay (ms). @default 50 */
+  hedgeDelayFloorMs?: number;
+  /**
    * Logger of this producer (its sends, its fault strategy). Producers sharing a client instance
    * (same clientId and settings) log instance-level events — route refresh, heartbeats,
    * NameServer failover — through the logger of the producer that created the instance; a
@@ -155,6 +169,9 @@ export interface ResolvedProducerOptions {
   detectInterval: number | undefined;
   detectTimeout: number;
   language: string;
+  hedgeSends: boolean;
+  hedgeDelayMultiplier: number;
+  hedgeDelayFloorMs: number;
   logger: Logger;
 }
 
@@ -178,6 +195,9 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   mqClientApiTimeout: 3000,
   detectTimeout: 200,
   language: 'JAVA',
+  hedgeSends: true,
+  hedgeDelayMultiplier: 10,
+  hedgeDelayFloorMs: 50,
 });
 
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
@@ -226,6 +246,9 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   detectInterval: true,
   detectTimeout: true,
   language: true,
+  hedgeSends: true,
+  hedgeDelayMultiplier: true,
+  hedgeDelayFloorMs: true,
   logger: true,
 });
 
@@ -389,6 +412,18 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.detectInterval === undefined ? undefined : checkInt('detectInterval', o.detectInterval, 10),
     detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
     language,
+    hedgeSends: checkBoolean('hedgeSends', o.hedgeSends ?? PRODUCER_DEFAULTS.hedgeSends),
+    hedgeDelayMultiplier: checkInt(
+      'hedgeDelayMultiplier',
+      o.hedgeDelayMultiplier ?? PRODUCER_DEFAULTS.hedgeDelayMultiplier,
+      1,
+      1000,
+    ),
+    hedgeDelayFloorMs: checkInt(
+      'hedgeDelayFloorMs',
+      o.hedgeDelayFloorMs ?? PRODUCER_DEFAULTS.hedgeDelayFloorMs,
+      1,
+    ),
     logger,
   };
 }

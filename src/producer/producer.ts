@@ -1,7 +1,7 @@
 /**
  * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
  * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events: 'brokerIsolated', 'brokerRecovered',
- * 'routeUpdated'. Each send is traced on the `rocketmq:send` diagnostics channel.
+ * 'routeUpdated', 'hedgedDuplicate'. Each send is traced on the `rocketmq:send` diagnostics channel.
  */
 import { EventEmitter } from 'node:events';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
@@ -13,6 +13,7 @@ import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instanc
 import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import { createFaultStrategy } from './fault/index.js';
+import { SendHedger, type BrokerHedgeStats, type HedgedDuplicateEvent } from './hedge.js';
 import type {
   BrokerHealth,
   BrokerIsolatedEvent,
@@ -53,6 +54,8 @@ export interface ProducerEvents {
   brokerIsolated: [BrokerIsolatedEvent];
   brokerRecovered: [BrokerRecoveredEvent];
   routeUpdated: [RouteUpdatedEvent];
+  /** A hedged send was stored twice (same msgId on two brokers): consumers may see it twice. */
+  hedgedDuplicate: [HedgedDuplicateEvent];
 }
 
 export class Producer extends EventEmitter<ProducerEvents> {
@@ -107,6 +110,13 @@ export class Producer extends EventEmitter<ProducerEvents> {
       retryResponseCodes: o.retryResponseCodes,
       sendAttemptTimeout: o.sendAttemptTimeout,
       logger: o.logger,
+      hedger: o.hedgeSends
+        ? new SendHedger(
+            { multiplier: o.hedgeDelayMultiplier, floorMs: o.hedgeDelayFloorMs },
+            (brokerName, overdueMs) => this.strategy.onOverdue?.(brokerName, overdueMs),
+            (e) => this.emit('hedgedDuplicate', e),
+          )
+        : undefined,
     };
     const group = this.loopSettings.producerGroup;
     this.membership = { producerGroups: () => [group] };
@@ -195,9 +205,28 @@ export class Producer extends EventEmitter<ProducerEvents> {
     ) as Promise<SendResult>;
   }
 
-  /** Per-broker health as the fault strategy sees it. */
-  brokerHealth(): BrokerHealth[] {
-    return this.strategy.health();
+  /**
+   * Per-broker health as the fault strategy sees it, with the hedging counters (`hedged`,
+   * `hedgedDuplicates`) when `hedgeSends` is on.
+   */
+  brokerHealth(): (BrokerHealth & Partial<BrokerHedgeStats>)[] {
+    const health: (BrokerHealth & Partial<BrokerHedgeStats>)[] = this.strategy.health();
+    const hedger = this.loopSettings.hedger;
+    if (hedger === undefined) return health;
+    const out = health.map((h) => ({ ...h, ...hedger.stats(h.brokerName) }));
+    // A strategy without per-broker state (none) still shows the brokers that hedged.
+    for (const name of hedger.brokers()) {
+      if (!out.some((h) => h.brokerName === name))
+        out.push({
+          brokerName: name,
+          isolated: false,
+          latencyMs: 0,
+          failures: 0,
+          reachable: true,
+          ...hedger.stats(name),
+        });
+    }
+    return out;
   }
 
   /**
