@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import { checkGroup } from '../protocol/validation.js';
 import { parseNamesrvAddr } from '../producer/options.js';
+import { resolveTraceOptions } from '../producer/trace/settings.js';
 import {
   resolveAllocateStrategy,
   type AllocateStrategy,
@@ -116,6 +117,14 @@ export interface PushConsumerOptions {
   mqClientApiTimeout?: number;
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
+  /**
+   * Java message trace: `SubBefore`/`SubAfter` records of every handler call go, in batches and
+   * off the consume path, to the trace topic (Java's format). Never slows or fails consumption;
+   * a full trace queue drops records (counted in `traceStats()`). @default false
+   */
+  enableMsgTrace?: boolean;
+  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
+  customizedTraceTopic?: string;
   /** @default silentLogger */
   logger?: Logger;
 }
@@ -163,6 +172,8 @@ export interface ResolvedPushConsumerOptions {
   heartbeatBrokerInterval: number;
   mqClientApiTimeout: number;
   language: string;
+  enableMsgTrace: boolean;
+  customizedTraceTopic: string | undefined;
   logger: Logger;
 }
 
@@ -244,6 +255,8 @@ const OPTION_NAMES = keyList<PushConsumerOptions>({
   heartbeatBrokerInterval: true,
   mqClientApiTimeout: true,
   language: true,
+  enableMsgTrace: true,
+  customizedTraceTopic: true,
   logger: true,
 });
 
@@ -414,6 +427,7 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     heartbeatBrokerInterval: checkInt('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10, MAX_INT),
     mqClientApiTimeout: checkInt('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
     language,
+    ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
     logger,
   };
 }

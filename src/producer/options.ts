@@ -7,6 +7,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
 import type { Logger } from '../observability/logger.js';
+import { resolveTraceOptions } from './trace/settings.js';
 import { silentLogger } from '../observability/logger.js';
 import {
   checkBoolean,
@@ -131,6 +132,15 @@ export interface ProducerOptions {
   /** Lower bound of the hedge delay (ms). @default 50 */
   hedgeDelayFloorMs?: number;
   /**
+   * Java message trace: a `Pub` record of every successful send goes, in batches and off the
+   * send path, to the trace topic (Java's format, so `mqadmin queryMsgTraceById` and
+   * rocketmq-dashboard show it). A full trace queue drops records (counted in `traceStats()`);
+   * it never slows or fails a send. @default false
+   */
+  enableMsgTrace?: boolean;
+  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
+  customizedTraceTopic?: string;
+  /**
    * Logger of this producer (its sends, its fault strategy). Producers sharing a client instance
    * (same clientId and settings) log instance-level events — route refresh, heartbeats,
    * NameServer failover — through the logger of the producer that created the instance; a
@@ -172,6 +182,8 @@ export interface ResolvedProducerOptions {
   hedgeSends: boolean;
   hedgeDelayMultiplier: number;
   hedgeDelayFloorMs: number;
+  enableMsgTrace: boolean;
+  customizedTraceTopic: string | undefined;
   logger: Logger;
 }
 
@@ -249,6 +261,8 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   hedgeSends: true,
   hedgeDelayMultiplier: true,
   hedgeDelayFloorMs: true,
+  enableMsgTrace: true,
+  customizedTraceTopic: true,
   logger: true,
 });
 
@@ -424,6 +438,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.hedgeDelayFloorMs ?? PRODUCER_DEFAULTS.hedgeDelayFloorMs,
       1,
     ),
+    ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
     logger,
   };
 }

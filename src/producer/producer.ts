@@ -14,6 +14,9 @@ import { acquireClientInstance, releaseClientInstance } from '../client/instance
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import { createFaultStrategy } from './fault/index.js';
 import { SendHedger, type BrokerHedgeStats, type HedgedDuplicateEvent } from './hedge.js';
+import { TraceDispatcher, type TraceStats } from './trace/dispatcher.js';
+import { SendTracer } from './trace/send-trace.js';
+import { traceProducerOptions, traceTopicOf } from './trace/settings.js';
 import type {
   BrokerHealth,
   BrokerIsolatedEvent,
@@ -75,6 +78,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
   };
   private readonly ids: UniqIdGenerator;
+  /** Message trace (`enableMsgTrace`): the dispatcher and its Pub hook. */
+  private readonly trace: { dispatcher: TraceDispatcher; tracer: SendTracer } | undefined;
 
   constructor(options: ProducerOptions) {
     super();
@@ -118,6 +123,17 @@ export class Producer extends EventEmitter<ProducerEvents> {
           )
         : undefined,
     };
+    const traceTopic = traceTopicOf(o);
+    if (traceTopic !== undefined) {
+      const dispatcher = new TraceDispatcher(
+        new Producer(traceProducerOptions('PRODUCE', o.producerGroup, o.namesrvAddr, o.logger)),
+        { traceTopic, logger: o.logger },
+      );
+      const tracer = new SendTracer(dispatcher, o.producerGroup, (name) =>
+        this.instance?.routes.masterAddress(name),
+      );
+      this.trace = { dispatcher, tracer };
+    }
     const group = this.loopSettings.producerGroup;
     this.membership = { producerGroups: () => [group] };
     this.transport = {
@@ -174,6 +190,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
     }
     instance.routes.on('routeUpdated', this.onRouteUpdated);
     this.strategy.start();
+    if (this.trace !== undefined) {
+      // As Java: a trace producer that cannot start costs the traces, not the producer.
+      await this.trace.dispatcher.start().catch((err: unknown) =>
+        this.logger.warn('message trace producer did not start; sends are not traced', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+    }
     this.state = 'RUNNING';
     this.logger.info('producer started', {
       group: o.producerGroup,
@@ -229,6 +253,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return out;
   }
 
+  /** Message trace counters (`enableMsgTrace`); undefined when tracing is off. */
+  traceStats(): TraceStats | undefined {
+    return this.trace?.dispatcher.stats();
+  }
+
   /**
    * Stops accepting sends, waits for in-flight sends (at most sendMsgTimeout + 500 ms),
    * unregisters from the brokers and releases the client instance (closing its sockets when
@@ -253,6 +282,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       clearTimeout(timer);
     }
     this.strategy.stop();
+    await this.trace?.dispatcher.shutdown();
     const instance = this.instance;
     if (instance) {
       instance.routes.off('routeUpdated', this.onRouteUpdated);
@@ -315,6 +345,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
       }, ctx);
     } else {
       promise = run();
+    }
+    const trace = this.trace;
+    if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
+      const startedAt = Date.now();
+      promise.then(
+        (r) => trace.tracer.onSent(prepared, r, startedAt),
+        () => {},
+      );
     }
     this.inFlight.add(promise);
     const done = (): void => {
