@@ -2,16 +2,16 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { TimeoutError } from '../../src/errors.js';
-import { DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../src/protocol/command.js';
+import type { RemotingCommand } from '../../src/protocol/command.js';
+import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-import { silentLogger } from '../../src/observability/logger.js';
 import { SendFailedError } from '../../src/producer/errors.js';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
 import { SendHedger, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
 import { prepareMessage, type PreparedMessage } from '../../src/producer/message.js';
-import { runSend, type SendLoopSettings, type SendTransport } from '../../src/producer/send-loop.js';
+import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { fakeHost, routeOf } from './helpers.js';
+import { fakeHost, routeOf, sendLoopSettings } from './helpers.js';
 
 function answer(cmd: RemotingCommand): RemotingCommand {
   return {
@@ -74,19 +74,7 @@ function setup() {
     (b, ms) => strategy.onOverdue(b, ms),
     (e) => duplicates.push(e),
   );
-  const settings: SendLoopSettings = {
-    producerGroup: 'PG',
-    createTopicKey: 'TBW102',
-    defaultTopicQueueNums: 4,
-    commandDefaults: DEFAULT_COMMAND_DEFAULTS,
-    sendMsgTimeout: 3000,
-    retryTimesWhenSendFailed: 2,
-    retryAnotherBrokerWhenNotStoreOK: false,
-    retryResponseCodes: new Set([1, 2, 14, 16, 17]),
-    sendAttemptTimeout: 1000,
-    logger: silentLogger,
-    hedger,
-  };
+  const settings = sendLoopSettings({ hedger });
   return { host, strategy, duplicates, hedger, settings, t: handTransport() };
 }
 
@@ -105,7 +93,7 @@ async function until(predicate: () => boolean): Promise<void> {
 }
 
 const uniqKeyOf = (cmd: RemotingCommand): string | undefined =>
-  /UNIQ_KEY\u0001([^\u0002]+)/.exec(cmd.extFields?.['i'] ?? '')?.[1];
+  decodeProperties(cmd.extFields?.['i'] ?? '')['UNIQ_KEY'];
 
 describe('hedged sends', () => {
   it('an overdue attempt isolates its broker and the same message goes to the other broker; the hedge wins', async () => {

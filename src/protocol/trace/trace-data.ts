@@ -85,65 +85,61 @@ export interface TraceTransfer {
 
 const str = (v: string | undefined): string => (v === undefined ? 'null' : v);
 
+/** One record: its fields joined by CONTENT_SPLITOR, ended by FIELD_SPLITOR. */
+const record = (fields: ReadonlyArray<string | number | boolean>): string =>
+  fields.join(CONTENT_SPLITOR) + FIELD_SPLITOR;
+
+/** The fields of one record per consumed message (SubBefore, SubAfter). */
+function subFields(ctx: SubBeforeTrace | SubAfterTrace, b: SubTraceBean): Array<string | number | boolean> {
+  return ctx.type === 'SubBefore'
+    ? [
+        'SubBefore',
+        ctx.timeStamp,
+        ctx.regionId,
+        ctx.groupName,
+        ctx.requestId,
+        b.msgId,
+        b.retryTimes,
+        str(b.keys),
+      ]
+    : [
+        'SubAfter',
+        ctx.requestId,
+        b.msgId,
+        ctx.costTime,
+        ctx.success,
+        str(b.keys),
+        ctx.contextCode,
+        ctx.timeStamp,
+        ctx.groupName,
+      ];
+}
+
 /** Java `TraceDataEncoder.encoderFromContextBean`. */
 export function encodeTraceContext(ctx: TraceContext): TraceTransfer {
-  const C = CONTENT_SPLITOR;
-  let data = '';
-  const beans: { msgId: string; keys: string | undefined }[] = [];
-  switch (ctx.type) {
-    case 'Pub':
-      data =
-        [
-          'Pub',
-          ctx.timeStamp,
-          ctx.regionId,
-          ctx.groupName,
-          ctx.topic,
-          ctx.msgId,
-          str(ctx.tags),
-          str(ctx.keys),
-          ctx.storeHost,
-          ctx.bodyLength,
-          ctx.costTime,
-          ctx.msgType,
-          ctx.offsetMsgId,
-          ctx.success,
-        ].join(C) + FIELD_SPLITOR;
-      beans.push(ctx);
-      break;
-    case 'SubBefore':
-      for (const b of ctx.beans) {
-        data +=
-          [
-            'SubBefore',
-            ctx.timeStamp,
-            ctx.regionId,
-            ctx.groupName,
-            ctx.requestId,
-            b.msgId,
-            b.retryTimes,
-            str(b.keys),
-          ].join(C) + FIELD_SPLITOR;
-        beans.push(b);
-      }
-      break;
-    case 'SubAfter':
-      for (const b of ctx.beans) {
-        data +=
-          [
-            'SubAfter',
-            ctx.requestId,
-            b.msgId,
-            ctx.costTime,
-            ctx.success,
-            str(b.keys),
-            ctx.contextCode,
-            ctx.timeStamp,
-            ctx.groupName,
-          ].join(C) + FIELD_SPLITOR;
-        beans.push(b);
-      }
-      break;
+  let data: string;
+  let beans: ReadonlyArray<{ msgId: string; keys: string | undefined }>;
+  if (ctx.type === 'Pub') {
+    data = record([
+      'Pub',
+      ctx.timeStamp,
+      ctx.regionId,
+      ctx.groupName,
+      ctx.topic,
+      ctx.msgId,
+      str(ctx.tags),
+      str(ctx.keys),
+      ctx.storeHost,
+      ctx.bodyLength,
+      ctx.costTime,
+      ctx.msgType,
+      ctx.offsetMsgId,
+      ctx.success,
+    ]);
+    beans = [ctx];
+  } else {
+    data = ctx.beans.map((b) => record(subFields(ctx, b))).join('');
+    beans = ctx.beans;
   }
   const keys: string[] = [];
   for (const b of beans) {
