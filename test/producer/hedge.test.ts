@@ -11,25 +11,7 @@ import { SendHedger, type HedgedDuplicateEvent } from '../../src/producer/hedge.
 import { prepareMessage, type PreparedMessage } from '../../src/producer/message.js';
 import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { fakeHost, routeOf, sendLoopSettings } from './helpers.js';
-
-function answer(cmd: RemotingCommand): RemotingCommand {
-  return {
-    code: 0,
-    language: 'JAVA',
-    version: 407,
-    opaque: 0,
-    flag: 1,
-    serializeType: 0,
-    extFields: {
-      msgId: 'OFF',
-      queueId: cmd.extFields?.['e'] ?? '0',
-      queueOffset: '1',
-      MSG_REGION: 'R',
-      TRACE_ON: 'true',
-    },
-  };
-}
+import { fakeHost, routeOf, sendLoopSettings, sendResponse } from './helpers.js';
 
 /** A pending request the test settles by hand. */
 interface Pending {
@@ -53,7 +35,7 @@ function handTransport(): SendTransport & { pending: Pending[] } {
           broker: address,
           cmd,
           timeoutMs,
-          resolve: () => resolve(answer(cmd)),
+          resolve: () => resolve(sendResponse(cmd)),
           fail: () => reject(new TimeoutError(address, cmd.code, timeoutMs)),
         });
       }),

@@ -1,7 +1,7 @@
 /** Shared fixtures for producer unit tests. */
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { DEFAULT_COMMAND_DEFAULTS } from '../../src/protocol/command.js';
+import { DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../src/protocol/command.js';
 import type { SendLoopSettings } from '../../src/producer/send-loop.js';
 import type {
   BrokerIsolatedEvent,
@@ -76,5 +76,24 @@ export function sendLoopSettings(over: Partial<SendLoopSettings> = {}): SendLoop
     sendAttemptTimeout: 1000,
     logger: silentLogger,
     ...over,
+  };
+}
+
+/** A broker's answer to a send: `code` (SUCCESS by default) for the queue the request named. */
+export function sendResponse(cmd: RemotingCommand, code = 0): RemotingCommand {
+  return {
+    code,
+    language: 'JAVA',
+    version: 407,
+    opaque: 0,
+    flag: 1,
+    serializeType: 0,
+    extFields: {
+      msgId: 'OFF',
+      queueId: cmd.extFields?.['e'] ?? '0',
+      queueOffset: '7',
+      MSG_REGION: 'R',
+      TRACE_ON: 'true',
+    },
   };
 }
