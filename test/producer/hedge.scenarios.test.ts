@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { Producer } from '../../src/producer/producer.js';
+import type { ProducerOptions } from '../../src/producer/options.js';
 import type { HedgedDuplicateEvent } from '../../src/producer/hedge.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
@@ -15,14 +16,21 @@ import { sleep, uniqueTopic } from './cluster-helpers.js';
 let cluster: EmbeddedCluster;
 const producers: Producer[] = [];
 
-async function startProducer(): Promise<Producer> {
-  const p = new Producer({ namesrvAddr: cluster.namesrvAddr, producerGroup: `PG_HEDGE_${producers.length}` });
+async function startProducer(options: Partial<ProducerOptions> = {}): Promise<Producer> {
+  const p = new Producer({
+    namesrvAddr: cluster.namesrvAddr,
+    producerGroup: `PG_HEDGE_${producers.length}`,
+    ...options,
+  });
   producers.push(p);
   await p.start();
   return p;
 }
 
-/** 16 senders in a loop until `stop()`; every send must succeed. */
+/**
+ * 16 senders in a loop until `stop()`, each pausing between sends so the test does not starve
+ * the tests running beside it; every send must succeed.
+ */
 function senders(p: Producer, topic: string): { stop: () => Promise<string[]>; failures: unknown[] } {
   let running = true;
   const sent: string[] = [];
@@ -32,6 +40,7 @@ function senders(p: Producer, topic: string): { stop: () => Promise<string[]>; f
       try {
         const r = await p.send({ topic, body: `w${w} #${i}` });
         sent.push(r.msgId);
+        await sleep(10);
       } catch (err) {
         failures.push(err);
       }
@@ -101,17 +110,19 @@ describe('hedged sends against the embedded cluster', () => {
   it('a broker turns slow: sends hedged away from it are stored twice and every duplicate is counted', async () => {
     const topic = uniqueTopic('Slow');
     await cluster.createTopic(topic, 4);
-    const p = await startProducer();
+    // A hedge delay well under the added latency even when a loaded machine makes p99 large.
+    const p = await startProducer({ hedgeDelayMultiplier: 2, hedgeDelayFloorMs: 100 });
     const duplicates: HedgedDuplicateEvent[] = [];
     p.on('hedgedDuplicate', (e) => duplicates.push(e));
     const run = senders(p, topic);
     await sleep(500);
-    cluster.broker('broker-b').faults.set({ latencyMs: 400 });
+    // Under the 1 s attempt cap, so the slow copies are answered and seen.
+    cluster.broker('broker-b').faults.set({ latencyMs: 700 });
     await sleep(1500);
     cluster.broker('broker-b').faults.clear();
     const sent = await run.stop();
     // Let the slow copies land before counting.
-    await sleep(600);
+    await sleep(1000);
     assert.deepEqual(run.failures, [], 'no send failed');
     const copies = await storedCopies(topic);
     for (const id of sent) assert.ok((copies.get(id) ?? 0) >= 1, `message ${id} is stored`);
