@@ -15,6 +15,7 @@ import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import { checkGroup } from '../protocol/validation.js';
 import { parseNamesrvAddr } from '../producer/options.js';
+import { resolveTraceOptions } from '../producer/trace/settings.js';
 import {
   resolveAllocateStrategy,
   type AllocateStrategy,
@@ -122,6 +123,14 @@ export interface PushConsumerOptions extends ClientConnectionOptions {
   mqClientApiTimeout?: number;
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
+  /**
+   * Java message trace: `SubBefore`/`SubAfter` records of every handler call go, in batches and
+   * off the consume path, to the trace topic (Java's format). Never slows or fails consumption;
+   * a full trace queue drops records (counted in `traceStats()`). @default false
+   */
+  enableMsgTrace?: boolean;
+  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
+  customizedTraceTopic?: string;
   /** @default silentLogger */
   logger?: Logger;
 }
@@ -171,6 +180,8 @@ export interface ResolvedPushConsumerOptions {
   heartbeatBrokerInterval: number;
   mqClientApiTimeout: number;
   language: string;
+  enableMsgTrace: boolean;
+  customizedTraceTopic: string | undefined;
   logger: Logger;
 }
 
@@ -252,6 +263,8 @@ const OPTION_NAMES = keyList<PushConsumerOptions>({
   heartbeatBrokerInterval: true,
   mqClientApiTimeout: true,
   language: true,
+  enableMsgTrace: true,
+  customizedTraceTopic: true,
   logger: true,
   ...CLIENT_CONNECTION_OPTION_KEYS,
 });
@@ -423,6 +436,7 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     heartbeatBrokerInterval: checkInt('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10, MAX_INT),
     mqClientApiTimeout: checkInt('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
     language,
+    ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
     logger,
     connection: resolveClientConnection(o),
   };

@@ -13,6 +13,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
 import type { Logger } from '../observability/logger.js';
+import { resolveTraceOptions } from './trace/settings.js';
 import { silentLogger } from '../observability/logger.js';
 import {
   checkBoolean,
@@ -123,6 +124,29 @@ export interface ProducerOptions extends ClientConnectionOptions {
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
   /**
+   * Hedged sends: an attempt still unanswered after `hedgeDelayMultiplier` × its broker's recent
+   * p99 (at least `hedgeDelayFloorMs`) makes the fault strategy stop choosing that broker, and
+   * the same message (same msgId) is sent to another broker; the first success wins and a late
+   * success of the other is counted as a duplicate (`'hedgedDuplicate'` event, `brokerHealth()`).
+   * Never applied to oneway sends or sends pinned to a queue (ordering). Consumers that must not
+   * see a message twice dedupe on msgId, as with any retry. Deviation: no Java equivalent.
+   * @default true
+   */
+  hedgeSends?: boolean;
+  /** Hedge delay as a multiple of the broker's recent p99 latency. @default 10 */
+  hedgeDelayMultiplier?: number;
+  /** Lower bound of the hedge delay (ms). @default 50 */
+  hedgeDelayFloorMs?: number;
+  /**
+   * Java message trace: a `Pub` record of every successful send goes, in batches and off the
+   * send path, to the trace topic (Java's format, so `mqadmin queryMsgTraceById` and
+   * rocketmq-dashboard show it). A full trace queue drops records (counted in `traceStats()`);
+   * it never slows or fails a send. @default false
+   */
+  enableMsgTrace?: boolean;
+  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
+  customizedTraceTopic?: string;
+  /**
    * Logger of this producer (its sends, its fault strategy). Producers sharing a client instance
    * (same clientId and settings) log instance-level events — route refresh, heartbeats,
    * NameServer failover — through the logger of the producer that created the instance; a
@@ -163,6 +187,11 @@ export interface ResolvedProducerOptions {
   detectInterval: number | undefined;
   detectTimeout: number;
   language: string;
+  hedgeSends: boolean;
+  hedgeDelayMultiplier: number;
+  hedgeDelayFloorMs: number;
+  enableMsgTrace: boolean;
+  customizedTraceTopic: string | undefined;
   logger: Logger;
 }
 
@@ -186,6 +215,9 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   mqClientApiTimeout: 3000,
   detectTimeout: 200,
   language: 'JAVA',
+  hedgeSends: true,
+  hedgeDelayMultiplier: 10,
+  hedgeDelayFloorMs: 50,
 });
 
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
@@ -234,6 +266,11 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   detectInterval: true,
   detectTimeout: true,
   language: true,
+  hedgeSends: true,
+  hedgeDelayMultiplier: true,
+  hedgeDelayFloorMs: true,
+  enableMsgTrace: true,
+  customizedTraceTopic: true,
   logger: true,
   ...CLIENT_CONNECTION_OPTION_KEYS,
 });
@@ -398,6 +435,19 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.detectInterval === undefined ? undefined : checkInt('detectInterval', o.detectInterval, 10),
     detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
     language,
+    hedgeSends: checkBoolean('hedgeSends', o.hedgeSends ?? PRODUCER_DEFAULTS.hedgeSends),
+    hedgeDelayMultiplier: checkInt(
+      'hedgeDelayMultiplier',
+      o.hedgeDelayMultiplier ?? PRODUCER_DEFAULTS.hedgeDelayMultiplier,
+      1,
+      1000,
+    ),
+    hedgeDelayFloorMs: checkInt(
+      'hedgeDelayFloorMs',
+      o.hedgeDelayFloorMs ?? PRODUCER_DEFAULTS.hedgeDelayFloorMs,
+      1,
+    ),
+    ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
     logger,
     connection: resolveClientConnection(o),
   };

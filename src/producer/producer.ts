@@ -1,7 +1,7 @@
 /**
  * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
  * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events: 'brokerIsolated', 'brokerRecovered',
- * 'routeUpdated'. Each send is traced on the `rocketmq:send` diagnostics channel.
+ * 'routeUpdated', 'hedgedDuplicate'. Each send is traced on the `rocketmq:send` diagnostics channel.
  */
 import { EventEmitter } from 'node:events';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
@@ -13,6 +13,10 @@ import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instanc
 import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import { createFaultStrategy } from './fault/index.js';
+import { SendHedger, type BrokerHedgeStats, type HedgedDuplicateEvent } from './hedge.js';
+import { TraceDispatcher, type TraceStats } from './trace/dispatcher.js';
+import { SendTracer } from './trace/send-trace.js';
+import { traceProducerOptions, traceTopicOf } from './trace/settings.js';
 import type {
   BrokerHealth,
   BrokerIsolatedEvent,
@@ -55,6 +59,8 @@ export interface ProducerEvents {
   brokerIsolated: [BrokerIsolatedEvent];
   brokerRecovered: [BrokerRecoveredEvent];
   routeUpdated: [RouteUpdatedEvent];
+  /** A hedged send was stored twice (same msgId on two brokers): consumers may see it twice. */
+  hedgedDuplicate: [HedgedDuplicateEvent];
 }
 
 export class Producer extends EventEmitter<ProducerEvents> {
@@ -74,6 +80,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
   };
   private readonly ids: UniqIdGenerator;
+  /** Message trace (`enableMsgTrace`): the dispatcher and its Pub hook. */
+  private readonly trace: { dispatcher: TraceDispatcher; tracer: SendTracer } | undefined;
 
   constructor(options: ProducerOptions) {
     super();
@@ -109,7 +117,25 @@ export class Producer extends EventEmitter<ProducerEvents> {
       retryResponseCodes: o.retryResponseCodes,
       sendAttemptTimeout: o.sendAttemptTimeout,
       logger: o.logger,
+      hedger: o.hedgeSends
+        ? new SendHedger(
+            { multiplier: o.hedgeDelayMultiplier, floorMs: o.hedgeDelayFloorMs },
+            (brokerName, overdueMs) => this.strategy.onOverdue?.(brokerName, overdueMs),
+            (e) => this.emit('hedgedDuplicate', e),
+          )
+        : undefined,
     };
+    const traceTopic = traceTopicOf(o);
+    if (traceTopic !== undefined) {
+      const dispatcher = new TraceDispatcher(
+        new Producer(traceProducerOptions('PRODUCE', o.producerGroup, o.namesrvAddr, o.logger)),
+        { traceTopic, logger: o.logger },
+      );
+      const tracer = new SendTracer(dispatcher, o.producerGroup, (name) =>
+        this.instance?.routes.masterAddress(name),
+      );
+      this.trace = { dispatcher, tracer };
+    }
     const group = this.loopSettings.producerGroup;
     this.membership = { producerGroups: () => [group] };
     this.transport = {
@@ -167,6 +193,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
     }
     instance.routes.on('routeUpdated', this.onRouteUpdated);
     this.strategy.start();
+    if (this.trace !== undefined) {
+      // As Java: a trace producer that cannot start costs the traces, not the producer.
+      await this.trace.dispatcher.start().catch((err: unknown) =>
+        this.logger.warn('message trace producer did not start; sends are not traced', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+    }
     this.state = 'RUNNING';
     this.logger.info('producer started', {
       group: o.producerGroup,
@@ -246,9 +280,33 @@ export class Producer extends EventEmitter<ProducerEvents> {
     ) as Promise<SendResult>;
   }
 
-  /** Per-broker health as the fault strategy sees it. */
-  brokerHealth(): BrokerHealth[] {
-    return this.strategy.health();
+  /**
+   * Per-broker health as the fault strategy sees it, with the hedging counters (`hedged`,
+   * `hedgedDuplicates`) when `hedgeSends` is on.
+   */
+  brokerHealth(): (BrokerHealth & Partial<BrokerHedgeStats>)[] {
+    const health: (BrokerHealth & Partial<BrokerHedgeStats>)[] = this.strategy.health();
+    const hedger = this.loopSettings.hedger;
+    if (hedger === undefined) return health;
+    const out = health.map((h) => ({ ...h, ...hedger.stats(h.brokerName) }));
+    // A strategy without per-broker state (none) still shows the brokers that hedged.
+    for (const name of hedger.brokers()) {
+      if (!out.some((h) => h.brokerName === name))
+        out.push({
+          brokerName: name,
+          isolated: false,
+          latencyMs: 0,
+          failures: 0,
+          reachable: true,
+          ...hedger.stats(name),
+        });
+    }
+    return out;
+  }
+
+  /** Message trace counters (`enableMsgTrace`); undefined when tracing is off. */
+  traceStats(): TraceStats | undefined {
+    return this.trace?.dispatcher.stats();
   }
 
   /**
@@ -275,6 +333,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       clearTimeout(timer);
     }
     this.strategy.stop();
+    await this.trace?.dispatcher.shutdown();
     const instance = this.instance;
     if (instance) {
       instance.routes.off('routeUpdated', this.onRouteUpdated);
@@ -345,6 +404,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
       }, ctx);
     } else {
       promise = run();
+    }
+    const trace = this.trace;
+    if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
+      const startedAt = Date.now();
+      promise.then(
+        (r) => trace.tracer.onSent(prepared, r, startedAt),
+        () => {},
+      );
     }
     this.inFlight.add(promise);
     const done = (): void => {

@@ -9,7 +9,9 @@
  *   rejects at once (a producer shut down mid-send as SendFailedError with its attempts);
  * - `retryAnotherBrokerWhenNotStoreOK` retries a stored-but-not-OK status elsewhere and returns
  *   the last such result if no attempt gets SEND_OK;
- * - exhaustion rejects with SendFailedError listing every attempt.
+ * - exhaustion rejects with SendFailedError listing every attempt;
+ * - with a hedger (hedge.ts), an attempt overdue by far more than its broker's recent latency
+ *   is re-sent to another broker and the first success wins (not for oneway or fixed-queue sends).
  * I/O goes through `SendTransport` and time through `clock`, so this file is tested without
  * sockets or wall time.
  */
@@ -28,8 +30,14 @@ import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { MessageQueue } from '../client/route.js';
 import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
-import { chooseQueue, type FailureKind, type LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
+import {
+  brokerToAvoid,
+  chooseQueue,
+  type FailureKind,
+  type LatencyFaultStrategy,
+} from './fault/latency-fault-tolerance.js';
 import type { PreparedMessage } from './message.js';
+import type { SendHedger } from './hedge.js';
 import { buildSendRequest, type RequestSettings } from './request-builder.js';
 import { interpretSendResponse, type SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
@@ -55,6 +63,8 @@ export interface SendLoopSettings extends RequestSettings {
   /** Cap of every attempt but the last; 0 = off. */
   sendAttemptTimeout: number;
   logger: Logger;
+  /** Hedges overdue attempts (`hedgeSends`); undefined = off. */
+  hedger?: SendHedger | undefined;
   /** Time source of the budget and the latencies (tests inject one). @default Date.now */
   clock?: Clock | undefined;
 }
@@ -98,6 +108,13 @@ class NotStoreOkError extends RocketMQError {
       retriable: true,
     });
   }
+}
+
+/** What one attempt returns to the loop. */
+interface AttemptResult {
+  result: SendResult | undefined;
+  address: string;
+  latency: number;
 }
 
 function toError(err: unknown): Error {
@@ -184,19 +201,14 @@ export async function runSend(
   let notOk: SendResult | undefined;
   let lastError: unknown;
   let timedOut = false;
+  let hedged: MessageQueue | undefined;
 
-  for (let i = 0; i < total; i++) {
-    const remaining = deadline.remaining();
-    if (remaining <= 0) {
-      timedOut = true;
-      break;
-    }
-    // From here on the strategy counts this attempt: every path reports back to it.
-    const mq = select === undefined ? chooseQueue(strategy, tp, last, i) : select(tp);
-    last = mq.brokerName;
+  /**
+   * One attempt on `mq`: reports its outcome to the strategy (and the hedger's latency window)
+   * and lists a failure in `attempts` itself, since a hedged attempt may settle after the send.
+   */
+  const attemptOn = async (mq: MessageQueue, cap: number): Promise<AttemptResult> => {
     const attemptStart = clock();
-    const isLast = i === total - 1;
-    const cap = !isLast && s.sendAttemptTimeout > 0 ? Math.min(remaining, s.sendAttemptTimeout) : remaining;
     let address: string | undefined;
     try {
       address = transport.brokerAddress(mq.brokerName);
@@ -205,20 +217,80 @@ export async function runSend(
       if (oneway) {
         await transport.oneway(address, cmd, cap);
         report.onSuccess(mq.brokerName, clock() - attemptStart);
-        return undefined;
+        return { result: undefined, address, latency: clock() - attemptStart };
       }
       const response = await transport.request(address, cmd, cap);
       const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
       const latency = clock() - attemptStart;
       report.onSuccess(mq.brokerName, latency);
+      s.hedger?.record(mq.brokerName, latency);
+      return { result, address, latency };
+    } catch (err) {
+      const latency = clock() - attemptStart;
+      report.onFailure(mq.brokerName, latency, classifyFailure(err, s.retryResponseCodes), err);
+      attempts.push({
+        brokerName: mq.brokerName,
+        address,
+        queueId: mq.queueId,
+        error: toError(err),
+        latencyMs: latency,
+      });
+      throw err;
+    }
+  };
+
+  // A hedge is an early retry that does not cancel its attempt: it uses one of the attempts.
+  let hedges = 0;
+  for (let i = 0; i + hedges < total; i++) {
+    const remaining = deadline.remaining();
+    if (remaining <= 0) {
+      timedOut = true;
+      break;
+    }
+    // From here on the strategy counts this attempt: every path reports back to it.
+    const index = i + hedges;
+    let mq = select === undefined ? chooseQueue(strategy, tp, last, index) : select(tp);
+    last = mq.brokerName;
+    const isLast = index === total - 1;
+    const cap = !isLast && s.sendAttemptTimeout > 0 ? Math.min(remaining, s.sendAttemptTimeout) : remaining;
+    try {
+      let outcome: AttemptResult;
+      const hedger = s.hedger;
+      // A selected queue (ordering, sharding) must never be raced on another broker.
+      if (hedger === undefined || oneway || select !== undefined || isLast) {
+        outcome = await attemptOn(mq, cap);
+      } else {
+        const primaryMq = mq;
+        const raced = await hedger.race(
+          mq.brokerName,
+          attemptOn(mq, cap),
+          () => {
+            // Only another broker helps; the strategy has just been told to avoid this one.
+            if (index + 1 >= total || brokerToAvoid(tp, primaryMq.brokerName) === undefined) return undefined;
+            hedges++;
+            const alt = chooseQueue(strategy, tp, primaryMq.brokerName, index + 1);
+            const left = deadline.remaining();
+            const altIsLast = index + 1 === total - 1;
+            const altCap =
+              !altIsLast && s.sendAttemptTimeout > 0 ? Math.min(left, s.sendAttemptTimeout) : left;
+            hedged = alt;
+            return { brokerName: alt.brokerName, promise: attemptOn(alt, Math.max(1, altCap)) };
+          },
+          { topic: p.userTopic, msgId: p.msgId },
+        );
+        outcome = raced.value;
+        if (raced.hedgeWon && hedged !== undefined) mq = hedged;
+      }
+      const result = outcome.result;
+      if (result === undefined) return undefined;
       if (result.status !== 'SEND_OK' && s.retryAnotherBrokerWhenNotStoreOK && !isLast) {
         notOk = result;
         attempts.push({
           brokerName: mq.brokerName,
-          address,
+          address: outcome.address,
           queueId: mq.queueId,
           error: new NotStoreOkError(result.status),
-          latencyMs: latency,
+          latencyMs: outcome.latency,
         });
         s.logger.warn('stored but not SEND_OK, retrying on another broker', {
           status: result.status,
@@ -228,16 +300,6 @@ export async function runSend(
       }
       return result;
     } catch (err) {
-      const latency = clock() - attemptStart;
-      const kind = classifyFailure(err, s.retryResponseCodes);
-      report.onFailure(mq.brokerName, latency, kind, err);
-      attempts.push({
-        brokerName: mq.brokerName,
-        address,
-        queueId: mq.queueId,
-        error: toError(err),
-        latencyMs: latency,
-      });
       lastError = err;
       if (!shouldRetry(err, s.retryResponseCodes)) {
         if (notOk !== undefined) return notOk;
@@ -249,7 +311,6 @@ export async function runSend(
       s.logger.warn('send attempt failed, trying again', {
         broker: mq.brokerName,
         queueId: mq.queueId,
-        latencyMs: latency,
         error: toError(err).message,
       });
     }

@@ -8,7 +8,7 @@ import { prepareMessage } from '../../src/producer/message.js';
 import { QueueSendFailedError, queueSelection, selectByHash } from '../../src/producer/queue-select.js';
 import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { loopSettings, routeOf } from './helpers.js';
+import { routeOf, sendLoopSettings } from './helpers.js';
 
 // Computed with a JDK 17: `k.hashCode()` and SelectMessageQueueByHash's
 // `v = k.hashCode() % n; if (v < 0) v = Math.abs(v)` for n = 8, 5, 3.
@@ -132,7 +132,7 @@ describe('a selected-queue send never moves to another queue', () => {
       false,
       transport,
       new NoFaultStrategy(),
-      loopSettings({ retryResponseCodes: new Set([1]) }),
+      sendLoopSettings({ retryResponseCodes: new Set([1]) }),
       (t) => sel.pick(t),
     ).then(
       () => assert.fail('must fail'),

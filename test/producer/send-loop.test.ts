@@ -20,27 +20,11 @@ import { Java49FaultStrategy } from '../../src/producer/fault/java-4.9.js';
 import { prepareMessage } from '../../src/producer/message.js';
 import { runSend, type SendLoopSettings, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { fakeHost, loopSettings, routeOf } from './helpers.js';
+import { fakeHost, routeOf, sendLoopSettings, sendResponse } from './helpers.js';
 
 type Behaviour = (cmd: RemotingCommand, timeoutMs: number) => Promise<RemotingCommand>;
 
-function ok(cmd: RemotingCommand, code = 0): RemotingCommand {
-  return {
-    code,
-    language: 'JAVA',
-    version: 407,
-    opaque: 0,
-    flag: 1,
-    serializeType: 0,
-    extFields: {
-      msgId: 'OFF',
-      queueId: cmd.extFields?.['e'] ?? '0',
-      queueOffset: '7',
-      MSG_REGION: 'R',
-      TRACE_ON: 'true',
-    },
-  };
-}
+const ok = sendResponse;
 
 function transport(brokers: Record<string, Behaviour>): SendTransport & { calls: string[] } {
   const tp = new TopicPublishInfo('T', routeOf(Object.fromEntries(Object.keys(brokers).map((b) => [b, 2]))));
@@ -60,7 +44,7 @@ function transport(brokers: Record<string, Behaviour>): SendTransport & { calls:
   };
 }
 
-const settings = loopSettings;
+const settings = sendLoopSettings;
 
 const ids = new UniqIdGenerator();
 const msg = () =>
