@@ -6,7 +6,8 @@
 import { InvalidArgumentError } from '../errors.js';
 import { wrapNamespace } from '../client/namespace.js';
 import { encodeBatch } from '../protocol/message/batch.js';
-import { compressBody, ZLIB_COMPRESSED_SYSFLAG } from '../protocol/message/compression.js';
+import { COMPRESSED_SYSFLAG, compressWith } from '../protocol/message/compression.js';
+import type { CompressionType } from '../protocol/message/sysflag.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
@@ -60,6 +61,8 @@ export interface PrepareSettings {
   maxMessageSize: number;
   compressMsgBodyOverHowmuch: number;
   compressLevel: number;
+  /** @default 'ZLIB' */
+  compressType?: CompressionType | undefined;
   namespace: string | undefined;
 }
 
@@ -174,12 +177,13 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
   let body = raw;
   let sysFlag = 0;
   if (raw.byteLength >= s.compressMsgBodyOverHowmuch) {
-    // Incompressible data grows under zlib; sending it raw keeps the stored body within
+    // Incompressible data grows when compressed; sending it raw keeps the stored body within
     // maxMessageSize, which is what the broker checks (docs/protocol.md §3.5).
-    const compressed = compressBody(raw, s.compressLevel);
+    const type = s.compressType ?? 'ZLIB';
+    const compressed = compressWith(type, raw, s.compressLevel);
     if (compressed.byteLength < raw.byteLength) {
       body = compressed;
-      sysFlag |= ZLIB_COMPRESSED_SYSFLAG;
+      sysFlag |= COMPRESSED_SYSFLAG[type];
     }
   }
   return { topic, userTopic: msg.topic, body, sysFlag, flag, properties, msgId, batch: false, count: 1 };

@@ -32,7 +32,8 @@ import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
-import { resolveCommandDefaults } from '../protocol/command.js';
+import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
+import { loadCompressor } from '../protocol/message/compression.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -94,13 +95,17 @@ export class Producer extends EventEmitter<ProducerEvents> {
       maxMessageSize: o.maxMessageSize,
       compressMsgBodyOverHowmuch: o.compressMsgBodyOverHowmuch,
       compressLevel: o.compressLevel,
+      compressType: o.compressType,
       namespace: o.namespace,
     };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
-      commandDefaults: resolveCommandDefaults({ language: o.language }),
+      commandDefaults: resolveCommandDefaults({
+        language: o.language,
+        serializeType: o.serializeType === 'ROCKETMQ' ? SerializeType.ROCKETMQ : SerializeType.JSON,
+      }),
       sendMsgTimeout: o.sendMsgTimeout,
       retryTimesWhenSendFailed: o.retryTimesWhenSendFailed,
       retryAnotherBrokerWhenNotStoreOK: o.retryAnotherBrokerWhenNotStoreOK,
@@ -136,6 +141,12 @@ export class Producer extends EventEmitter<ProducerEvents> {
     if (this.state !== 'CREATED') throw new IllegalStateError(`producer cannot start in state ${this.state}`);
     this.state = 'STARTING';
     const o = this.options;
+    try {
+      await loadCompressor(o.compressType);
+    } catch (err) {
+      this.state = 'CREATED';
+      throw err;
+    }
     const instance = acquireClientInstance({
       clientId: this.clientId,
       namesrvAddr: o.namesrvAddr,
