@@ -23,6 +23,7 @@ export {
 export type { RocketMQErrorOptions } from './errors.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
+export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';
 
 // producer

@@ -9,6 +9,7 @@ import { encodeBatch } from '../protocol/message/batch.js';
 import { COMPRESSED_SYSFLAG, compressWith } from '../protocol/message/compression.js';
 import type { CompressionType } from '../protocol/message/sysflag.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
+import { timerProperty } from './timer.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
   appendProperty,
@@ -33,6 +34,13 @@ export interface Message {
   properties?: Readonly<Record<string, string>> | undefined;
   /** Delay level 1..18 of the broker's default `messageDelayLevel`; 0 or absent = none. */
   delayTimeLevel?: number | undefined;
+  /**
+   * [5.x] Deliver at this time (epoch ms or a Date): TIMER_DELIVER_MS. At most 3 days ahead
+   * (the broker's `timerMaxDelaySec`). A 4.9 broker rejects the send (TimerNotSupportedError).
+   */
+  deliverAt?: number | Date | undefined;
+  /** [5.x] Deliver this many ms after the broker stores it: TIMER_DELAY_MS. Same limits as `deliverAt`. */
+  deliverAfterMs?: number | undefined;
   /** WAIT property: the broker answers after the store (and flush, if sync) completes. @default true */
   waitStoreMsgOK?: boolean | undefined;
   /** User int, stored with the message. @default 0 */
@@ -55,6 +63,8 @@ export interface PreparedMessage {
   readonly batch: boolean;
   /** Message count (1, or the batch size). */
   readonly count: number;
+  /** Epoch ms a timer message is due (deliverAt / deliverAfterMs); absent for others. */
+  readonly deliverAt?: number | undefined;
 }
 
 export interface PrepareSettings {
@@ -80,6 +90,8 @@ export const MESSAGE_FIELD_NAMES = keyList<Message>({
   keys: true,
   properties: true,
   delayTimeLevel: true,
+  deliverAt: true,
+  deliverAfterMs: true,
   waitStoreMsgOK: true,
   flag: true,
 });
@@ -169,8 +181,11 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
     );
   }
   const flag = checkFlag(msg.flag, 'flag');
+  const timer = timerProperty(msg, '', Date.now());
   const msgId = ids.next();
-  const properties = appendProperty(encodeMessageProperties(msg, ''), PropertyKey.UNIQ_KEY, msgId);
+  let properties = encodeMessageProperties(msg, '');
+  if (timer !== undefined) properties = appendProperty(properties, timer.key, timer.value);
+  properties = appendProperty(properties, PropertyKey.UNIQ_KEY, msgId);
   if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {
     throw new InvalidArgumentError('properties', `encoded properties exceed ${MAX_PROPERTIES_LENGTH} bytes`);
   }
@@ -186,7 +201,18 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
       sysFlag |= COMPRESSED_SYSFLAG[type];
     }
   }
-  return { topic, userTopic: msg.topic, body, sysFlag, flag, properties, msgId, batch: false, count: 1 };
+  const prepared = {
+    topic,
+    userTopic: msg.topic,
+    body,
+    sysFlag,
+    flag,
+    properties,
+    msgId,
+    batch: false,
+    count: 1,
+  };
+  return timer === undefined ? prepared : { ...prepared, deliverAt: timer.deliverAt };
 }
 
 /**
@@ -224,6 +250,10 @@ export function prepareBatch(
     }
     if (m.delayTimeLevel !== undefined && m.delayTimeLevel !== 0) {
       throw new InvalidArgumentError(`${f}delayTimeLevel`, 'delayed messages are not supported in a batch');
+    }
+    if (m.deliverAt !== undefined || m.deliverAfterMs !== undefined) {
+      const which = m.deliverAt !== undefined ? 'deliverAt' : 'deliverAfterMs';
+      throw new InvalidArgumentError(`${f}${which}`, 'timer messages are not supported in a batch');
     }
     const body = bodyBytes(m.body, `${f}body`);
     if (body.byteLength === 0) throw new InvalidArgumentError(`${f}body`, 'is empty');

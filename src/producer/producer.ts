@@ -28,6 +28,7 @@ import {
 } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
+import { TimerSupport } from './timer.js';
 import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
@@ -69,6 +70,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
+  private readonly timerSupport: TimerSupport;
   private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
   };
@@ -120,7 +122,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
       brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
       request: (address, cmd, timeoutMs) => this.requireInstance().pool.request(address, cmd, timeoutMs),
       oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
+      checkTimer: (brokerName, address, deliverAt, timeoutMs) =>
+        this.timerSupport.check(brokerName, address, deliverAt, timeoutMs),
     };
+    this.timerSupport = new TimerSupport(this.transport.request, this.loopSettings.commandDefaults);
   }
 
   /** `clientIP@instanceName[@unitName]`. */

@@ -42,3 +42,10 @@ export const GetBrokerRuntimeInfo = declareRequest(
   'GET_BROKER_RUNTIME_INFO',
   {},
 );
+
+/**
+ * GET_BROKER_CONFIG (26): no request header; response header `version` (DataVersion JSON), body
+ * the broker's configuration as Java `Properties` text (`key=value` lines). A 5.x broker lists
+ * `timerWheelEnable` and `timerMaxDelaySec` there; a 4.9 broker has neither.
+ */
+export const GetBrokerConfig = declareRequest(RequestCode.GET_BROKER_CONFIG, 'GET_BROKER_CONFIG', {});

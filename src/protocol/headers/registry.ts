@@ -2,6 +2,7 @@
 import {
   DeleteTopicInBroker,
   GetAllTopicConfig,
+  GetBrokerConfig,
   GetBrokerRuntimeInfo,
   UpdateAndCreateTopic,
 } from './admin.js';
@@ -82,6 +83,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   DeleteTopicInBroker,
   GetAllTopicConfig,
   GetBrokerRuntimeInfo,
+  GetBrokerConfig,
   GetEarliestMsgStoretime,
   CheckClientConfig,
   LockBatchMQ,
