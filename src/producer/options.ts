@@ -83,6 +83,25 @@ export interface ProducerOptions {
    * broker answers JSON; both are read. @default 'JSON'
    */
   serializeType?: 'JSON' | 'ROCKETMQ';
+  /**
+   * [5.x] Coalesce concurrent `send()`s to one topic into SEND_BATCH_MESSAGE
+   * (src/producer/auto-batch.ts). @default false
+   */
+  autoBatch?: boolean;
+  /** Longest a message is held for a batch, ms (Java `batchMaxDelayMs`; -1 there = 10). @default 10 */
+  batchMaxDelayMs?: number;
+  /** A batch is sent once it holds more than this, bytes (Java `batchMaxBytes`; 1 B..2 MiB). @default 32768 */
+  batchMaxBytes?: number;
+  /** While batches hold this many bytes, further sends go alone (Java `totalBatchMaxBytes`). @default 33554432 */
+  totalBatchMaxBytes?: number;
+  /**
+   * Sends in flight at most; more wait for room until their sendMsgTimeout, then reject with
+   * BackpressureError. Deviation: Java applies it to async sends only, and only with
+   * `enableBackpressureForAsyncMode`; every send here is asynchronous. @default 10000
+   */
+  backPressureForAsyncSendNum?: number;
+  /** Body bytes in flight at most (same waiting rule; at least 1 MiB). @default 104857600 */
+  backPressureForAsyncSendSize?: number;
   /** Largest body (before compression) or batch accepted (bytes). @default 4194304 */
   maxMessageSize?: number;
   /** Queue count of a topic auto-created through `createTopicKey`. @default 4 */
@@ -156,6 +175,12 @@ export interface ResolvedProducerOptions {
   compressLevel: number;
   compressType: CompressionType;
   serializeType: 'JSON' | 'ROCKETMQ';
+  autoBatch: boolean;
+  batchMaxDelayMs: number;
+  batchMaxBytes: number;
+  totalBatchMaxBytes: number;
+  backPressureForAsyncSendNum: number;
+  backPressureForAsyncSendSize: number;
   maxMessageSize: number;
   defaultTopicQueueNums: number;
   createTopicKey: string;
@@ -185,6 +210,12 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   compressLevel: 5,
   compressType: 'ZLIB' as CompressionType,
   serializeType: 'JSON' as 'JSON' | 'ROCKETMQ',
+  autoBatch: false,
+  batchMaxDelayMs: 10,
+  batchMaxBytes: 32 * 1024,
+  totalBatchMaxBytes: 32 * 1024 * 1024,
+  backPressureForAsyncSendNum: 10_000,
+  backPressureForAsyncSendSize: 100 * 1024 * 1024,
   maxMessageSize: 4 * 1024 * 1024,
   defaultTopicQueueNums: 4,
   createTopicKey: 'TBW102',
@@ -233,6 +264,12 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   compressLevel: true,
   compressType: true,
   serializeType: true,
+  autoBatch: true,
+  batchMaxDelayMs: true,
+  batchMaxBytes: true,
+  totalBatchMaxBytes: true,
+  backPressureForAsyncSendNum: true,
+  backPressureForAsyncSendSize: true,
   maxMessageSize: true,
   defaultTopicQueueNums: true,
   createTopicKey: true,
@@ -380,6 +417,37 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel,
       compressType === 'ZSTD' ? 1 : 0,
       compressType === 'ZSTD' ? 22 : 9,
+    ),
+    autoBatch: checkBoolean('autoBatch', o.autoBatch ?? PRODUCER_DEFAULTS.autoBatch),
+    batchMaxDelayMs: checkInt(
+      'batchMaxDelayMs',
+      o.batchMaxDelayMs ?? PRODUCER_DEFAULTS.batchMaxDelayMs,
+      1,
+      30_000,
+    ),
+    batchMaxBytes: checkInt(
+      'batchMaxBytes',
+      o.batchMaxBytes ?? PRODUCER_DEFAULTS.batchMaxBytes,
+      1,
+      2 * 1024 * 1024,
+    ),
+    totalBatchMaxBytes: checkInt(
+      'totalBatchMaxBytes',
+      o.totalBatchMaxBytes ?? PRODUCER_DEFAULTS.totalBatchMaxBytes,
+      1,
+      2 ** 53 - 1,
+    ),
+    backPressureForAsyncSendNum: checkInt(
+      'backPressureForAsyncSendNum',
+      o.backPressureForAsyncSendNum ?? PRODUCER_DEFAULTS.backPressureForAsyncSendNum,
+      10,
+      2 ** 31 - 1,
+    ),
+    backPressureForAsyncSendSize: checkInt(
+      'backPressureForAsyncSendSize',
+      o.backPressureForAsyncSendSize ?? PRODUCER_DEFAULTS.backPressureForAsyncSendSize,
+      1024 * 1024,
+      2 ** 53 - 1,
     ),
     serializeType: checkEnum(
       'serializeType',

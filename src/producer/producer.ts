@@ -29,6 +29,8 @@ import {
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
 import { TimerSupport } from './timer.js';
+import { SendPermits } from './backpressure.js';
+import { ProduceAccumulator } from './auto-batch.js';
 import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
@@ -71,6 +73,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
   private readonly timerSupport: TimerSupport;
+  private readonly permits: SendPermits;
+  private readonly accumulator: ProduceAccumulator | undefined;
   private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
   };
@@ -126,6 +130,18 @@ export class Producer extends EventEmitter<ProducerEvents> {
         this.timerSupport.check(brokerName, address, deliverAt, timeoutMs),
     };
     this.timerSupport = new TimerSupport(this.transport.request, this.loopSettings.commandDefaults);
+    this.permits = new SendPermits(o.backPressureForAsyncSendNum, o.backPressureForAsyncSendSize);
+    this.accumulator = o.autoBatch
+      ? new ProduceAccumulator(
+          {
+            batchMaxDelayMs: o.batchMaxDelayMs,
+            batchMaxBytes: o.batchMaxBytes,
+            totalBatchMaxBytes: o.totalBatchMaxBytes,
+            maxMessageSize: o.maxMessageSize,
+          },
+          (p) => runSend(p, false, this.transport, this.strategy, this.loopSettings) as Promise<SendResult>,
+        )
+      : undefined;
   }
 
   /** `clientIP@instanceName[@unitName]`. */
@@ -228,6 +244,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       return;
     }
     this.state = 'SHUTTING_DOWN';
+    this.accumulator?.flushAll();
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -269,6 +286,33 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return routes.get(topic, deadline).then((entry) => entry.publishInfo);
   }
 
+  /** Backpressure first (waiting eats into the send's budget), then the batch or the send loop. */
+  private dispatch(
+    p: PreparedMessage,
+    oneway: boolean,
+    kind: SendTraceContext['kind'],
+  ): Promise<SendResult | undefined> {
+    const bytes = p.body.byteLength;
+    const release = (): void => this.permits.release(bytes);
+    const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
+    if (waiting === undefined) return this.sendNow(p, oneway, kind, this.loopSettings).finally(release);
+    const started = Date.now();
+    return waiting.then(() => {
+      const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
+      return this.sendNow(p, oneway, kind, { ...this.loopSettings, sendMsgTimeout: left }).finally(release);
+    });
+  }
+
+  private sendNow(
+    p: PreparedMessage,
+    oneway: boolean,
+    kind: SendTraceContext['kind'],
+    settings: SendLoopSettings,
+  ): Promise<SendResult | undefined> {
+    if (kind === 'send' && this.accumulator?.canBatch(p)) return this.accumulator.add(p);
+    return runSend(p, oneway, this.transport, this.strategy, settings);
+  }
+
   private track(
     kind: SendTraceContext['kind'],
     prepare: () => PreparedMessage,
@@ -285,8 +329,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     } catch (err) {
       return Promise.reject(err);
     }
-    const run = (): Promise<SendResult | undefined> =>
-      runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings);
+    const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, kind);
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
       const ctx: SendTraceContext = {
