@@ -77,13 +77,17 @@ async function main(): Promise<void> {
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, windowMs + 15_000)))]);
     clearTimeout(timer);
     const sorted = [...errors].sort((a, b) => a - b);
-    console.log(`timer delivery error over ${errors.length}/${count} messages, delays in [0, ${windowMs}) ms:`);
+    console.log(
+      `timer delivery error over ${errors.length}/${count} messages, delays in [0, ${windowMs}) ms:`,
+    );
     console.log(
       `  p50 ${pct(sorted, 50)} ms   p99 ${pct(sorted, 99)} ms   max ${sorted.at(-1) ?? NaN} ms   early ${early}` +
         `   (sending took ${sendMs} ms)`,
     );
     const b = [...brokerErrors].sort((x, y) => x - y);
-    console.log(`  broker part (dequeue − due): p50 ${pct(b, 50)} ms   p99 ${pct(b, 99)} ms   max ${b.at(-1) ?? NaN} ms`);
+    console.log(
+      `  broker part (dequeue − due): p50 ${pct(b, 50)} ms   p99 ${pct(b, 99)} ms   max ${b.at(-1) ?? NaN} ms`,
+    );
   } finally {
     await consumer.shutdown();
     await producer.shutdown();

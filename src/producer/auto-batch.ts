@@ -53,14 +53,17 @@ const UNBATCHABLE = [
   PropertyKey.PGROUP,
 ].map((k) => k + NAME_VALUE_SEPARATOR);
 
-/** The SendResult of message `index` of a batch sent as `batch`. */
+/**
+ * The SendResult of message `index` of a batch sent as `batch`; `offsetIds` is the batch's
+ * offsetMsgId split on ',' (once per batch), shared by all when the broker sent another count.
+ */
 export function splitBatchResult(
   batch: SendResult,
   p: PreparedMessage,
   index: number,
+  offsetIds: readonly string[],
   count: number,
 ): SendResult {
-  const offsetIds = batch.offsetMsgId.split(',');
   return {
     ...batch,
     messageQueue: { ...batch.messageQueue, topic: p.userTopic },
@@ -153,7 +156,10 @@ export class ProduceAccumulator {
       return;
     }
     this.sendBatch(prepared).then(
-      (result) => items.forEach((h, i) => h.resolve(splitBatchResult(result, h.p, i, items.length))),
+      (result) => {
+        const ids = result.offsetMsgId.split(',');
+        items.forEach((h, i) => h.resolve(splitBatchResult(result, h.p, i, ids, items.length)));
+      },
       (err: unknown) => items.forEach((h) => h.reject(err)),
     );
   }

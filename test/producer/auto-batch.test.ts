@@ -128,12 +128,12 @@ describe('splitBatchResult', () => {
       traceOn: true,
     };
     const p = { msgId: 'B', userTopic: 'T' } as PreparedMessage;
-    const r = splitBatchResult(batch, p, 1, 3);
+    const r = splitBatchResult(batch, p, 1, batch.offsetMsgId.split(','), 3);
     assert.deepEqual(
       [r.msgId, r.offsetMsgId, r.queueOffset, r.messageQueue.topic, r.messageQueue.queueId],
       ['B', 'X1', 41, 'T', 3],
     );
-    assert.equal(splitBatchResult({ ...batch, offsetMsgId: 'ONE' }, p, 1, 3).offsetMsgId, 'ONE');
+    assert.equal(splitBatchResult({ ...batch, offsetMsgId: 'ONE' }, p, 1, ['ONE'], 3).offsetMsgId, 'ONE');
   });
 });
 

@@ -19,6 +19,8 @@ const UNCOMPRESSED_BIT = 0x80000000;
 /** Block-size ids 4..7 → 64 KiB, 256 KiB, 1 MiB, 4 MiB. */
 const BLOCK_SIZES: Readonly<Record<number, number>> = { 4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22 };
 const WRITE_BLOCK_ID = 7;
+/** lz4js's match table (64 Ki entries), shared by every call: cleared, not reallocated, per block. */
+const hashTable = new Uint32Array(1 << 16);
 
 export class Lz4FrameError extends Error {}
 
@@ -32,10 +34,12 @@ export function lz4FrameCompress(src: Uint8Array): Buffer {
   out[5] = WRITE_BLOCK_ID << 4;
   out[6] = (xxh32(0, out, 4, 2) >>> 8) & 0xff;
   let o = 7;
-  const table = new Uint32Array(1 << 16);
+  const table = hashTable;
   for (let s = 0; s < src.length; s += maxBlock) {
     const n = Math.min(maxBlock, src.length - s);
-    // Independent blocks: no match may reach into the previous block.
+    // Every block starts from a clean table: independent blocks may not reach into the previous
+    // one, and a stale entry equal to the current position would pass lz4js's checks as a
+    // match at offset 0 (corrupt output).
     table.fill(0);
     const size = compressBlock(src, out.subarray(o + 4), s, n, table);
     if (size === 0 || size >= n) {
