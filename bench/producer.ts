@@ -7,6 +7,7 @@
  *
  *   node build/bench/producer.js [--seconds 3] [--namesrv 127.0.0.1:9876] [--topic BenchProducer]
  *   node build/bench/producer.js --soak 1000000        # RSS of our producer over 1M sends at 64 concurrent
+ *   node build/bench/producer.js --serialize ROCKETMQ  # our producer with binary request headers
  *
  * "cpu µs/msg" is this process's CPU per send (the client's own cost; the broker runs in the
  * child), the fairest figure on a shared machine; "brk µs/msg" is the cluster child's CPU per
@@ -35,6 +36,8 @@ const { values, positionals } = parseArgs({
     sizes: { type: 'string' },
     /** 'ours' or 'ali-ons': run one client only */
     only: { type: 'string' },
+    /** Our producer's serializeType: JSON (default) or ROCKETMQ (binary request headers). */
+    serialize: { type: 'string', default: 'JSON' },
   },
 });
 
@@ -176,7 +179,11 @@ async function startAliOns(namesrvAddr: string): Promise<{ send: SendFn; close: 
 async function startOurs(
   namesrvAddr: string,
 ): Promise<{ send: SendFn; close: () => Promise<void>; producer: Producer }> {
-  const producer = new Producer({ namesrvAddr, producerGroup: 'BENCH_ROCKETMQ_TS' });
+  const producer = new Producer({
+    namesrvAddr,
+    producerGroup: 'BENCH_ROCKETMQ_TS',
+    serializeType: values.serialize === 'ROCKETMQ' ? 'ROCKETMQ' : 'JSON',
+  });
   await producer.start();
   return {
     producer,

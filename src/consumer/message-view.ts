@@ -60,7 +60,7 @@ export interface ConsumerMessage {
   readonly transactionId: string | undefined;
 }
 
-/** The algorithms of sysFlag bits 8–10 other than zlib, which has no runtime dependency here. */
+/** The algorithms of sysFlag bits 8–10 whose inflater an application may replace. */
 export type PluggableCompression = Exclude<CompressionType, 'ZLIB'>;
 
 /** Inflaters an application may supply for LZ4 (frame format) and ZSTD bodies, replacing the built-in ones. */
