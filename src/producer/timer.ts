@@ -3,16 +3,17 @@
  * - `deliverAt` (epoch ms) → TIMER_DELIVER_MS, `deliverAfterMs` → TIMER_DELAY_MS, checked against
  *   5.x's limit (`timerMaxDelaySec`, 3 days by default) before anything is sent;
  * - a 4.9 broker ignores TIMER_* and hands the message to consumers at once, so before the first
- *   timer message goes to a broker its support is asked once with GET_BROKER_CONFIG: a 5.x broker
- *   lists `timerWheelEnable` (and its own `timerMaxDelaySec`), a 4.9 broker does not. If the
- *   config cannot be read (an ACL that refuses it), the broker's remoting version decides
- *   (≥ V5_0_0). A broker that cannot honour the timer fails the send with TimerNotSupportedError
- *   before the message is written.
+ *   timer message goes to a broker it is asked once with GET_BROKER_CONFIG. The response's remoting
+ *   version tells 4.9 (< V5_0_0: no timer wheel, whatever its config lists) from 5.x, whose config
+ *   says `timerWheelEnable` and its own `timerMaxDelaySec`; a refused config (ACL) leaves the
+ *   version to decide. The embedded broker, versioned 4.9.7, says `rocketmqTsTimerWheel=true`. A
+ *   broker that cannot honour the timer fails the send with TimerNotSupportedError before the
+ *   message is written.
  */
 import { InvalidArgumentError, RocketMQError } from '../errors.js';
 import { MQVersion, ResponseCode } from '../protocol/codes.js';
 import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
-import { GetBrokerConfig } from '../protocol/headers/admin.js';
+import { EMBEDDED_TIMER_KEY, GetBrokerConfig } from '../protocol/headers/admin.js';
 import { PropertyKey } from '../protocol/message/properties.js';
 
 /** 5.x `timerMaxDelaySec` default (3 days), in ms. */
@@ -143,25 +144,21 @@ export class TimerSupport {
       createRequest(GetBrokerConfig.code, undefined, undefined, this.commandDefaults),
       timeoutMs,
     );
+    const config =
+      response.code === ResponseCode.SUCCESS ? readProperties(response.body) : new Map<string, string>();
+    const maxSec = Number(config.get('timerMaxDelaySec'));
+    const maxDelayMs = Number.isFinite(maxSec) && maxSec > 0 ? maxSec * 1000 : DEFAULT_TIMER_MAX_DELAY_MS;
     let info: BrokerTimerInfo;
-    if (response.code === ResponseCode.SUCCESS) {
-      const config = readProperties(response.body);
-      const enabled = config.get('timerWheelEnable');
-      const maxSec = Number(config.get('timerMaxDelaySec'));
-      info = {
-        supported: enabled === 'true',
-        reason:
-          enabled === undefined
-            ? 'its configuration has no timerWheelEnable (a 4.x broker)'
-            : 'timerWheelEnable=false',
-        maxDelayMs: Number.isFinite(maxSec) && maxSec > 0 ? maxSec * 1000 : DEFAULT_TIMER_MAX_DELAY_MS,
-      };
+    if (config.get(EMBEDDED_TIMER_KEY) === 'true') {
+      info = { supported: true, reason: '', maxDelayMs };
+    } else if (response.version < MQVersion.V5_0_0) {
+      // A 4.9 broker lists whatever its config file holds, timerWheelEnable included, and still
+      // has no timer wheel: its version decides.
+      info = { supported: false, reason: `its version ${response.version} is before 5.0.0`, maxDelayMs };
+    } else if (config.get('timerWheelEnable') === 'false') {
+      info = { supported: false, reason: 'timerWheelEnable=false', maxDelayMs };
     } else {
-      info = {
-        supported: response.version >= MQVersion.V5_0_0,
-        reason: `its version ${response.version} is before 5.0.0`,
-        maxDelayMs: DEFAULT_TIMER_MAX_DELAY_MS,
-      };
+      info = { supported: true, reason: '', maxDelayMs };
     }
     this.known.set(address, info);
     return info;

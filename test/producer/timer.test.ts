@@ -195,6 +195,13 @@ describe('TimerSupport: how a producer tells a 4.9 broker from a 5.x one', () =>
     assert.equal(asked(), 1);
   });
 
+  it('a 4.9 broker whose config file says timerWheelEnable=true is still a 4.9 broker', async () => {
+    await assert.rejects(
+      async () => fake(config('timerWheelEnable=true\n', 409)).support.check('b', 'x:1', Date.now(), 100),
+      /version 409 is before 5.0.0/,
+    );
+  });
+
   it('a 5.x config with timerWheelEnable=true passes; =false does not', async () => {
     await fake(config('timerWheelEnable=true\ntimerMaxDelaySec=259200\n', 495)).support.check(
       'b',

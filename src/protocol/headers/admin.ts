@@ -49,3 +49,9 @@ export const GetBrokerRuntimeInfo = declareRequest(
  * `timerWheelEnable` and `timerMaxDelaySec` there; a 4.9 broker has neither.
  */
 export const GetBrokerConfig = declareRequest(RequestCode.GET_BROKER_CONFIG, 'GET_BROKER_CONFIG', {});
+
+/**
+ * What the embedded broker (versioned 4.9.7, with a timer wheel of its own) lists in its
+ * GET_BROKER_CONFIG answer to say it honours timer messages; no Apache broker writes it.
+ */
+export const EMBEDDED_TIMER_KEY = 'rocketmqTsTimerWheel';

@@ -6,7 +6,7 @@
  */
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
-import { GetBrokerConfig } from '../../../protocol/headers/admin.js';
+import { EMBEDDED_TIMER_KEY, GetBrokerConfig } from '../../../protocol/headers/admin.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import type { BrokerContext } from '../context.js';
 
@@ -25,6 +25,8 @@ function brokerConfig(ctx: BrokerContext, request: RemotingCommand): RemotingCom
     messageDelayLevel: o.messageDelayLevel,
     timerWheelEnable: o.timerWheelEnable,
     timerMaxDelaySec: o.timerMaxDelaySec,
+    // This broker answers with version 4.9.7 yet has a timer wheel: say so (src/producer/timer.ts).
+    [EMBEDDED_TIMER_KEY]: o.timerWheelEnable,
   };
   const text = Object.entries(settings)
     .map(([k, v]) => `${k}=${String(v)}\n`)
