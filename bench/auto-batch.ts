@@ -12,7 +12,8 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LatencyHistogram, formatMs } from '../src/cli/stats.js';
+import { formatMs } from '../src/cli/stats.js';
+import { measureCell } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 
 const { values } = parseArgs({
@@ -25,7 +26,7 @@ const { values } = parseArgs({
   },
 });
 
-async function run(namesrvAddr: string, autoBatch: boolean): Promise<string> {
+async function run(namesrvAddr: string, autoBatch: boolean): Promise<number> {
   const producer = new Producer({
     namesrvAddr,
     producerGroup: autoBatch ? 'BENCH_AUTO_BATCH' : 'BENCH_PLAIN',
@@ -34,47 +35,16 @@ async function run(namesrvAddr: string, autoBatch: boolean): Promise<string> {
   });
   await producer.start();
   const body = randomBytes(Number(values.size));
-  const send = (): Promise<unknown> => producer.send({ topic: values.topic, body });
-  await send();
-  const hist = new LatencyHistogram();
-  let ok = 0;
-  let failed = 0;
-  const warmEnd = performance.now() + 500;
-  const end = warmEnd + Number(values.seconds) * 1000;
-  let cpu = process.cpuUsage();
-  let started = warmEnd;
-  let recording = false;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const t0 = performance.now();
-      if (t0 >= end) return;
-      if (!recording && t0 >= warmEnd) {
-        recording = true;
-        started = t0;
-        cpu = process.cpuUsage();
-      }
-      try {
-        await send();
-        if (recording) {
-          hist.record(performance.now() - t0);
-          ok++;
-        }
-      } catch {
-        if (recording) failed++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
+  const send = (b: Buffer): Promise<unknown> => producer.send({ topic: values.topic, body: b });
+  await send(body);
+  const cell = await measureCell(send, body, Number(values.concurrency), Number(values.seconds), 0.5);
   await producer.shutdown();
-  const rate = ok / elapsed;
-  return (
-    `${(autoBatch ? 'autoBatch' : 'plain').padEnd(10)} ${Math.round(rate).toString().padStart(10)} msgs/s ` +
-    `p50 ${formatMs(hist.percentile(50)).padStart(7)} ms  p99 ${formatMs(hist.percentile(99)).padStart(7)} ms  ` +
-    `cpu ${((used.user + used.system) / Math.max(1, ok)).toFixed(1).padStart(6)} µs/msg${failed ? `  (${failed} failed)` : ''}` +
-    `\u0000${rate}`
+  console.log(
+    `${(autoBatch ? 'autoBatch' : 'plain').padEnd(10)} ${Math.round(cell.msgsPerSec).toString().padStart(10)} msgs/s ` +
+      `p50 ${formatMs(cell.p50).padStart(7)} ms  p99 ${formatMs(cell.p99).padStart(7)} ms  ` +
+      `cpu ${cell.cpuUsPerMsg.toFixed(1).padStart(6)} µs/msg${cell.failed ? `  (${cell.failed} failed)` : ''}`,
   );
+  return cell.msgsPerSec;
 }
 
 async function main(): Promise<void> {
@@ -88,11 +58,9 @@ async function main(): Promise<void> {
       `embedded cluster (2 brokers) in child ${child.pid}; ${values.concurrency} concurrent callers, ` +
         `${values.size} B bodies, batchMaxDelayMs ${values.delay}, ${values.seconds} s each`,
     );
-    const plain = (await run(msg.namesrvAddr, false)).split('\u0000');
-    console.log(plain[0]);
-    const batched = (await run(msg.namesrvAddr, true)).split('\u0000');
-    console.log(batched[0]);
-    console.log(`ratio      ${(Number(batched[1]) / Number(plain[1])).toFixed(2)}x`);
+    const plain = await run(msg.namesrvAddr, false);
+    const batched = await run(msg.namesrvAddr, true);
+    console.log(`ratio      ${(batched / plain).toFixed(2)}x`);
   } finally {
     child.send({ stop: true });
     await once(child, 'exit');

@@ -20,7 +20,8 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LatencyHistogram, formatMs } from '../src/cli/stats.js';
+import { formatMs } from '../src/cli/stats.js';
+import { measureCell, type Cell, type SendFn } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
 
@@ -40,19 +41,6 @@ const { values, positionals } = parseArgs({
     serialize: { type: 'string', default: 'JSON' },
   },
 });
-
-interface Cell {
-  /** Client-process CPU (user + system) per successful send, µs: robust to a busy machine. */
-  cpuUsPerMsg: number;
-  /** CPU of the cluster child per successful send, µs (NaN with --namesrv). */
-  brokerCpuUsPerMsg: number;
-  msgsPerSec: number;
-  p50: number;
-  p99: number;
-  failed: number;
-}
-
-type SendFn = (body: Buffer) => Promise<unknown>;
 
 /** The embedded cluster's child process, when there is one: asked for its CPU use per cell. */
 let clusterChild: ChildProcess | undefined;
@@ -84,54 +72,17 @@ async function serveCluster(): Promise<void> {
   process.on('disconnect', () => void cluster.stop().then(() => process.exit(0)));
 }
 
-async function measure(
+function measure(
   send: SendFn,
   body: Buffer,
   concurrency: number,
   seconds: number,
-  warmupSeconds: number,
+  warmup: number,
 ): Promise<Cell> {
-  const hist = new LatencyHistogram();
-  let ok = 0;
-  let failed = 0;
-  let recording = false;
-  const warmEnd = performance.now() + warmupSeconds * 1000;
-  const end = warmEnd + seconds * 1000;
-  let measuredStart = warmEnd;
-  let cpuStart = process.cpuUsage();
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const t0 = performance.now();
-      if (t0 >= end) return;
-      if (!recording && t0 >= warmEnd) {
-        recording = true;
-        measuredStart = t0;
-        cpuStart = process.cpuUsage();
-        markClusterCpu();
-      }
-      try {
-        await send(body);
-        if (recording) {
-          hist.record(performance.now() - t0);
-          ok++;
-        }
-      } catch {
-        if (recording) failed++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - measuredStart) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
-  const brokerCpu = await clusterCpuUs();
-  return {
-    cpuUsPerMsg: ok > 0 ? (cpu.user + cpu.system) / ok : NaN,
-    brokerCpuUsPerMsg: ok > 0 ? brokerCpu / ok : NaN,
-    msgsPerSec: ok / elapsed,
-    p50: hist.percentile(50),
-    p99: hist.percentile(99),
-    failed,
-  };
+  return measureCell(send, body, concurrency, seconds, warmup, {
+    mark: markClusterCpu,
+    report: clusterCpuUs,
+  });
 }
 
 interface OnsProducer {

@@ -8,44 +8,29 @@ import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
 import { splitBatchResult } from '../../src/producer/auto-batch.js';
 import { Producer } from '../../src/producer/producer.js';
-import type { ProducerOptions } from '../../src/producer/options.js';
 import type { PreparedMessage } from '../../src/producer/message.js';
-import type { RemotingCommand } from '../../src/protocol/command.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-import { readTopic, uniqueTopic } from './cluster-helpers.js';
+import { producerPool, readTopic, uniqueTopic, watchRequests } from './cluster-helpers.js';
 
-/** Records the request codes the producer's pool sends to brokers. */
-function recordCodes(p: Producer): number[] {
-  const codes: number[] = [];
-  const pool = (
-    p as unknown as { instance: { pool: { request: (...a: unknown[]) => Promise<RemotingCommand> } } }
-  ).instance.pool;
-  const original = pool.request.bind(pool);
-  pool.request = (address: unknown, cmd: unknown, timeout: unknown) => {
-    codes.push((cmd as RemotingCommand).code);
-    return original(address, cmd, timeout);
+/** Request codes the producer sends from now on. */
+function recordCodes(p: Producer): { readonly codes: number[] } {
+  const seen = watchRequests(p);
+  return {
+    get codes() {
+      return seen.map((e) => e.request.code);
+    },
   };
-  return codes;
 }
 
 describe('autoBatch on the embedded cluster', () => {
   let cluster: EmbeddedCluster;
-  const producers: Producer[] = [];
-  async function startProducer(options: Partial<ProducerOptions> = {}): Promise<Producer> {
-    const p = new Producer({
-      namesrvAddr: cluster.namesrvAddr,
-      producerGroup: `PGB_${producers.length}`,
-      ...options,
-    });
-    producers.push(p);
-    await p.start();
-    return p;
-  }
+  const pool = producerPool(() => cluster, 'PGB');
+  const startProducer = pool.start;
   before(async () => {
     cluster = await EmbeddedCluster.start({ brokers: 1 });
   });
   after(async () => {
-    for (const p of producers) await p.shutdown();
+    await pool.shutdownAll();
     await cluster.stop();
   });
 
@@ -54,12 +39,13 @@ describe('autoBatch on the embedded cluster', () => {
     await cluster.createTopic(topic, 2);
     const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 20 });
     await p.send({ topic, body: 'warm the route' });
-    const codes = recordCodes(p);
+    const rec = recordCodes(p);
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         p.send({ topic, body: `m${i}`, tags: i % 2 ? 'odd' : 'even', keys: `k${i}` }),
       ),
     );
+    const codes = rec.codes;
     const batches = codes.filter((c) => c === 320).length;
     assert.ok(batches >= 1 && codes.length < 60, `${codes.length} requests, ${batches} batches`);
     assert.equal(new Set(results.map((r) => r.msgId)).size, 60);
@@ -87,14 +73,14 @@ describe('autoBatch on the embedded cluster', () => {
     await cluster.createTopic(topic, 1);
     const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 50 });
     await p.send({ topic, body: 'warm' });
-    const codes = recordCodes(p);
+    const rec = recordCodes(p);
     await Promise.all([
       p.send({ topic, body: 'later', deliverAfterMs: 10 }),
       p.send({ topic, body: 'delayed', delayTimeLevel: 1 }),
       p.send({ topic, body: Buffer.from('z'.repeat(8000)) }),
     ]);
     assert.deepEqual(
-      codes.filter((c) => c === 310 || c === 320),
+      rec.codes.filter((c) => c === 310 || c === 320),
       [310, 310, 310],
     );
   });
@@ -182,7 +168,7 @@ describe('SendPermits (backpressure)', () => {
       await cluster.createTopic(topic, 1);
       await p.start();
       await p.send({ topic, body: 'warm' });
-      const codes = recordCodes(p);
+      const rec = recordCodes(p);
       cluster.broker('broker-a').faults.set({ hang: true });
       const stuck = Array.from({ length: 10 }, (_, i) =>
         p.send({ topic, body: `stuck ${i}` }).catch((e: unknown) => e),
@@ -194,7 +180,7 @@ describe('SendPermits (backpressure)', () => {
       );
       await new Promise((r) => setTimeout(r, 150));
       assert.equal(
-        codes.filter((c) => c === 310).length,
+        rec.codes.filter((c) => c === 310).length,
         10,
         'the 11th send waits for room instead of going out',
       );

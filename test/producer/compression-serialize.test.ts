@@ -7,31 +7,20 @@ import * as assert from 'node:assert/strict';
 import { PullReader, type ReadMessage } from '../../src/consumer/pull-reader.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { Producer } from '../../src/producer/producer.js';
-import type { ProducerOptions } from '../../src/producer/options.js';
-import { SerializeType, type RemotingCommand } from '../../src/protocol/command.js';
+import { SerializeType } from '../../src/protocol/command.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-import { readTopic, uniqueTopic } from './cluster-helpers.js';
+import { producerPool, readTopic, uniqueTopic, watchRequests } from './cluster-helpers.js';
 
 let cluster: EmbeddedCluster;
-const producers: Producer[] = [];
-
-async function startProducer(options: Partial<ProducerOptions>): Promise<Producer> {
-  const p = new Producer({
-    namesrvAddr: cluster.namesrvAddr,
-    producerGroup: `PGC_${producers.length}`,
-    ...options,
-  });
-  producers.push(p);
-  await p.start();
-  return p;
-}
+const pool = producerPool(() => cluster, 'PGC');
+const startProducer = pool.start;
 
 describe('compression types and the ROCKETMQ header serialization', () => {
   before(async () => {
     cluster = await EmbeddedCluster.start({ brokers: 1 });
   });
   after(async () => {
-    for (const p of producers) await p.shutdown();
+    await pool.shutdownAll();
     await cluster.stop();
   });
 
@@ -81,24 +70,14 @@ describe('compression types and the ROCKETMQ header serialization', () => {
     const topic = uniqueTopic('Bin');
     await cluster.createTopic(topic, 2);
     const p = await startProducer({ serializeType: 'ROCKETMQ' });
-    const seen: number[] = [];
-    // Record the serialize type of each request and response frame the producer's pool carries.
-    const pool = (
-      p as unknown as { instance: { pool: { request: (...a: unknown[]) => Promise<RemotingCommand> } } }
-    ).instance.pool;
-    const original = pool.request.bind(pool);
-    pool.request = async (address: unknown, cmd: unknown, timeout: unknown) => {
-      if ((cmd as RemotingCommand).code !== 310) return original(address, cmd, timeout);
-      seen.push((cmd as RemotingCommand).serializeType);
-      const response = await original(address, cmd, timeout);
-      seen.push(response.serializeType);
-      return response;
-    };
+    const watched = watchRequests(p);
     const results = [];
     for (let i = 0; i < 5; i++)
       results.push(await p.send({ topic, body: `bin ${i}`, tags: 'T', keys: ['k'] }));
-    assert.ok(seen.length >= 10);
-    assert.deepEqual(new Set(seen), new Set([SerializeType.ROCKETMQ]));
+    const sends = watched.filter((e) => e.request.code === 310);
+    assert.equal(sends.length, 5);
+    const types = sends.flatMap((e) => [e.request.serializeType, e.response?.serializeType]);
+    assert.deepEqual(new Set(types), new Set([SerializeType.ROCKETMQ]));
     const stored = await readTopic(cluster, topic, 2);
     assert.deepEqual(stored.map((m) => m.properties['UNIQ_KEY']).sort(), results.map((r) => r.msgId).sort());
     assert.ok(stored.every((m) => m.properties['TAGS'] === 'T'));

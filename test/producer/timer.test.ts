@@ -6,14 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { Producer } from '../../src/producer/producer.js';
-import type { ProducerOptions } from '../../src/producer/options.js';
 import { TimerNotSupportedError, TimerSupport } from '../../src/producer/timer.js';
 import { createResponse, resolveCommandDefaults, type RemotingCommand } from '../../src/protocol/command.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { TIMER_TOPIC } from '../../src/server/broker/timer-service.js';
-import { uniqueTopic, waitFor } from './cluster-helpers.js';
+import { producerPool, uniqueTopic, waitFor } from './cluster-helpers.js';
 
 interface Delivered {
   uniqKey: string;
@@ -34,23 +33,14 @@ async function delivered(cluster: EmbeddedCluster, topic: string): Promise<Deliv
 
 describe('timer messages on the embedded broker', () => {
   let cluster: EmbeddedCluster;
-  const producers: Producer[] = [];
-  async function startProducer(options: Partial<ProducerOptions> = {}): Promise<Producer> {
-    const p = new Producer({
-      namesrvAddr: cluster.namesrvAddr,
-      producerGroup: `PGT_${producers.length}`,
-      ...options,
-    });
-    producers.push(p);
-    await p.start();
-    return p;
-  }
+  const pool = producerPool(() => cluster, 'PGT');
+  const startProducer = pool.start;
 
   before(async () => {
     cluster = await EmbeddedCluster.start({ brokers: 1 });
   });
   after(async () => {
-    for (const p of producers) await p.shutdown();
+    await pool.shutdownAll();
     await cluster.stop();
   });
 

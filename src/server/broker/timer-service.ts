@@ -18,6 +18,7 @@ import { MessageSysFlag, transactionValue } from '../../protocol/message/sysflag
 import type { MessageToStore, PutResult } from '../store/types.js';
 import type { BrokerContext } from './context.js';
 import { StateFile } from './state-file.js';
+import { toRealTopic } from './message-util.js';
 
 /** Java `TimerMessageStore.TIMER_TOPIC`: one queue. */
 export const TIMER_TOPIC = 'rmq_sys_wheel_timer';
@@ -246,20 +247,9 @@ export class TimerMessageService {
         delete props[PropertyKey.REAL_TOPIC];
         delete props[PropertyKey.REAL_QID];
         props[PropertyKey.TIMER_DEQUEUE_MS] = String(Date.now());
-        if (realTopic !== undefined) {
-          const result = await this.ctx.store.putMessage({
-            topic: realTopic,
-            queueId: Number.isInteger(realQid) && realQid >= 0 ? realQid : 0,
-            flag: msg.flag,
-            sysFlag: msg.sysFlag,
-            bornTimestamp: msg.bornTimestamp,
-            bornHost: msg.bornHost,
-            storeHost: this.ctx.storeHost,
-            reconsumeTimes: msg.reconsumeTimes,
-            preparedTransactionOffset: msg.preparedTransactionOffset,
-            body: msg.body,
-            properties: encodeProperties(props),
-          });
+        const real = toRealTopic(msg, props, realTopic, realQid, this.ctx.storeHost);
+        if (real !== undefined) {
+          const result = await this.ctx.store.putMessage(real);
           // The store refused: leave it in the heap and try again on the next tick.
           if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT')
             throw new Error(`timer message could not be delivered: ${result.status}`);
