@@ -2,7 +2,7 @@
  * autoBatch (SEND_BATCH_MESSAGE for concurrent sends, each caller with its own result) and send
  * backpressure (waiting for room, typed error on timeout).
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
@@ -10,7 +10,7 @@ import { splitBatchResult } from '../../src/producer/auto-batch.js';
 import { Producer } from '../../src/producer/producer.js';
 import type { PreparedMessage } from '../../src/producer/message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-import { producerPool, readTopic, uniqueTopic, watchRequests } from './cluster-helpers.js';
+import { oneBrokerCluster, readTopic, uniqueTopic, watchRequests } from './cluster-helpers.js';
 
 /** Request codes the producer sends from now on. */
 function recordCodes(p: Producer): { readonly codes: number[] } {
@@ -23,15 +23,11 @@ function recordCodes(p: Producer): { readonly codes: number[] } {
 }
 
 describe('autoBatch on the embedded cluster', () => {
+  const suite = oneBrokerCluster('PGB');
+  const startProducer = suite.startProducer;
   let cluster: EmbeddedCluster;
-  const pool = producerPool(() => cluster, 'PGB');
-  const startProducer = pool.start;
-  before(async () => {
-    cluster = await EmbeddedCluster.start({ brokers: 1 });
-  });
-  after(async () => {
-    await pool.shutdownAll();
-    await cluster.stop();
+  before(() => {
+    cluster = suite.cluster();
   });
 
   it('concurrent sends go out as batches; each caller gets its own msgId, offsetMsgId and queueOffset', async () => {

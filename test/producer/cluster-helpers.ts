@@ -1,5 +1,6 @@
 /** Helpers for producer tests against the embedded cluster. */
-import type { EmbeddedCluster } from '../../src/server/cluster.js';
+import { after, before } from 'node:test';
+import { EmbeddedCluster as EmbeddedClusterClass, type EmbeddedCluster } from '../../src/server/cluster.js';
 import { Producer } from '../../src/producer/producer.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
 import type { RemotingCommand } from '../../src/protocol/command.js';
@@ -102,4 +103,28 @@ export function watchRequests(p: Producer): Array<{ request: RemotingCommand; re
     return entry.response;
   };
   return seen;
+}
+
+/**
+ * For a describe block: a one-broker embedded cluster started before its tests and stopped
+ * after them, with a producer pool whose producers are shut down first.
+ */
+export function oneBrokerCluster(prefix: string): {
+  cluster(): EmbeddedCluster;
+  startProducer(options?: Partial<ProducerOptions>): Promise<Producer>;
+} {
+  let c: EmbeddedCluster | undefined;
+  const cluster = (): EmbeddedCluster => {
+    if (c === undefined) throw new Error('the cluster is not started yet');
+    return c;
+  };
+  const pool = producerPool(cluster, prefix);
+  before(async () => {
+    c = await EmbeddedClusterClass.start({ brokers: 1 });
+  });
+  after(async () => {
+    await pool.shutdownAll();
+    await c?.stop();
+  });
+  return { cluster, startProducer: pool.start };
 }

@@ -2,7 +2,7 @@
  * Timer messages (deliverAt / deliverAfterMs) on the embedded broker: never visible before their
  * time, delivered after a restart, refused where the broker cannot honour them.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { Producer } from '../../src/producer/producer.js';
@@ -12,7 +12,7 @@ import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { TIMER_TOPIC } from '../../src/server/broker/timer-service.js';
-import { producerPool, uniqueTopic, waitFor } from './cluster-helpers.js';
+import { oneBrokerCluster, uniqueTopic, waitFor } from './cluster-helpers.js';
 
 interface Delivered {
   uniqKey: string;
@@ -32,16 +32,11 @@ async function delivered(cluster: EmbeddedCluster, topic: string): Promise<Deliv
 }
 
 describe('timer messages on the embedded broker', () => {
+  const suite = oneBrokerCluster('PGT');
+  const startProducer = suite.startProducer;
   let cluster: EmbeddedCluster;
-  const pool = producerPool(() => cluster, 'PGT');
-  const startProducer = pool.start;
-
-  before(async () => {
-    cluster = await EmbeddedCluster.start({ brokers: 1 });
-  });
-  after(async () => {
-    await pool.shutdownAll();
-    await cluster.stop();
+  before(() => {
+    cluster = suite.cluster();
   });
 
   it('a timer message is not visible in its topic before its time, then arrives with its properties', async () => {
