@@ -24,6 +24,7 @@ export {
 export type { RocketMQErrorOptions } from './errors.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
+export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';
 export { QueueSendFailedError } from './producer/queue-select.js';
 export { RequestTimeoutError } from './producer/request-reply.js';

@@ -14,6 +14,7 @@ import { ResponseCode } from '../protocol/codes.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
 import type { Logger } from '../observability/logger.js';
 import { resolveTraceOptions } from './trace/settings.js';
+import type { CompressionType } from '../protocol/message/sysflag.js';
 import { silentLogger } from '../observability/logger.js';
 import {
   checkBoolean,
@@ -75,8 +76,39 @@ export interface ProducerOptions extends ClientConnectionOptions {
   retryResponseCodes?: Iterable<number>;
   /** Bodies of at least this many bytes are zlib-compressed (not batches). @default 4096 */
   compressMsgBodyOverHowmuch?: number;
-  /** zlib level 0..9. @default 5 */
+  /** Compression level: zlib 0..9, ZSTD 1..22 (LZ4 ignores it, as lz4-java does). @default 5 */
   compressLevel?: number;
+  /**
+   * Algorithm for bodies of at least `compressMsgBodyOverHowmuch` bytes (Java
+   * `rocketmq.message.compressType`; LZ4 and ZSTD are read by Java clients from 4.9.4 on).
+   * @default 'ZLIB'
+   */
+  compressType?: CompressionType;
+  /**
+   * Header encoding of every request this producer sends: 'JSON' (Java's default) or the
+   * cheaper 'ROCKETMQ' binary form (docs/protocol.md §1.4). A 4.9 broker answers in kind, a 5.x
+   * broker answers JSON; both are read. @default 'JSON'
+   */
+  serializeType?: 'JSON' | 'ROCKETMQ';
+  /**
+   * [5.x] Coalesce concurrent `send()`s to one topic into SEND_BATCH_MESSAGE
+   * (src/producer/auto-batch.ts). @default false
+   */
+  autoBatch?: boolean;
+  /** Longest a message is held for a batch, ms (Java `batchMaxDelayMs`; -1 there = 10). @default 10 */
+  batchMaxDelayMs?: number;
+  /** A batch is sent once it holds more than this, bytes (Java `batchMaxBytes`; 1 B..2 MiB). @default 32768 */
+  batchMaxBytes?: number;
+  /** While batches hold this many bytes, further sends go alone (Java `totalBatchMaxBytes`). @default 33554432 */
+  totalBatchMaxBytes?: number;
+  /**
+   * Sends in flight at most; more wait for room until their sendMsgTimeout, then reject with
+   * BackpressureError. Deviation: Java applies it to async sends only, and only with
+   * `enableBackpressureForAsyncMode`; every send here is asynchronous. @default 10000
+   */
+  backPressureForAsyncSendNum?: number;
+  /** Body bytes in flight at most (same waiting rule; at least 1 MiB). @default 104857600 */
+  backPressureForAsyncSendSize?: number;
   /** Largest body (before compression) or batch accepted (bytes). @default 4194304 */
   maxMessageSize?: number;
   /** Queue count of a topic auto-created through `createTopicKey`. @default 4 */
@@ -173,6 +205,14 @@ export interface ResolvedProducerOptions {
   retryResponseCodes: Set<number>;
   compressMsgBodyOverHowmuch: number;
   compressLevel: number;
+  compressType: CompressionType;
+  serializeType: 'JSON' | 'ROCKETMQ';
+  autoBatch: boolean;
+  batchMaxDelayMs: number;
+  batchMaxBytes: number;
+  totalBatchMaxBytes: number;
+  backPressureForAsyncSendNum: number;
+  backPressureForAsyncSendSize: number;
   maxMessageSize: number;
   defaultTopicQueueNums: number;
   createTopicKey: string;
@@ -205,6 +245,14 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   retryResponseCodes: DEFAULT_RETRY_RESPONSE_CODES,
   compressMsgBodyOverHowmuch: 4096,
   compressLevel: 5,
+  compressType: 'ZLIB' as CompressionType,
+  serializeType: 'JSON' as 'JSON' | 'ROCKETMQ',
+  autoBatch: false,
+  batchMaxDelayMs: 10,
+  batchMaxBytes: 32 * 1024,
+  totalBatchMaxBytes: 32 * 1024 * 1024,
+  backPressureForAsyncSendNum: 10_000,
+  backPressureForAsyncSendSize: 100 * 1024 * 1024,
   maxMessageSize: 4 * 1024 * 1024,
   defaultTopicQueueNums: 4,
   createTopicKey: 'TBW102',
@@ -222,6 +270,8 @@ export const PRODUCER_DEFAULTS = Object.freeze({
 
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
 const ADDRESS_PATTERN = /^[^\s;:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
+const COMPRESSION_TYPES: readonly CompressionType[] = ['ZLIB', 'LZ4', 'ZSTD'];
+const SERIALIZE_TYPES: readonly ('JSON' | 'ROCKETMQ')[] = ['JSON', 'ROCKETMQ'];
 const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9', 'java-5'];
 
 /** Options only some strategies read; setting one for another strategy is a mistake worth a throw. */
@@ -252,6 +302,14 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   retryResponseCodes: true,
   compressMsgBodyOverHowmuch: true,
   compressLevel: true,
+  compressType: true,
+  serializeType: true,
+  autoBatch: true,
+  batchMaxDelayMs: true,
+  batchMaxBytes: true,
+  totalBatchMaxBytes: true,
+  backPressureForAsyncSendNum: true,
+  backPressureForAsyncSendSize: true,
   maxMessageSize: true,
   defaultTopicQueueNums: true,
   createTopicKey: true,
@@ -368,6 +426,11 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   if (typeof language !== 'string') throw new InvalidArgumentError('language', 'must be a LanguageCode name');
   // Only names in the LanguageCode table: older brokers reject unknown ones.
   resolveCommandDefaults({ language });
+  const compressType = checkEnum(
+    'compressType',
+    o.compressType ?? PRODUCER_DEFAULTS.compressType,
+    COMPRESSION_TYPES,
+  );
   const attemptDefault = Math.ceil(sendMsgTimeout / (retries + 1));
   return {
     producerGroup: name('producerGroup', o.producerGroup ?? PRODUCER_DEFAULTS.producerGroup),
@@ -394,7 +457,49 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.compressMsgBodyOverHowmuch ?? PRODUCER_DEFAULTS.compressMsgBodyOverHowmuch,
       0,
     ),
-    compressLevel: checkInt('compressLevel', o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel, 0, 9),
+    compressType,
+    compressLevel: checkInt(
+      'compressLevel',
+      o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel,
+      compressType === 'ZSTD' ? 1 : 0,
+      compressType === 'ZSTD' ? 22 : 9,
+    ),
+    autoBatch: checkBoolean('autoBatch', o.autoBatch ?? PRODUCER_DEFAULTS.autoBatch),
+    batchMaxDelayMs: checkInt(
+      'batchMaxDelayMs',
+      o.batchMaxDelayMs ?? PRODUCER_DEFAULTS.batchMaxDelayMs,
+      1,
+      30_000,
+    ),
+    batchMaxBytes: checkInt(
+      'batchMaxBytes',
+      o.batchMaxBytes ?? PRODUCER_DEFAULTS.batchMaxBytes,
+      1,
+      2 * 1024 * 1024,
+    ),
+    totalBatchMaxBytes: checkInt(
+      'totalBatchMaxBytes',
+      o.totalBatchMaxBytes ?? PRODUCER_DEFAULTS.totalBatchMaxBytes,
+      1,
+      2 ** 53 - 1,
+    ),
+    backPressureForAsyncSendNum: checkInt(
+      'backPressureForAsyncSendNum',
+      o.backPressureForAsyncSendNum ?? PRODUCER_DEFAULTS.backPressureForAsyncSendNum,
+      10,
+      2 ** 31 - 1,
+    ),
+    backPressureForAsyncSendSize: checkInt(
+      'backPressureForAsyncSendSize',
+      o.backPressureForAsyncSendSize ?? PRODUCER_DEFAULTS.backPressureForAsyncSendSize,
+      1024 * 1024,
+      2 ** 53 - 1,
+    ),
+    serializeType: checkEnum(
+      'serializeType',
+      o.serializeType ?? PRODUCER_DEFAULTS.serializeType,
+      SERIALIZE_TYPES,
+    ),
     maxMessageSize: checkInt(
       'maxMessageSize',
       o.maxMessageSize ?? PRODUCER_DEFAULTS.maxMessageSize,

@@ -32,11 +32,15 @@ import {
 } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
+import { TimerSupport } from './timer.js';
+import { SendPermits } from './backpressure.js';
+import { ProduceAccumulator } from './auto-batch.js';
 import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
-import { resolveCommandDefaults } from '../protocol/command.js';
+import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
+import { loadCompressor } from '../protocol/message/compression.js';
 import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
 import { sendRequest } from './request-reply.js';
 
@@ -76,6 +80,9 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
+  private readonly timerSupport: TimerSupport;
+  private readonly permits: SendPermits;
+  private readonly accumulator: ProduceAccumulator | undefined;
   private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
   };
@@ -104,13 +111,17 @@ export class Producer extends EventEmitter<ProducerEvents> {
       maxMessageSize: o.maxMessageSize,
       compressMsgBodyOverHowmuch: o.compressMsgBodyOverHowmuch,
       compressLevel: o.compressLevel,
+      compressType: o.compressType,
       namespace: o.namespace,
     };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
-      commandDefaults: resolveCommandDefaults({ language: o.language }),
+      commandDefaults: resolveCommandDefaults({
+        language: o.language,
+        serializeType: o.serializeType === 'ROCKETMQ' ? SerializeType.ROCKETMQ : SerializeType.JSON,
+      }),
       sendMsgTimeout: o.sendMsgTimeout,
       retryTimesWhenSendFailed: o.retryTimesWhenSendFailed,
       retryAnotherBrokerWhenNotStoreOK: o.retryAnotherBrokerWhenNotStoreOK,
@@ -143,7 +154,22 @@ export class Producer extends EventEmitter<ProducerEvents> {
       brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
       request: (address, cmd, timeoutMs) => this.requireInstance().pool.request(address, cmd, timeoutMs),
       oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
+      checkTimer: (brokerName, address, deliverAt, timeoutMs) =>
+        this.timerSupport.check(brokerName, address, deliverAt, timeoutMs),
     };
+    this.timerSupport = new TimerSupport(this.transport.request, this.loopSettings.commandDefaults);
+    this.permits = new SendPermits(o.backPressureForAsyncSendNum, o.backPressureForAsyncSendSize);
+    this.accumulator = o.autoBatch
+      ? new ProduceAccumulator(
+          {
+            batchMaxDelayMs: o.batchMaxDelayMs,
+            batchMaxBytes: o.batchMaxBytes,
+            totalBatchMaxBytes: o.totalBatchMaxBytes,
+            maxMessageSize: o.maxMessageSize,
+          },
+          (p) => runSend(p, false, this.transport, this.strategy, this.loopSettings) as Promise<SendResult>,
+        )
+      : undefined;
   }
 
   /** `clientIP@instanceName[@unitName]`. */
@@ -164,6 +190,12 @@ export class Producer extends EventEmitter<ProducerEvents> {
     if (this.state !== 'CREATED') throw new IllegalStateError(`producer cannot start in state ${this.state}`);
     this.state = 'STARTING';
     const o = this.options;
+    try {
+      await loadCompressor(o.compressType);
+    } catch (err) {
+      this.state = 'CREATED';
+      throw err;
+    }
     const instance = acquireClientInstance({
       clientId: this.clientId,
       namesrvAddr: o.namesrvAddr,
@@ -321,6 +353,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       return;
     }
     this.state = 'SHUTTING_DOWN';
+    this.accumulator?.flushAll();
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -363,6 +396,45 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return routes.get(topic, deadline).then((entry) => entry.publishInfo);
   }
 
+  /** Backpressure first (waiting eats into the send's budget), then the batch or the send loop. */
+  private dispatch(
+    p: PreparedMessage,
+    oneway: boolean,
+    kind: SendTraceContext['kind'],
+    selection: QueueSelection | undefined,
+  ): Promise<SendResult | undefined> {
+    const bytes = p.body.byteLength;
+    const release = (): void => this.permits.release(bytes);
+    const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
+    if (waiting === undefined)
+      return this.sendNow(p, oneway, kind, this.loopSettings, selection).finally(release);
+    const started = Date.now();
+    return waiting.then(() => {
+      const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
+      const settings = { ...this.loopSettings, sendMsgTimeout: left };
+      return this.sendNow(p, oneway, kind, settings, selection).finally(release);
+    });
+  }
+
+  private sendNow(
+    p: PreparedMessage,
+    oneway: boolean,
+    kind: SendTraceContext['kind'],
+    settings: SendLoopSettings,
+    selection: QueueSelection | undefined,
+  ): Promise<SendResult | undefined> {
+    // A selected queue is never batched with other messages: the batch goes where the batcher picks.
+    if (selection === undefined) {
+      if (kind === 'send' && this.accumulator?.canBatch(p)) return this.accumulator.add(p);
+      return runSend(p, oneway, this.transport, this.strategy, settings);
+    }
+    return runSend(p, oneway, this.transport, this.strategy, settings, (tp) => selection.pick(tp)).catch(
+      (err: unknown) => {
+        throw selection.wrap(err);
+      },
+    );
+  }
+
   private track(
     kind: SendTraceContext['kind'],
     prepare: () => PreparedMessage,
@@ -380,15 +452,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     } catch (err) {
       return Promise.reject(err);
     }
-    const selection = selected();
-    const run = (): Promise<SendResult | undefined> =>
-      selection === undefined
-        ? runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings)
-        : runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings, (tp) =>
-            selection.pick(tp),
-          ).catch((err: unknown) => {
-            throw selection.wrap(err);
-          });
+    const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, kind, selected());
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
       const ctx: SendTraceContext = {

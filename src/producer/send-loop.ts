@@ -53,6 +53,16 @@ export interface SendTransport {
   brokerAddress(brokerName: string): string | undefined;
   request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand>;
   oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void>;
+  /**
+   * For a timer message (`p.deliverAt`): settles when the broker honours it, else rejects
+   * (TimerNotSupportedError); undefined when already known to be fine. Absent = no check.
+   */
+  checkTimer?(
+    brokerName: string,
+    address: string,
+    deliverAt: number,
+    timeoutMs: number,
+  ): Promise<void> | undefined;
 }
 
 export interface SendLoopSettings extends RequestSettings {
@@ -213,6 +223,10 @@ export async function runSend(
     try {
       address = transport.brokerAddress(mq.brokerName);
       if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
+      if (p.deliverAt !== undefined) {
+        const pending = transport.checkTimer?.(mq.brokerName, address, p.deliverAt, cap);
+        if (pending !== undefined) await pending;
+      }
       const cmd = buildSendRequest(p, mq, s, attemptStart);
       if (oneway) {
         await transport.oneway(address, cmd, cap);

@@ -13,7 +13,10 @@ export const UpdateBrokerConfig = declareRequest(
   {},
 );
 
-/** GET_BROKER_CONFIG (26): no header; response extField `version` and a properties-text body. */
+/**
+ * GET_BROKER_CONFIG (26): no header; response extField `version` and a properties-text body. A 5.x
+ * broker lists `timerWheelEnable` and `timerMaxDelaySec` there; a 4.9 broker has neither.
+ */
 export const GetBrokerConfig = declareRequest(RequestCode.GET_BROKER_CONFIG, 'GET_BROKER_CONFIG', {});
 
 /** GET_TOPIC_STATS_INFO (202); unknown topic → TOPIC_NOT_EXIST. Body `TopicStatsTable`. */

@@ -47,6 +47,7 @@ import { transactionProcessors } from './processors/transaction.js';
 import { replyProcessors } from './processors/reply.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
+import { TimerMessageService } from './timer-service.js';
 import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
 import { TransactionCheckService } from './transaction-check.js';
 
@@ -95,6 +96,7 @@ export class Broker implements BrokerContext {
   private acl: AclSource | undefined;
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
+  private timerService: TimerMessageService | undefined;
   private transactionCheck: TransactionCheckService | undefined;
   private timers: NodeJS.Timeout[] = [];
   private port: number;
@@ -234,6 +236,11 @@ export class Broker implements BrokerContext {
 
     this.schedule = new ScheduleMessageService(this, join(o.storePathRootDir, 'config', 'delayOffset.json'));
     await this.schedule.start();
+    this.timerService = new TimerMessageService(
+      this,
+      join(o.storePathRootDir, 'config', 'timerCheckpoint.json'),
+    );
+    await this.timerService.start();
     this.transactionCheck = new TransactionCheckService(
       this,
       join(o.storePathRootDir, 'config', 'transaction.json'),
@@ -337,7 +344,15 @@ export class Broker implements BrokerContext {
   }
 
   putMessage(msg: MessageToStore): Promise<PutResult> {
-    return this.store.putMessage(applyDelayLevel(msg, this.delayLevels.length));
+    const delayed = applyDelayLevel(msg, this.delayLevels.length);
+    // A DELAY level wins over timer properties, as in Java 5.x.
+    if (delayed !== msg || this.timerService === undefined) return this.store.putMessage(delayed);
+    return this.timerService.put(msg);
+  }
+
+  /** The timer-message service (undefined while stopped). */
+  get timerMessages(): TimerMessageService | undefined {
+    return this.timerService;
   }
 
   /** Registers with every NameServer now; concurrent calls coalesce into one more round. */
@@ -385,6 +400,7 @@ export class Broker implements BrokerContext {
     // Background runs put messages and write state files: let them finish before the store
     // closes and before a caller removes the data directory.
     await this.schedule?.stop();
+    await this.timerService?.stop();
     await this.transactionCheck?.stop({ persist: graceful });
     await this.registering?.catch(() => undefined);
     if (graceful && this.registrar)
@@ -406,6 +422,7 @@ export class Broker implements BrokerContext {
     this.storeRef = undefined;
     this.topicsRef = undefined;
     this.schedule = undefined;
+    this.timerService = undefined;
     this.transactionCheck = undefined;
     this.logger.info('broker stopped', { brokerName: this.options.brokerName, graceful });
   }

@@ -32,7 +32,10 @@ export interface BrokerContext {
   readonly stats: BrokerStats;
   /** True once stop() began: held pulls are dropped instead of answered. */
   readonly stopping: boolean;
-  /** Puts one message, turning DELAY > 0 into a SCHEDULE_TOPIC_XXXX message (Java CommitLog). */
+  /**
+   * Puts one message, turning DELAY > 0 into a SCHEDULE_TOPIC_XXXX message (Java CommitLog) and
+   * a future timer into a `rmq_sys_wheel_timer` message (timer-service.ts).
+   */
   putMessage(msg: MessageToStore): Promise<PutResult>;
   /** Registers with every NameServer now. */
   registerBrokerAll(): Promise<void>;

@@ -72,6 +72,10 @@ export interface BrokerOptions {
   shortPollingTimeMills: number;
   /** Delay levels (Java `messageDelayLevel`): units ms, s, m, h, d. @default '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h' */
   messageDelayLevel: string;
+  /** [5.x] Accept timer messages (TIMER_DELAY_SEC / TIMER_DELAY_MS / TIMER_DELIVER_MS). @default true */
+  timerWheelEnable: boolean;
+  /** [5.x] Longest timer delay accepted, s (Java's default: 3 days). @default 259200 */
+  timerMaxDelaySec: number;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
   /** Refuse TRAN_MSG half messages. @default false */
@@ -124,6 +128,8 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   enablePropertyFilter: false,
   shortPollingTimeMills: 1000,
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
+  timerWheelEnable: true,
+  timerMaxDelaySec: 259_200,
   maxReconsumeTimes: 16,
   rejectTransactionMessage: false,
   transactionTimeOut: 6000,
@@ -176,6 +182,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   checkInt('channelExpiredTimeout', o.channelExpiredTimeout, 1);
   checkInt('shortPollingTimeMills', o.shortPollingTimeMills, 1);
   checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0);
+  checkInt('timerMaxDelaySec', o.timerMaxDelaySec, 1);
   checkInt('transactionTimeOut', o.transactionTimeOut, 1);
   checkInt('transactionCheckInterval', o.transactionCheckInterval, 1);
   checkInt('transactionCheckMax', o.transactionCheckMax, 1);
@@ -187,6 +194,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'longPollingEnable',
     'rejectTransactionMessage',
     'faultInjection',
+    'timerWheelEnable',
   ] as const) {
     checkBoolean(field, o[field]);
   }

@@ -3,11 +3,15 @@
  * text. An update changes the running broker's options (those read per request take effect at
  * once: permissions, sizes, long polling, filters…); the options a broker reads only at start are
  * refused rather than silently recorded, and Java's black-listed keys get NO_PERMISSION.
+ * The answer also carries `timerWheelEnable`/`timerMaxDelaySec` (as a 5.x broker does) and
+ * EMBEDDED_TIMER_KEY, how a producer tells this broker (versioned 4.9.7, with a timer wheel) from
+ * a 4.9 one without timers (src/producer/timer.ts). Object-valued options (acl, tls) are not listed.
  */
 import { InvalidArgumentError } from '../../../errors.js';
 import { encodePropertiesText, parsePropertiesText } from '../../../protocol/body/admin.js';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
+import { EMBEDDED_TIMER_KEY } from '../../../protocol/headers/admin.js';
 import { GetBrokerConfig, UpdateBrokerConfig } from '../../../protocol/headers/broker-admin.js';
 import type { DataVersion } from '../../../protocol/headers/register.js';
 import type { RequestHandler } from '../../../remoting/options.js';
@@ -35,6 +39,9 @@ const START_ONLY = new Set<string>([
   'transactionCheckInterval',
   'flushConsumerOffsetInterval',
   'faultInjection',
+  'timerWheelEnable',
+  'acl',
+  'tls',
   'logger',
 ]);
 
@@ -55,7 +62,10 @@ export function brokerConfigProcessors(ctx: BrokerContext): Array<[number, Reque
 
 function getConfig(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
   const props: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ctx.options)) if (k !== 'logger') props[k] = String(v);
+  for (const [k, v] of Object.entries(ctx.options))
+    if (v !== undefined && (typeof v !== 'object' || v === null) && typeof v !== 'function')
+      props[k] = String(v);
+  props[EMBEDDED_TIMER_KEY] = String(ctx.options.timerWheelEnable);
   // Port 0 means "pick one": report the port actually bound.
   props.listenPort = String(ctx.storeHost.port);
   const v = versionOf(ctx);
