@@ -10,4 +10,5 @@ export * from './query.js';
 export * from './admin.js';
 export * from './consumer.js';
 export * from './transaction.js';
+export * from './pop.js';
 export * from './registry.js';

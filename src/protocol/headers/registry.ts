@@ -28,6 +28,7 @@ import {
   SearchOffsetByTimestamp,
   UpdateConsumerOffset,
 } from './offset.js';
+import { AckMessage, ChangeInvisibleTime, Notification, PopMessage } from './pop.js';
 import { PullMessage } from './pull.js';
 import { QueryMessage, ViewMessageById } from './query.js';
 import {
@@ -88,6 +89,10 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   UnlockBatchMQ,
   GetConsumerConnectionList,
   GetConsumeStats,
+  PopMessage,
+  AckMessage,
+  ChangeInvisibleTime,
+  Notification,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

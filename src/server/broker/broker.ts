@@ -36,6 +36,8 @@ import { queryProcessors } from './processors/query.js';
 import { retryProcessors } from './processors/send-back.js';
 import { sendProcessors } from './processors/send.js';
 import { transactionProcessors } from './processors/transaction.js';
+import { PopService } from './pop/pop-service.js';
+import { popProcessors } from './processors/pop.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
 import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
@@ -80,6 +82,7 @@ export class Broker implements BrokerContext {
   private readonly switchboard = new FaultSwitchboard();
   private storeRef: MessageStore | undefined;
   private topicsRef: TopicConfigManager | undefined;
+  private popRef: PopService | undefined;
   private server: RemotingServer | undefined;
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
@@ -114,6 +117,12 @@ export class Broker implements BrokerContext {
   get topics(): TopicConfigManager {
     if (!this.topicsRef) throw new IllegalStateError('broker is not started');
     return this.topicsRef;
+  }
+
+  /** [5.x] POP state: checkpoints, orderly locks, revive. */
+  get pop(): PopService {
+    if (!this.popRef) throw new IllegalStateError('broker is not started');
+    return this.popRef;
   }
 
   get transactions(): TransactionCheckService {
@@ -176,6 +185,8 @@ export class Broker implements BrokerContext {
       await topics.load();
       this.storeRef = store;
       this.topicsRef = topics;
+      this.popRef = new PopService(this);
+      await this.popRef.start();
       this.stats.resetTail();
       store.on('messageArrived', (topic: string, queueId: number, maxOffset: number) => {
         this.stats.noteArrival(topic, queueId, maxOffset);
@@ -190,11 +201,14 @@ export class Broker implements BrokerContext {
       server.on('disconnect', (conn: Connection) => {
         this.clients.connectionClosed(conn);
         this.pullHold.releaseOwner(conn);
+        this.popRef?.waiters.releaseOwner(conn);
       });
       const { port } = await server.listen();
       this.port = port;
       this.server = server;
     } catch (err) {
+      await this.popRef?.stop().catch(() => undefined);
+      this.popRef = undefined;
       await store.close().catch(() => undefined);
       this.storeRef = undefined;
       throw err;
@@ -246,6 +260,7 @@ export class Broker implements BrokerContext {
       ...queryProcessors(this),
       ...retryProcessors(this),
       ...transactionProcessors(this),
+      ...popProcessors(this, this.pop),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
@@ -343,6 +358,7 @@ export class Broker implements BrokerContext {
     this.switchboard.dispose();
     this.stats.stop();
     this.pullHold.stop();
+    await this.popRef?.stop();
     // Background runs put messages and write state files: let them finish before the store
     // closes and before a caller removes the data directory.
     await this.schedule?.stop();
@@ -363,6 +379,7 @@ export class Broker implements BrokerContext {
     await this.storeRef?.close();
     this.storeRef = undefined;
     this.topicsRef = undefined;
+    this.popRef = undefined;
     this.schedule = undefined;
     this.transactionCheck = undefined;
     this.logger.info('broker stopped', { brokerName: this.options.brokerName, graceful });

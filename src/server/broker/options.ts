@@ -64,6 +64,8 @@ export interface BrokerOptions {
   messageDelayLevel: string;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
+  /** [5.x POP] How often expired POP checkpoints are revived into the retry topic, ms (Java `reviveInterval`). @default 1000 */
+  reviveInterval: number;
   /** Refuse TRAN_MSG half messages. @default false */
   rejectTransactionMessage: boolean;
   /** A half message unresolved after this long is checked with the producer, ms. @default 6000 */
@@ -107,6 +109,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   shortPollingTimeMills: 1000,
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
   maxReconsumeTimes: 16,
+  reviveInterval: 1000,
   rejectTransactionMessage: false,
   transactionTimeOut: 6000,
   transactionCheckInterval: 60_000,
@@ -156,6 +159,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   checkInt('channelExpiredTimeout', o.channelExpiredTimeout, 1);
   checkInt('shortPollingTimeMills', o.shortPollingTimeMills, 1);
   checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0);
+  checkInt('reviveInterval', o.reviveInterval, 10);
   checkInt('transactionTimeOut', o.transactionTimeOut, 1);
   checkInt('transactionCheckInterval', o.transactionCheckInterval, 1);
   checkInt('transactionCheckMax', o.transactionCheckMax, 1);
