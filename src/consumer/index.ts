@@ -31,3 +31,12 @@ export type { RebalanceEvent } from './rebalance.js';
 export type { ConsumeTraceContext } from './handler-pool.js';
 export { HandlerTimeoutError } from './handler-pool.js';
 export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';
+export { SimpleConsumer, checkReceiveArgs } from './simple-consumer.js';
+export {
+  SIMPLE_CONSUMER_DEFAULTS,
+  resolveSimpleConsumerOptions,
+  type SimpleConsumerOptions,
+  type ResolvedSimpleConsumerOptions,
+} from './simple-consumer-options.js';
+export type { ReceivedMessage } from './pop-response.js';
+export { PopNotSupportedError, InvalidReceiptHandleError } from './pop-errors.js';
