@@ -66,5 +66,3 @@ export async function receiveAtLeast(
   while (out.length < count && Date.now() < deadline) out.push(...(await c.receive(32, invisibleMs)));
   return out;
 }
-
-export const bodies = (ms: readonly ReceivedMessage[]): string[] => ms.map((m) => m.body.toString()).sort();

@@ -4,7 +4,7 @@ import { SimpleConsumer } from '../../src/consumer/simple-consumer.js';
 import { InvalidReceiptHandleError, PopNotSupportedError } from '../../src/consumer/pop-errors.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
-import { bodies, popScenario, receiveAtLeast } from './simple-consumer-helpers.js';
+import { popScenario, receiveAtLeast } from './simple-consumer-helpers.js';
 import { readTopicWhenPresent, unique } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
