@@ -50,6 +50,13 @@ export {
   type ReadMessage,
   type QueueLocation,
 } from './consumer/index.js';
+export {
+  SimpleConsumer,
+  PopNotSupportedError,
+  InvalidReceiptHandleError,
+  type SimpleConsumerOptions,
+  type ReceivedMessage,
+} from './consumer/index.js';
 
 // admin: the admin client is exported here when it lands
 

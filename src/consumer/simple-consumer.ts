@@ -26,6 +26,7 @@ import {
   PopMessageResponse,
 } from '../protocol/headers/pop.js';
 import { buildExtraInfo, parseExtraInfo, realTopic, type ExtraInfo } from '../protocol/pop/extra-info.js';
+import { PropertyKey } from '../protocol/message/properties.js';
 import { decodePullBody } from './message-view.js';
 import { InvalidReceiptHandleError, PopNotSupportedError } from './pop-errors.js';
 import { receiptHandles, type ReceivedMessage } from './pop-response.js';
@@ -231,7 +232,7 @@ export class SimpleConsumer {
     });
     const handles = receiptHandles(decoded, header, t.brokerName, this.options.fifo);
     return decoded.map((m, i) => {
-      m.systemProperties['1ST_POP_TIME'] ??= String(header.popTime);
+      m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(header.popTime);
       // Java sets the request's topic on every message (retry messages included).
       return {
         ...m,
