@@ -27,6 +27,13 @@ export interface SimpleConsumerOptions {
    * the previous ones were acked or their invisible time ended. @default false
    */
   fifo?: boolean;
+  /**
+   * Redeliveries before a message goes to `%DLQ%<group>`. A 5.x broker leaves the DLQ to its gRPC
+   * proxy, so over remoting the consumer does what the proxy does: a received message with
+   * reconsumeTimes above this is sent back with delay level −1 (DLQ) and acked instead of returned
+   * (the embedded broker already moves it at its own `maxReconsumeTimes`). @default 16
+   */
+  maxReconsumeTimes?: number;
   /** Namespace prepended to topics and the group. @default undefined */
   namespace?: string;
   /** @default 'DEFAULT' */
@@ -45,6 +52,7 @@ export const SIMPLE_CONSUMER_DEFAULTS = Object.freeze({
   awaitDuration: 30_000,
   invisibleDuration: 60_000,
   fifo: false,
+  maxReconsumeTimes: 16,
   instanceName: 'DEFAULT',
   pollNameServerInterval: 30_000,
   heartbeatBrokerInterval: 30_000,
@@ -59,6 +67,7 @@ export interface ResolvedSimpleConsumerOptions {
   awaitDuration: number;
   invisibleDuration: number;
   fifo: boolean;
+  maxReconsumeTimes: number;
   namespace: string | undefined;
   instanceName: string;
   pollNameServerInterval: number;
@@ -74,6 +83,7 @@ const OPTION_NAMES = keyList<SimpleConsumerOptions>({
   awaitDuration: true,
   invisibleDuration: true,
   fifo: true,
+  maxReconsumeTimes: true,
   namespace: true,
   instanceName: true,
   pollNameServerInterval: true,
@@ -128,6 +138,7 @@ export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): Re
     awaitDuration: checkDuration('awaitDuration', o.awaitDuration),
     invisibleDuration: checkDuration('invisibleDuration', o.invisibleDuration, 1),
     fifo: checkBoolean('fifo', o.fifo),
+    maxReconsumeTimes: checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0, 16 * 1024),
     namespace,
     instanceName: o.instanceName,
     pollNameServerInterval: checkDuration('pollNameServerInterval', o.pollNameServerInterval, 10),

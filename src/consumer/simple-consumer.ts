@@ -27,7 +27,9 @@ import {
 } from '../protocol/headers/pop.js';
 import { buildExtraInfo, parseExtraInfo, realTopic, type ExtraInfo } from '../protocol/pop/extra-info.js';
 import { PropertyKey } from '../protocol/message/properties.js';
+import { consumerClientOf } from './client-port.js';
 import { decodePullBody } from './message-view.js';
+import { SendBack } from './send-back.js';
 import { InvalidReceiptHandleError, PopNotSupportedError } from './pop-errors.js';
 import { receiptHandles, type ReceivedMessage } from './pop-response.js';
 import {
@@ -56,6 +58,7 @@ export class SimpleConsumer {
   private readonly logger: Logger;
   private readonly wireGroup: string;
   private instance: ClientInstance | undefined;
+  private sendBack: SendBack | undefined;
   private state: State = 'CREATED';
   private next = 0;
 
@@ -92,6 +95,17 @@ export class SimpleConsumer {
       defaultTopicQueueNums: 4,
     });
     this.instance = instance;
+    this.sendBack = new SendBack(
+      consumerClientOf(instance, o.mqClientApiTimeout),
+      {
+        group: this.wireGroup,
+        namespace: o.namespace,
+        maxReconsumeTimes: o.maxReconsumeTimes,
+        unitMode: false,
+        timeoutMs: o.mqClientApiTimeout,
+      },
+      this.logger,
+    );
     try {
       for (const t of this.wireTopics()) instance.routes.pin(t);
       const targets = await this.targets();
@@ -209,7 +223,7 @@ export class SimpleConsumer {
     }
     switch (response.code) {
       case ResponseCode.SUCCESS:
-        return this.messagesOf(response, t);
+        return this.withoutDeadLetters(this.messagesOf(response, t));
       case ResponseCode.POLLING_TIMEOUT:
       case ResponseCode.PULL_NOT_FOUND:
         return [];
@@ -241,6 +255,30 @@ export class SimpleConsumer {
         consumerGroup: this.options.consumerGroup,
       };
     });
+  }
+
+  /**
+   * The gRPC proxy's `PopMessageResultFilterImpl` rule, here because a broker reached over
+   * remoting has none: a message redelivered more than maxReconsumeTimes times goes to the DLQ
+   * (CONSUMER_SEND_MSG_BACK, delay level −1) and is acked. One the DLQ send fails for stays
+   * un-acked and comes back.
+   */
+  private async withoutDeadLetters(messages: ReceivedMessage[]): Promise<ReceivedMessage[]> {
+    const max = this.options.maxReconsumeTimes;
+    const keep: ReceivedMessage[] = [];
+    for (const m of messages) {
+      if (m.reconsumeTimes <= max) {
+        keep.push(m);
+        continue;
+      }
+      if (await this.sendBack!.sendBack(m, -1)) {
+        this.logger.info('message moved to the DLQ', { msgId: m.msgId, reconsumeTimes: m.reconsumeTimes });
+        await this.ack(m).catch((err: unknown) =>
+          this.logger.warn('ack after DLQ failed', { msgId: m.msgId, error: err }),
+        );
+      }
+    }
+    return keep;
   }
 
   /** The handle of `message`, checked: this group's, well-formed, not expired. */

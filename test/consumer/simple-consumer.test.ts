@@ -139,6 +139,23 @@ test('DLQ after maxReconsumeTimes: the broker stops redelivering and moves the m
   });
 });
 
+test('DLQ by the consumer (the gRPC proxy rule): past its maxReconsumeTimes a message goes to the DLQ, not to the app', async () => {
+  await popScenario({}, 1, async ({ h, topic, group, consumer }) => {
+    await h.send(topic, 1);
+    const c = await consumer({ maxReconsumeTimes: 1 });
+    const seen: number[] = [];
+    const deadline = Date.now() + 5000;
+    while (seen.length < 2 && Date.now() < deadline)
+      for (const m of await c.receive(32, 300)) seen.push(m.reconsumeTimes);
+    assert.deepEqual(seen, [0, 1]);
+    // The third delivery (reconsumeTimes 2) comes within these receives and goes to the DLQ.
+    for (const end = Date.now() + 2000; Date.now() < end;)
+      assert.deepEqual(await c.receive(32, 300), [], 'not handed to the application');
+    assert.deepEqual(await readTopicWhenPresent(h.cluster.namesrvAddr, `%DLQ%${group}`), ['m0']);
+    assert.equal(h.cluster.broker('broker-a').pop.state.inflight, 0, 'acked after the DLQ send');
+  });
+});
+
 test('broker restart: un-acked messages keep coming back', async () => {
   await popScenario({}, 2, async ({ h, topic, consumer }) => {
     const sent = await h.send(topic, 6);
