@@ -1,5 +1,5 @@
 /**
- * [5.x] POP consumption over remoting (docs/protocol.md; facts: advanced.md §7): POP_MESSAGE
+ * [5.x] POP consumption over remoting (docs/protocol.md §13.1): POP_MESSAGE
  * (200050), ACK_MESSAGE (200051), CHANGE_MESSAGE_INVISIBLETIME (200053) and NOTIFICATION (200054),
  * with their response headers. The receipt handle (`extraInfo`) is in `protocol/pop/extra-info.ts`.
  */
