@@ -93,6 +93,13 @@ export {
   type ReadMessage,
   type QueueLocation,
 } from './consumer/index.js';
+export {
+  SimpleConsumer,
+  PopNotSupportedError,
+  InvalidReceiptHandleError,
+  type SimpleConsumerOptions,
+  type PoppedMessage,
+} from './consumer/index.js';
 
 // admin: the Admin client (mqadmin as a library), its typed errors and result types
 export * from './admin/index.js';

@@ -167,7 +167,12 @@ function toConsumerMessage(
     systemProperties,
     msgId: uniqKey ?? offsetMsgId,
     offsetMsgId,
-    queue: { topic: o.queue.topic, brokerName: o.queue.brokerName, queueId: o.queue.queueId },
+    // queueId −1 (a POP of every queue of a broker): each record names its own queue.
+    queue: {
+      topic: o.queue.topic,
+      brokerName: o.queue.brokerName,
+      queueId: o.queue.queueId < 0 ? stored.queueId : o.queue.queueId,
+    },
     queueOffset: stored.queueOffset + (o.offsetDelta ?? 0),
     commitLogOffset: stored.physicalOffset,
     reconsumeTimes: stored.reconsumeTimes,

@@ -13,4 +13,6 @@ export * from './namesrv-admin.js';
 export * from './consumer.js';
 export * from './transaction.js';
 export * from './reply.js';
+
+export * from './pop.js';
 export * from './registry.js';

@@ -41,6 +41,7 @@ import {
   SearchOffsetByTimestamp,
   UpdateConsumerOffset,
 } from './offset.js';
+import { AckMessage, ChangeInvisibleTime, Notification, PopMessage } from './pop.js';
 import { PullMessage } from './pull.js';
 import { QueryMessage, ViewMessageById } from './query.js';
 import {
@@ -115,6 +116,11 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   DeleteSubscriptionGroup,
   DeleteTopicInNamesrv,
   GetTopicsByCluster,
+
+  PopMessage,
+  AckMessage,
+  ChangeInvisibleTime,
+  Notification,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -45,6 +45,8 @@ import { retryProcessors } from './processors/send-back.js';
 import { sendProcessors } from './processors/send.js';
 import { transactionProcessors } from './processors/transaction.js';
 import { replyProcessors } from './processors/reply.js';
+import { PopService } from './pop/pop-service.js';
+import { popProcessors } from './processors/pop.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
 import { TimerMessageService } from './timer-service.js';
@@ -91,6 +93,7 @@ export class Broker implements BrokerContext {
   private storeRef: MessageStore | undefined;
   private topicsRef: TopicConfigManager | undefined;
   private groupsRef: SubscriptionGroupManager | undefined;
+  private popRef: PopService | undefined;
   private server: RemotingServer | undefined;
   /** The ACL in force, when `acl` is set (reloaded from its file). */
   private acl: AclSource | undefined;
@@ -133,6 +136,12 @@ export class Broker implements BrokerContext {
   get subscriptionGroups(): SubscriptionGroupManager {
     if (!this.groupsRef) throw new IllegalStateError('broker is not started');
     return this.groupsRef;
+  }
+
+  /** [5.x] POP state: checkpoints, orderly locks, revive. */
+  get pop(): PopService {
+    if (!this.popRef) throw new IllegalStateError('broker is not started');
+    return this.popRef;
   }
 
   get transactions(): TransactionCheckService {
@@ -201,6 +210,8 @@ export class Broker implements BrokerContext {
       this.groupsRef = groups;
       this.storeRef = store;
       this.topicsRef = topics;
+      this.popRef = new PopService(this);
+      await this.popRef.start();
       this.stats.resetTail();
       store.on('messageArrived', (topic: string, queueId: number, maxOffset: number) => {
         this.stats.noteArrival(topic, queueId, maxOffset);
@@ -224,11 +235,14 @@ export class Broker implements BrokerContext {
       server.on('disconnect', (conn: Connection) => {
         this.clients.connectionClosed(conn);
         this.pullHold.releaseOwner(conn);
+        this.popRef?.waiters.releaseOwner(conn);
       });
       const { port } = await server.listen();
       this.port = port;
       this.server = server;
     } catch (err) {
+      await this.popRef?.stop().catch(() => undefined);
+      this.popRef = undefined;
       await store.close().catch(() => undefined);
       this.storeRef = undefined;
       throw err;
@@ -292,6 +306,7 @@ export class Broker implements BrokerContext {
       ...retryProcessors(this),
       ...transactionProcessors(this),
       ...replyProcessors(this),
+      ...popProcessors(this, this.pop),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
@@ -397,6 +412,7 @@ export class Broker implements BrokerContext {
     this.switchboard.dispose();
     this.stats.stop();
     this.pullHold.stop();
+    await this.popRef?.stop();
     // Background runs put messages and write state files: let them finish before the store
     // closes and before a caller removes the data directory.
     await this.schedule?.stop();
@@ -421,6 +437,7 @@ export class Broker implements BrokerContext {
     await this.storeRef?.close();
     this.storeRef = undefined;
     this.topicsRef = undefined;
+    this.popRef = undefined;
     this.schedule = undefined;
     this.timerService = undefined;
     this.transactionCheck = undefined;

@@ -78,6 +78,8 @@ export interface BrokerOptions {
   timerMaxDelaySec: number;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
+  /** [5.x POP] How often expired POP checkpoints are revived into the retry topic, ms (Java `reviveInterval`). @default 1000 */
+  reviveInterval: number;
   /** Refuse TRAN_MSG half messages. @default false */
   rejectTransactionMessage: boolean;
   /** A half message unresolved after this long is checked with the producer, ms. @default 6000 */
@@ -131,6 +133,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   timerWheelEnable: true,
   timerMaxDelaySec: 259_200,
   maxReconsumeTimes: 16,
+  reviveInterval: 1000,
   rejectTransactionMessage: false,
   transactionTimeOut: 6000,
   transactionCheckInterval: 60_000,
@@ -183,6 +186,8 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   checkInt('shortPollingTimeMills', o.shortPollingTimeMills, 1);
   checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0);
   checkInt('timerMaxDelaySec', o.timerMaxDelaySec, 1);
+
+  checkInt('reviveInterval', o.reviveInterval, 10);
   checkInt('transactionTimeOut', o.transactionTimeOut, 1);
   checkInt('transactionCheckInterval', o.transactionCheckInterval, 1);
   checkInt('transactionCheckMax', o.transactionCheckMax, 1);
