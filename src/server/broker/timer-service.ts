@@ -140,6 +140,10 @@ export class TimerMessageService {
       'timer checkpoint',
     );
     await this.recover();
+    // Undelivered timers must outlive time-based retention, whatever their delay.
+    this.ctx.store.registerRetentionPin('timer', () => [
+      { topic: TIMER_TOPIC, queueId: 0, offset: this.checkpoint },
+    ]);
     this.arm();
   }
 

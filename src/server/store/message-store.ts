@@ -30,7 +30,7 @@ import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
 import { END_FILE_MIN_BLANK_LENGTH } from './recovery.js';
 import { abortFile, StoreCheckpoint } from './checkpoint.js';
 import { loadConsumeQueues, recoverStore, type RecoveryInfo } from './restart.js';
-import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult } from './retention.js';
+import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult, type RetentionPin } from './retention.js';
 import { failed, prepareMessage, type Prepared } from './prepare.js';
 import type { GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
 
@@ -89,6 +89,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   private readonly reader: StoreReader;
   private readonly checkpoint: StoreCheckpoint;
   private readonly retention: Retention;
+  private readonly retentionPins = new Map<string, () => Iterable<RetentionPin>>();
   private checkpointing: Promise<void> | undefined;
   private lastStoreTimestamp = 0;
   private diskFull = false;
@@ -126,6 +127,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       consumerOffsets: this.consumerOffsets,
       queues: () => this.allQueues(),
       queueOf: (topic, queueId) => this.queueOf(topic, queueId),
+      pins: this.retentionPins,
       setDiskFull: (full) => this.setDiskFull(full),
     });
   }
@@ -206,6 +208,15 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
    */
   cleanExpiredFiles(): Promise<CleanResult> {
     return this.retention.run();
+  }
+
+  /**
+   * Lets a broker mechanism that reads a queue like a consumer (the timer wheel, ...) keep what
+   * it has not processed from time-based retention, as a group's committed offset does; `pins`
+   * is asked at each pass. Registering again under the same `owner` replaces it.
+   */
+  registerRetentionPin(owner: string, pins: () => Iterable<RetentionPin>): void {
+    this.retentionPins.set(owner, pins);
   }
 
   /** Set when the disk is above `diskSpaceWarningLevelRatio`: puts are refused. */

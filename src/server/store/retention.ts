@@ -26,6 +26,13 @@ import type { SegmentedFile } from './segmented-file.js';
 /** Java hard-codes the first clean 60 s after start. */
 export const FIRST_CLEAN_DELAY_MS = 60_000;
 
+/** A queue position some broker mechanism still needs (the timer's undelivered wheel, ...). */
+export interface RetentionPin {
+  topic: string;
+  queueId: number;
+  offset: number;
+}
+
 export interface RetentionSource {
   options: Readonly<StoreOptions>;
   log: SegmentedFile;
@@ -33,6 +40,8 @@ export interface RetentionSource {
   consumerOffsets: ConsumerOffsetStore;
   queues(): ConsumeQueue[];
   queueOf(topic: string, queueId: number): ConsumeQueue | undefined;
+  /** Positions registered by other mechanisms, by owner name; pinned like a group's offset. */
+  pins: ReadonlyMap<string, () => Iterable<RetentionPin>>;
   /** Sets the store's disk-full flag (puts answer SERVICE_NOT_AVAILABLE while set). */
   setDiskFull(full: boolean): void;
 }
@@ -184,23 +193,27 @@ export class Retention {
   }
 
   /**
-   * The lowest commit-log offset some group still needs: the record at its committed offset,
-   * for each (group, topic, queue) whose offset lies inside the queue. Undefined when none.
+   * The lowest commit-log offset some group (or registered mechanism) still needs: the record
+   * at its committed offset, for each (group, topic, queue) whose offset lies inside the queue.
+   * Undefined when none.
    */
   private async pin(): Promise<Pin | undefined> {
     let best: Pin | undefined;
-    for (const { group, topic, offsets } of this.src.consumerOffsets.entries()) {
-      for (const [queueId, offset] of offsets) {
-        const q = this.src.queueOf(topic, queueId);
-        if (q === undefined || offset < q.minOffset || offset >= q.maxOffset) continue;
-        const e = await q.entryAt(offset);
-        if (e === undefined) continue;
-        const who = `${topic}@${group}`;
-        if (best === undefined || e.physicalOffset < best.offset)
-          best = { offset: e.physicalOffset, groups: [who] };
-        else if (e.physicalOffset < best.offset + this.src.log.segmentSize && !best.groups.includes(who))
-          best.groups.push(who);
-      }
+    const positions: Array<RetentionPin & { who: string }> = [];
+    for (const { group, topic, offsets } of this.src.consumerOffsets.entries())
+      for (const [queueId, offset] of offsets)
+        positions.push({ topic, queueId, offset, who: `${topic}@${group}` });
+    for (const [owner, pins] of this.src.pins)
+      for (const p of pins()) positions.push({ ...p, who: `${p.topic}@${owner}` });
+    for (const { topic, queueId, offset, who } of positions) {
+      const q = this.src.queueOf(topic, queueId);
+      if (q === undefined || offset < q.minOffset || offset >= q.maxOffset) continue;
+      const e = await q.entryAt(offset);
+      if (e === undefined) continue;
+      if (best === undefined || e.physicalOffset < best.offset)
+        best = { offset: e.physicalOffset, groups: [who] };
+      else if (e.physicalOffset < best.offset + this.src.log.segmentSize && !best.groups.includes(who))
+        best.groups.push(who);
     }
     return best;
   }

@@ -309,3 +309,27 @@ test('a full rebuild after retention starts each queue at its first surviving me
     await tmp.remove();
   }
 });
+
+test('a position registered by a broker mechanism (the timer wheel) is kept like a group offset', async () => {
+  const tmp = await tempDir();
+  const probe = { now: AT_FOUR, ratio: 0.3 };
+  try {
+    const store = await openStore(tmp.dir, probe);
+    try {
+      await fill(store, 150, 'rmq_sys_wheel_timer');
+      const undelivered = await firstOffsetInFile(store, 2, 'rmq_sys_wheel_timer');
+      store.registerRetentionPin('timer', () => [
+        { topic: 'rmq_sys_wheel_timer', queueId: 0, offset: undelivered },
+      ]);
+      await age(tmp.dir, probe.now, 500);
+      const r = await store.cleanExpiredFiles();
+      assert.equal(r.commitLogFilesDeleted, 2);
+      assert.deepEqual(r.pinnedBy, ['rmq_sys_wheel_timer@timer']);
+      assert.equal(store.getMinOffset('rmq_sys_wheel_timer', 0), undelivered);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await tmp.remove();
+  }
+});
