@@ -60,7 +60,7 @@ async function timedStart(dir: string, label: string): Promise<void> {
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const r = broker.store.lastRecovery!;
   console.log(
-    `  broker start ${label}: ${ms.toFixed(0)} ms (log ${(broker.store.maxPhysicalOffset / GIB).toFixed(2)} GiB; ` +
+    `  broker start ${label}: ${ms.toFixed(0)} ms, store recovery ${r.ms} ms (log ${(broker.store.maxPhysicalOffset / GIB).toFixed(2)} GiB; ` +
       `validated ${((r.endOffset - r.verifiedFrom) / MIB).toFixed(0)} MiB, re-dispatched ${r.dispatched} records` +
       `${r.fullRebuild ? ', full rebuild' : ''})`,
   );
