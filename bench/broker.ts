@@ -13,24 +13,19 @@
  * read by one ali-ons consumer. With `--real auto` (default) and the interop jars built
  * (`npm run interop:prepare`), the same drain runs against a real RocketMQ 4.9.7 cluster (two
  * brokers, like ours) and the ratio embedded / real is printed. `--levels ''` skips the send levels.
- *
- * Long-run figures (bench/long-run.ts): `--idle-connections N` (default 5000, 0 = skip) idle
- * sockets to a broker of the cluster and its RSS; `--restart-gib 1,10` (default 1, '' = skip)
- * restart times of a broker over that much log after a kill -9 and a clean stop (plus a full
- * rebuild for sizes up to `--full-rebuild-gib`, default 1); `--retention-seconds S` (default 5,
- * 0 = skip) store throughput without and during retention deletes.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+// Long-run figures (flags documented there): restart time, idle connections, retention.
+import { idleConnectionsBenchmark, restartBenchmark, retentionThroughputBenchmark } from './long-run.js';
 import { LatencyHistogram } from '../src/cli/stats.js';
 import { encodeProperties } from '../src/protocol/message/properties.js';
 import { Connection } from '../src/remoting/connection.js';
 import { RealCluster } from '../interop-test/real-cluster.js';
 import { drainBenchmark, formatDrain, sendV2Request, type DrainResult } from './drain.js';
-import { idleConnectionsBenchmark, restartBenchmark, retentionThroughputBenchmark } from './long-run.js';
 
 const require = createRequire(import.meta.url);
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -124,12 +119,12 @@ async function main(): Promise<void> {
   const cluster = await startCluster();
   try {
     if (levels.length > 0) await run(cluster, body, levels, durationMs, warmupMs);
+    const idle = Number(values['idle-connections']);
+    if (idle > 0) await idleConnectionsBenchmark(cluster.brokers[0]!, idle, () => rssOf(cluster.pid));
     if (drainCount > 0) {
       ours = await warmDrain(cluster.namesrv, cluster.brokers, drainCount, body, 'embedded');
       console.log(formatDrain('embedded, best round (ali-ons consumer)', ours));
     }
-    const idle = Number(values['idle-connections']);
-    if (idle > 0) await idleConnectionsBenchmark(cluster.brokers[0]!, idle, () => rssOf(cluster.pid));
   } finally {
     const inner = ons.Producer.defaultProducer;
     ons.Producer.defaultProducer = null;

@@ -1,7 +1,12 @@
 /**
  * The long-run figures of `npm run bench:broker` (issue 15): restart time against log size,
  * broker memory with thousands of idle connections, and store throughput while retention
- * deletes commit-log files. Figures only, no assertions.
+ * deletes commit-log files. Figures only, no assertions. Flags of bench/broker.ts:
+ *
+ *   --idle-connections N   idle sockets to one broker of the cluster, and its RSS (default 5000, 0 = skip)
+ *   --restart-gib 1,10     broker restart over that much log after kill -9 and after a clean stop
+ *                          (default 1, '' = skip); plus a full rebuild up to --full-rebuild-gib (1)
+ *   --retention-seconds S  store throughput without and during retention deletes (default 5, 0 = skip)
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
