@@ -1,0 +1,5 @@
+/** Every fuzz target by name, in the order `npm run fuzz` runs them. */
+import type { AnyTarget } from '../target.js';
+import { CODEC_TARGETS } from './codecs.js';
+
+export const TARGETS: readonly AnyTarget[] = [...CODEC_TARGETS];
