@@ -83,6 +83,11 @@ export class RemotingServer extends EventEmitter {
     return this.live;
   }
 
+  /** Every request code with a registered processor (the fuzzer sends each). */
+  get requestCodes(): number[] {
+    return [...this.processors.keys()];
+  }
+
   registerProcessor(code: number, handler: RequestHandler): void {
     this.processors.set(code, handler);
   }
