@@ -1,6 +1,7 @@
 /** Random RemotingCommands and request headers, shared by the codec, server and client fuzzers. */
 import { LanguageCode, RequestCode } from '../src/protocol/codes.js';
 import { FLAG_ONEWAY, SerializeType, type RemotingCommand } from '../src/protocol/command.js';
+import type { HeaderSpec } from '../src/protocol/headers/fields.js';
 import { requestDeclaration } from '../src/protocol/headers/registry.js';
 import type { Random } from './random.js';
 
@@ -62,15 +63,22 @@ function fieldValue(r: Random, name: string, kind: string): string {
   return r.numberText();
 }
 
+/** Header fields of `spec`: required ones usually present, optional ones often, values near valid. */
+export function randomHeader(r: Random, spec: HeaderSpec): Record<string, string> {
+  const ext: Record<string, string> = {};
+  for (const [name, field] of Object.entries(spec)) {
+    if (r.chance(field.required ? 0.9 : 0.6)) ext[field.key ?? name] = fieldValue(r, name, field.kind);
+  }
+  return ext;
+}
+
 /** extFields for `code`: its declared fields (usually all present) plus a few stray keys. */
 export function randomExtFields(r: Random, code: number): Record<string, string> | undefined {
   if (r.chance(0.05)) return undefined;
   const ext: Record<string, string> = {};
   const decl = requestDeclaration(code);
   if (decl !== undefined) {
-    for (const [name, spec] of Object.entries(decl.spec)) {
-      if (r.chance(spec.required ? 0.9 : 0.6)) ext[spec.key ?? name] = fieldValue(r, name, spec.kind);
-    }
+    Object.assign(ext, randomHeader(r, decl.spec));
   } else {
     const n = r.int(6);
     for (let i = 0; i < n; i++) {
