@@ -182,7 +182,12 @@ export class Broker implements BrokerContext {
         this.pullHold.notifyMessageArriving(topic, queueId, maxOffset);
       });
 
-      const server = new RemotingServer({ host: o.listenHost, port: this.port, logger: this.logger });
+      const server = new RemotingServer({
+        ...o.serverLimits,
+        host: o.listenHost,
+        port: this.port,
+        logger: this.logger,
+      });
       this.registerProcessors(server);
       server.on('connection', (conn: Connection) => {
         if (this.options.faultInjection && this.switchboard.refusing) conn.close();

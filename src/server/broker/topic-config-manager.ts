@@ -163,7 +163,10 @@ export class TopicConfigManager {
   commitCreated(config: TopicConfig): void {
     if (this.table.has(config.topicName)) return;
     this.table.set(config.topicName, config);
-    this.options.logger.info('auto-created topic', { topic: config.topicName, queues: config.writeQueueNums });
+    this.options.logger.info('auto-created topic', {
+      topic: config.topicName,
+      queues: config.writeQueueNums,
+    });
     this.changed();
   }
 

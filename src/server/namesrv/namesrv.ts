@@ -6,7 +6,7 @@
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
-import { RemotingServer } from '../../remoting/server.js';
+import { RemotingServer, validateServerLimits, type ServerLimits } from '../../remoting/server.js';
 import type { Connection } from '../../remoting/connection.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../../options.js';
@@ -54,6 +54,8 @@ export interface NameServerOptions {
    * @default 10000
    */
   maxKvConfigItems: number;
+  /** Connection, frame, idle and slow-reader limits of its server (Java defaults). @default {} */
+  serverLimits: Partial<ServerLimits>;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -64,6 +66,7 @@ export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.fr
   brokerChannelExpiredMs: 120_000,
   scanNotActiveBrokerIntervalMs: 10_000,
   maxKvConfigItems: 10_000,
+  serverLimits: {},
   logger: silentLogger,
 });
 
@@ -71,6 +74,7 @@ export function validateNameServerOptions(options: Partial<NameServerOptions> = 
   const o = withDefaults<NameServerOptions>(DEFAULT_NAMESERVER_OPTIONS, options);
   checkInt('listenPort', o.listenPort, 0, 65535);
   checkInt('maxKvConfigItems', o.maxKvConfigItems, 0);
+  validateServerLimits('serverLimits', o.serverLimits);
   checkPositive('brokerChannelExpiredMs', o.brokerChannelExpiredMs);
   checkPositive('scanNotActiveBrokerIntervalMs', o.scanNotActiveBrokerIntervalMs);
   checkString('host', o.host);
@@ -102,6 +106,7 @@ export class NameServer {
   async start(): Promise<string> {
     if (this.server) return this.addr;
     const server = new RemotingServer({
+      ...this.options.serverLimits,
       host: this.options.host,
       port: this.options.listenPort,
       logger: this.options.logger,
