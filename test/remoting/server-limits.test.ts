@@ -6,11 +6,13 @@ import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type * as net from 'node:net';
 import { test } from 'node:test';
+import { resolveClientConnection } from '../../src/client/connection-options.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { createRequest, createResponse, type RemotingCommand } from '../../src/protocol/command.js';
 import { encodeFrameToBuffer } from '../../src/protocol/frame.js';
 import { Connection } from '../../src/remoting/connection.js';
 import { RemotingServer, validateRemotingServerOptions } from '../../src/remoting/server.js';
+import { makeTestCerts } from '../helpers/tls-certs.js';
 import { closedWithin, delay, rawConnect, waitUntil } from './helpers.js';
 
 const ECHO = 7;
@@ -155,5 +157,23 @@ test("a client that never reads its responses cannot grow the broker's memory", 
   } finally {
     socket.destroy();
     await s.close();
+  }
+});
+
+test('the limits apply to TLS connections too: an idle TLS connection is closed', async () => {
+  const certs = makeTestCerts();
+  const s = new RemotingServer({
+    serverChannelMaxIdleTimeSeconds: 0.2,
+    tls: { cert: certs.cert, key: certs.key, mode: 'permissive' },
+  });
+  await s.listen();
+  try {
+    const conn = await Connection.connect(s.address, { tls: resolveClientConnection({ tls: true }).tls });
+    const closed = new Promise<void>((resolve) => conn.once('close', () => resolve()));
+    await Promise.race([closed, delay(5000)]);
+    assert.equal(conn.closed, true, 'closed by the server within 5 s');
+  } finally {
+    await s.close();
+    certs.cleanup();
   }
 });
