@@ -98,6 +98,8 @@ export class Connection extends EventEmitter {
   private readonly queued = new Map<number, Pending>();
   private readonly writer: FrameWriter;
   private inboundActive = 0;
+  /** Frames read while reading was paused, handled in order once it resumes. */
+  private readonly backlog: Buffer[] = [];
   private readPausedInbound = false;
   private readPausedOutbox = false;
   private isClosed = false;
@@ -186,10 +188,23 @@ export class Connection extends EventEmitter {
       ? Promise.resolve()
       : new Promise((resolve) => socket.once('close', () => resolve()));
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    this.writer = new FrameWriter(socket, this.remoteAddress, (pressure) => {
-      this.readPausedOutbox = pressure;
-      this.updateReading();
-    });
+    this.writer = new FrameWriter(
+      socket,
+      this.remoteAddress,
+      (pressure) => {
+        this.readPausedOutbox = pressure;
+        this.updateReading();
+      },
+      opts.writeBufferHighWaterMark,
+    );
+    if (opts.idleTimeoutMs > 0) {
+      // The socket's timer restarts on every read and write: it fires after a stretch of neither
+      // (Java's ALL_IDLE), which includes a peer that stopped reading while we wait to write.
+      socket.setTimeout(opts.idleTimeoutMs);
+      socket.on('timeout', () =>
+        this.close(new ConnectionClosedError(this.remoteAddress, `idle for ${opts.idleTimeoutMs} ms`)),
+      );
+    }
     socket.on('error', (err) => this.close(err));
     socket.on('close', () => this.close());
     if (socket.destroyed) this.close();
@@ -197,6 +212,11 @@ export class Connection extends EventEmitter {
 
   get closed(): boolean {
     return this.isClosed;
+  }
+
+  /** Outbound bytes not yet taken by the peer: queued frames plus the socket's own buffer. */
+  get bufferedOutboundBytes(): number {
+    return this.writer.queuedBytes + this.socket.writableLength;
   }
 
   /** Requests written or queued that have not settled yet. */
@@ -340,6 +360,7 @@ export class Connection extends EventEmitter {
       table.clear();
     }
     this.writer.discard(reason);
+    this.backlog.length = 0;
     this.socket.destroy();
     if (err !== undefined) {
       this.logger.warn('connection closed', { address: this.remoteAddress, error: err });
@@ -414,16 +435,50 @@ export class Connection extends EventEmitter {
     if (next < this.timerDeadline) this.armTimer(next);
   }
 
+  private get readingPaused(): boolean {
+    return this.readPausedInbound || this.readPausedOutbox;
+  }
+
   private updateReading(): void {
     if (this.isClosed) return;
-    if (this.readPausedInbound || this.readPausedOutbox) this.socket.pause();
-    else this.socket.resume();
+    if (this.readingPaused) {
+      this.socket.pause();
+      return;
+    }
+    this.socket.resume();
+    if (this.backlog.length > 0) this.handleBacklog();
+  }
+
+  /** Handles the frames held back by a pause, until the next pause. */
+  private handleBacklog(): void {
+    try {
+      while (this.backlog.length > 0 && !this.readingPaused && !this.isClosed) {
+        this.handleFrame(this.backlog.shift() as Buffer);
+      }
+    } catch (err) {
+      this.close(
+        err instanceof ProtocolError
+          ? err
+          : new ProtocolError(`frame handling failed: ${String(err)}`, { cause: err }),
+      );
+    }
   }
 
   // ---- reading -------------------------------------------------------------------------
 
   private readonly onFrame = (frame: Buffer): void => {
     if (this.isClosed) return;
+    // Pausing the socket stops further reads, but one read chunk can hold hundreds of small
+    // requests, each answered with a large response: the rest of the chunk waits here, so a
+    // peer that never reads costs at most one chunk of requests (found by the slow-reader test).
+    if (this.readingPaused || this.backlog.length > 0) {
+      this.backlog.push(frame);
+      return;
+    }
+    this.handleFrame(frame);
+  };
+
+  private handleFrame(frame: Buffer): void {
     let cmd: RemotingCommand;
     try {
       cmd = decodeFrame(frame);
@@ -435,7 +490,7 @@ export class Connection extends EventEmitter {
     if (wireDebug.enabled) wireDebug('recv %s %s', this.remoteAddress, hexDump([frame]));
     if ((cmd.flag & FLAG_RESPONSE) !== 0) this.onResponse(cmd);
     else this.onRequest(cmd);
-  };
+  }
 
   private onData(chunk: Buffer): void {
     try {

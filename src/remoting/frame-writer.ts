@@ -11,7 +11,7 @@ import { encodeFrame } from '../protocol/frame.js';
 /** Called with an error when the frame could not be written (connection closed). */
 export type WriteCallback = (err?: Error | null) => void;
 
-/** Above this many unsent bytes while a drain is awaited, the writer reports pressure. */
+/** Default of `writeBufferHighWaterMark`: above this many unsent bytes while a drain is awaited, the writer reports pressure. */
 export const OUTBOX_PRESSURE_BYTES = 4 * 1024 * 1024;
 
 /** Chunks up to this size are copied into a shared write buffer instead of written alone. */
@@ -57,6 +57,7 @@ export class FrameWriter {
     private readonly socket: net.Socket,
     private readonly label: string,
     private readonly onPressure: (pressure: boolean) => void,
+    private readonly highWaterMark: number = OUTBOX_PRESSURE_BYTES,
   ) {
     socket.on('drain', () => this.onDrain());
   }
@@ -64,6 +65,11 @@ export class FrameWriter {
   /** True between a `write()` that returned false and the following 'drain'. */
   get blocked(): boolean {
     return this.waitingDrain;
+  }
+
+  /** Bytes encoded but not yet handed to the socket. */
+  get queuedBytes(): number {
+    return this.bytes;
   }
 
   /** Frames encoded but not yet handed to the socket. */
@@ -94,7 +100,7 @@ export class FrameWriter {
       return;
     }
     if (this.waitingDrain) {
-      if (!this.pressure && this.bytes > OUTBOX_PRESSURE_BYTES) {
+      if (!this.pressure && this.bytes > this.highWaterMark) {
         this.pressure = true;
         this.onPressure(true);
       }

@@ -7,7 +7,7 @@ export type { ConnectionOptions, RequestHandler } from './connection.js';
 export { parseAddress } from './options.js';
 export { ConnectionPool } from './pool.js';
 export { RemotingServer, DEFAULT_REMOTING_SERVER_OPTIONS } from './server.js';
-export type { RemotingServerOptions } from './server.js';
+export type { RemotingServerOptions, ServerLimits } from './server.js';
 export { FrameParser } from './frame-parser.js';
 export type { FrameSink } from './frame-parser.js';
 export { FrameWriter, OUTBOX_PRESSURE_BYTES } from './frame-writer.js';

@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../observability/logger.js';
 import { checkInt, checkLogger, withDefaults } from '../options.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
+import { OUTBOX_PRESSURE_BYTES } from './frame-writer.js';
 import type { RpcHook } from './hooks.js';
 import type { Connection } from './connection.js';
 
@@ -39,6 +40,17 @@ export interface ConnectionOptions {
   maxInFlight: number;
   /** Requests waiting for an in-flight slot; beyond it `request()` rejects with BackpressureError. @default 10000 */
   maxQueued: number;
+  /**
+   * Unsent bytes of responses and requests above which this side stops reading from the socket
+   * until the peer has taken them (a peer that never reads cannot grow our memory). Java leaves
+   * Netty's water marks unset. @default 4194304 (4 MiB)
+   */
+  writeBufferHighWaterMark: number;
+  /**
+   * Close the connection after this long with nothing read or written (Java's server closes an
+   * ALL_IDLE channel after `serverChannelMaxIdleTimeSeconds`). @default 0: never
+   */
+  idleTimeoutMs: number;
   /** @default silentLogger */
   logger: Logger;
   /** Called before each request is written and after each response arrives. @default [] */
@@ -62,6 +74,8 @@ export const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.fr
   maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
   maxInFlight: 4096,
   maxQueued: 10000,
+  writeBufferHighWaterMark: OUTBOX_PRESSURE_BYTES,
+  idleTimeoutMs: 0,
   logger: silentLogger,
   hooks: [],
   requestHandler: undefined,
@@ -76,6 +90,8 @@ export function validateConnectionOptions(options: Partial<ConnectionOptions> = 
   checkInt('maxFrameSize', o.maxFrameSize, 16, 0x7fffffff);
   checkInt('maxInFlight', o.maxInFlight, 1);
   checkInt('maxQueued', o.maxQueued, 0);
+  checkInt('writeBufferHighWaterMark', o.writeBufferHighWaterMark, 1);
+  checkInt('idleTimeoutMs', o.idleTimeoutMs, 0, 0x7fffffff);
   checkLogger('logger', o.logger);
   if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
   if (o.requestHandler !== undefined && typeof o.requestHandler !== 'function') {

@@ -11,7 +11,16 @@ import { createResponse, FLAG_ONEWAY, SerializeType, type RemotingCommand } from
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
 import { Connection } from './connection.js';
 import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
-import { checkInt, checkLogger, checkString, withDefaults } from '../options.js';
+import {
+  checkInt,
+  checkLogger,
+  checkObject,
+  checkPositive,
+  checkString,
+  rejectUnknownKeys,
+  withDefaults,
+} from '../options.js';
+import { OUTBOX_PRESSURE_BYTES } from './frame-writer.js';
 import { validateConnectionOptions, type RequestHandler } from './options.js';
 import { acceptTls, resolveServerTls, type ServerTls, type ServerTlsOptions } from './tls-server.js';
 
@@ -26,6 +35,22 @@ export interface RemotingServerOptions {
   maxInFlight: number;
   /** Server-initiated requests waiting per connection. @default 10000 */
   maxQueued: number;
+  /**
+   * Connections accepted at once; more are closed on accept (Java sets no limit; the process's
+   * file descriptors bound it). @default 10000
+   */
+  maxConnections: number;
+  /**
+   * A connection with nothing read or written for this long is closed (Java
+   * `serverChannelMaxIdleTimeSeconds`, ALL_IDLE); 0 never. Fractions are allowed. @default 120
+   */
+  serverChannelMaxIdleTimeSeconds: number;
+  /**
+   * Unsent response bytes per connection above which the server stops reading that connection's
+   * requests until the client reads (a client that never reads cannot grow our memory).
+   * @default 4194304 (4 MiB)
+   */
+  writeBufferHighWaterMark: number;
   /** @default silentLogger */
   logger: Logger;
   /** Called before dispatch (`beforeRequest`) and before each response is written (`afterResponse`). @default [] */
@@ -44,6 +69,9 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
   maxInFlight: 4096,
   maxQueued: 10000,
+  maxConnections: 10000,
+  serverChannelMaxIdleTimeSeconds: 120,
+  writeBufferHighWaterMark: OUTBOX_PRESSURE_BYTES,
   logger: silentLogger,
   hooks: [],
   tls: undefined,
@@ -59,10 +87,39 @@ export function validateRemotingServerOptions(
     maxFrameSize: o.maxFrameSize,
     maxInFlight: o.maxInFlight,
     maxQueued: o.maxQueued,
+    writeBufferHighWaterMark: o.writeBufferHighWaterMark,
   });
+  checkInt('maxConnections', o.maxConnections, 1);
+  if (o.serverChannelMaxIdleTimeSeconds !== 0)
+    checkPositive('serverChannelMaxIdleTimeSeconds', o.serverChannelMaxIdleTimeSeconds);
   checkLogger('logger', o.logger);
   if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
   return o;
+}
+
+/** The resource limits a Broker or NameServer takes as its `serverLimits` option. */
+export type ServerLimits = Pick<
+  RemotingServerOptions,
+  | 'maxConnections'
+  | 'serverChannelMaxIdleTimeSeconds'
+  | 'maxInFlight'
+  | 'maxFrameSize'
+  | 'writeBufferHighWaterMark'
+>;
+const SERVER_LIMIT_KEYS: ReadonlyArray<keyof ServerLimits> = [
+  'maxConnections',
+  'serverChannelMaxIdleTimeSeconds',
+  'maxInFlight',
+  'maxFrameSize',
+  'writeBufferHighWaterMark',
+];
+
+/** Validates a `serverLimits` option (named `field`): only limit keys, each as the server checks it. */
+export function validateServerLimits(field: string, limits: unknown): Partial<ServerLimits> {
+  checkObject(field, limits);
+  rejectUnknownKeys(limits, SERVER_LIMIT_KEYS, 'server limit', `${field}.`);
+  validateRemotingServerOptions(limits as Partial<ServerLimits>);
+  return limits as Partial<ServerLimits>;
 }
 
 export class RemotingServer extends EventEmitter {
@@ -82,6 +139,14 @@ export class RemotingServer extends EventEmitter {
     this.options = validateRemotingServerOptions(options);
     this.tls = resolveServerTls(this.options.tls);
     this.server = net.createServer((socket) => this.accept(socket));
+    // Node closes sockets beyond the limit on accept, before any TLS handshake or frame.
+    this.server.maxConnections = this.options.maxConnections;
+    this.server.on('drop', (info) =>
+      this.options.logger.warn('connection refused: maxConnections reached', {
+        address: `${info?.remoteAddress}:${info?.remotePort}`,
+        maxConnections: this.options.maxConnections,
+      }),
+    );
     this.server.on('error', (err) => this.options.logger.error('server socket error', { error: err }));
   }
 
@@ -93,6 +158,11 @@ export class RemotingServer extends EventEmitter {
 
   get connections(): ReadonlySet<Connection> {
     return this.live;
+  }
+
+  /** Every request code with a registered processor (the fuzzer sends each). */
+  get requestCodes(): number[] {
+    return [...this.processors.keys()];
   }
 
   registerProcessor(code: number, handler: RequestHandler): void {
@@ -164,6 +234,8 @@ export class RemotingServer extends EventEmitter {
       maxFrameSize: o.maxFrameSize,
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,
+      writeBufferHighWaterMark: o.writeBufferHighWaterMark,
+      idleTimeoutMs: Math.min(0x7fffffff, Math.round(o.serverChannelMaxIdleTimeSeconds * 1000)),
       logger: o.logger,
       requestHandler: this.dispatch,
     });

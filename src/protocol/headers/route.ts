@@ -4,6 +4,7 @@
  * and written as standard JSON in fastjson's alphabetical field order.
  */
 import { RequestCode } from '../codes.js';
+import { ProtocolError } from '../../errors.js';
 import { parseFastjson } from '../fastjson.js';
 import {
   F,
@@ -73,12 +74,26 @@ function parseStringMap(value: unknown, what: string): Record<string, string> {
   return out;
 }
 
+/**
+ * Most queues a route may give one broker. Java sets no cap, but clients build one object (and a
+ * consumer one pull loop) per queue: a corrupt or hostile answer of 2^31 queues froze the client
+ * (found by the clients fuzzer). Real topics have at most a few thousand.
+ */
+export const MAX_ROUTE_QUEUE_NUMS = 65535;
+
+function queueNums(value: unknown, what: string): number {
+  const n = jsonNumber(value, what, 0);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_ROUTE_QUEUE_NUMS)
+    throw new ProtocolError(`${what} ${n} is not an integer in [0, ${MAX_ROUTE_QUEUE_NUMS}]`);
+  return n;
+}
+
 export function parseQueueData(value: unknown): QueueData {
   const o = expectObject(value, 'QueueData');
   return {
     brokerName: jsonString(o.brokerName, 'QueueData.brokerName'),
-    readQueueNums: jsonNumber(o.readQueueNums, 'QueueData.readQueueNums', 0),
-    writeQueueNums: jsonNumber(o.writeQueueNums, 'QueueData.writeQueueNums', 0),
+    readQueueNums: queueNums(o.readQueueNums, 'QueueData.readQueueNums'),
+    writeQueueNums: queueNums(o.writeQueueNums, 'QueueData.writeQueueNums'),
     perm: jsonNumber(o.perm, 'QueueData.perm', 0),
     topicSysFlag: jsonNumber(o.topicSysFlag, 'QueueData.topicSysFlag', 0),
   };

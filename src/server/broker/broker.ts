@@ -226,6 +226,7 @@ export class Broker implements BrokerContext {
       this.acl = o.acl === undefined ? undefined : new AclSource(o.acl, this.logger);
       const acl = this.acl;
       const server = new RemotingServer({
+        ...o.serverLimits,
         host: o.listenHost,
         port: this.port,
         logger: this.logger,

@@ -5,6 +5,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
+import { validateServerLimits, type ServerLimits } from '../../remoting/server.js';
 import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
 import type { AclConfig } from '../acl/acl-config.js';
 import {
@@ -31,6 +32,8 @@ export interface BrokerOptions {
   listenPort: number;
   /** Interface to bind. @default '127.0.0.1' */
   listenHost: string;
+  /** Connection, frame, idle and slow-reader limits of its server (Java defaults). @default {} */
+  serverLimits: Partial<ServerLimits>;
   /** NameServer addresses, `;`-separated (Java style). Empty: register nowhere. @default '' */
   namesrvAddr: string;
   /** Root of the store: commit log, queues, `config/`. @default '~/store' */
@@ -121,6 +124,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   brokerId: 0,
   listenPort: 10911,
   listenHost: '127.0.0.1',
+  serverLimits: {},
   namesrvAddr: '',
   storePathRootDir: join(homedir(), 'store'),
   autoCreateTopicEnable: true,
@@ -189,6 +193,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   // A slave would need HA replication and would still register as a master here.
   if (o.brokerId !== 0) throw new InvalidArgumentError('brokerId', 'slaves are not supported');
   checkInt('listenPort', o.listenPort, 0, 65535);
+  validateServerLimits('serverLimits', o.serverLimits);
   checkInt('defaultTopicQueueNums', o.defaultTopicQueueNums, 1, 1024);
   checkInt('maxMessageSize', o.maxMessageSize, 1);
   checkInt('flushIntervalCommitLog', o.flushIntervalCommitLog, 1);

@@ -122,13 +122,16 @@ export class TopicConfigManager {
   /**
    * Java `createTopicInSendMessageMethod`: `topic` inherits from `defaultTopic` when that one has
    * PERM_INHERIT, with min(client queue nums, default topic write queues) queues. Undefined when
-   * creation is not allowed.
+   * creation is not allowed. With `commit` false the new config is only returned: the send
+   * processor adds it with `commitCreated` once the message is stored, so a rejected send leaves
+   * the table as it was (Java creates the topic first).
    */
   createTopicInSendMessageMethod(
     topic: string,
     defaultTopic: string,
     clientQueueNums: number,
     topicSysFlag: number,
+    commit = true,
   ): TopicConfig | undefined {
     const existing = this.table.get(topic);
     if (existing) return existing;
@@ -154,10 +157,19 @@ export class TopicConfigManager {
       topicSysFlag,
       order: false,
     };
-    this.table.set(topic, config);
-    this.options.logger.info('auto-created topic', { topic, defaultTopic, queues });
-    this.changed();
+    if (commit) this.commitCreated(config);
     return config;
+  }
+
+  /** Adds a config made by a `createTopicIn…` method with `commit` false, unless one exists by now. */
+  commitCreated(config: TopicConfig): void {
+    if (this.table.has(config.topicName)) return;
+    this.table.set(config.topicName, config);
+    this.options.logger.info('auto-created topic', {
+      topic: config.topicName,
+      queues: config.writeQueueNums,
+    });
+    this.changed();
   }
 
   /** Java `createTopicInSendMessageBackMethod`: retry and DLQ topics, created on demand. */
@@ -166,12 +178,12 @@ export class TopicConfigManager {
     queues: number,
     perm: number,
     topicSysFlag = 0,
+    commit = true,
   ): TopicConfig {
     const existing = this.table.get(topic);
     if (existing) return existing;
     const config = newTopicConfig(topic, queues, perm, topicSysFlag);
-    this.table.set(topic, config);
-    this.changed();
+    if (commit) this.commitCreated(config);
     return config;
   }
 

@@ -7,7 +7,7 @@ import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-serv
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
-import { RemotingServer } from '../../remoting/server.js';
+import { RemotingServer, validateServerLimits, type ServerLimits } from '../../remoting/server.js';
 import type { Connection } from '../../remoting/connection.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../../options.js';
@@ -56,6 +56,8 @@ export interface NameServerOptions {
    * @default 10000
    */
   maxKvConfigItems: number;
+  /** Connection, frame, idle and slow-reader limits of its server (Java defaults). @default {} */
+  serverLimits: Partial<ServerLimits>;
   /**
    * TLS (Java `tls.server.mode` + certificate). No ACL here: like Java's NameServer, signed
    * requests are accepted and their signature ignored (docs/admin-security.md §4.9).
@@ -72,6 +74,7 @@ export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.fr
   brokerChannelExpiredMs: 120_000,
   scanNotActiveBrokerIntervalMs: 10_000,
   maxKvConfigItems: 10_000,
+  serverLimits: {},
   tls: undefined,
   logger: silentLogger,
 });
@@ -80,6 +83,7 @@ export function validateNameServerOptions(options: Partial<NameServerOptions> = 
   const o = withDefaults<NameServerOptions>(DEFAULT_NAMESERVER_OPTIONS, options);
   checkInt('listenPort', o.listenPort, 0, 65535);
   checkInt('maxKvConfigItems', o.maxKvConfigItems, 0);
+  validateServerLimits('serverLimits', o.serverLimits);
   checkPositive('brokerChannelExpiredMs', o.brokerChannelExpiredMs);
   checkPositive('scanNotActiveBrokerIntervalMs', o.scanNotActiveBrokerIntervalMs);
   checkString('host', o.host);
@@ -112,6 +116,7 @@ export class NameServer {
   async start(): Promise<string> {
     if (this.server) return this.addr;
     const server = new RemotingServer({
+      ...this.options.serverLimits,
       host: this.options.host,
       port: this.options.listenPort,
       logger: this.options.logger,

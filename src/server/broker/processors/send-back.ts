@@ -28,7 +28,10 @@ async function sendMsgBack(ctx: BrokerContext, request: RemotingCommand): Promis
   let delayLevel = h.delayLevel;
 
   let topic = RETRY_GROUP_TOPIC_PREFIX + group;
-  let config = ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
+  // Retry and DLQ topics made here join the table only once the message is stored, so a refused
+  // request changes nothing (found by the broker fuzzer; Java creates them up front).
+  const retryConfig = ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW, 0, false);
+  let config = retryConfig;
   if (!isWriteable(config.perm))
     return createResponse(
       request,
@@ -52,7 +55,7 @@ async function sendMsgBack(ctx: BrokerContext, request: RemotingCommand): Promis
   let queueId = 0;
   if (msg.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
     topic = DLQ_GROUP_TOPIC_PREFIX + group;
-    config = ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
+    config = ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW, 0, false);
     queueId = 0;
     delete props[PropertyKey.DELAY];
   } else {
@@ -81,6 +84,10 @@ async function sendMsgBack(ctx: BrokerContext, request: RemotingCommand): Promis
     properties: encodeProperties(props),
   });
   const mapped = putStatusToResponse(result.status, result.error);
+  if (result.status === 'PUT_OK' || result.status === 'FLUSH_DISK_TIMEOUT') {
+    ctx.topics.commitCreated(retryConfig);
+    ctx.topics.commitCreated(config);
+  }
   if (result.status === 'FLUSH_DISK_TIMEOUT') return createResponse(request, ResponseCode.SUCCESS);
   return createResponse(request, mapped.code, mapped.remark);
 }

@@ -124,6 +124,14 @@ export function bornHostOf(conn: Connection): SocketAddress {
   return host;
 }
 
+/** Response codes of a send whose message is in the store. */
+const STORED: ReadonlySet<number> = new Set([
+  ResponseCode.SUCCESS,
+  ResponseCode.FLUSH_DISK_TIMEOUT,
+  ResponseCode.FLUSH_SLAVE_TIMEOUT,
+  ResponseCode.SLAVE_NOT_AVAILABLE,
+]);
+
 async function processSend(
   ctx: BrokerContext,
   request: RemotingCommand,
@@ -132,6 +140,7 @@ async function processSend(
   const header = decodeAnySendMessageRequestHeader(request.code, request.extFields);
   try {
     const batch = request.code === RequestCode.SEND_BATCH_MESSAGE;
+    const isNewTopic = ctx.topics.get(header.topic) === undefined;
     const topicConfig = checkMessage(ctx, header, batch);
     // Java marks single messages of a MULTI_TAG topic; batches keep the client's sysFlag.
     if (!batch && topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) {
@@ -149,9 +158,13 @@ async function processSend(
         `the message body size ${body.length} is over the limit ${ctx.options.maxMessageSize}`,
       );
     }
-    return batch
+    const response = batch
       ? await sendBatch(ctx, request, conn, header, queueId, body)
       : await sendOne(ctx, request, conn, header, queueId, body);
+    // An auto-created topic joins the table only once a message is in it: a rejected send
+    // changes nothing (found by the broker fuzzer; Java creates it before checking).
+    if (isNewTopic && STORED.has(response.code)) ctx.topics.commitCreated(topicConfig);
+    return response;
   } catch (err) {
     if (err instanceof SendRejection) return reply(ctx, request, err.code, err.remark);
     throw err;
@@ -187,12 +200,13 @@ export function checkMessage(
     let topicSysFlag = 0;
     if (header.unitMode) topicSysFlag = retry ? TopicSysFlag.FLAG_UNIT_SUB : TopicSysFlag.FLAG_UNIT;
     config = retry
-      ? ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW, topicSysFlag)
+      ? ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW, topicSysFlag, false)
       : ctx.topics.createTopicInSendMessageMethod(
           topic,
           header.defaultTopic,
           header.defaultTopicQueueNums,
           topicSysFlag,
+          false,
         );
     if (!config) {
       throw new SendRejection(
@@ -246,12 +260,13 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
   let storeQueueId = queueId;
   let sysFlag = header.sysFlag;
   const reconsumeTimes = header.reconsumeTimes ?? 0;
+  let dlq: TopicConfig | undefined;
 
   if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
     const maxReconsumeTimes = header.maxReconsumeTimes ?? ctx.options.maxReconsumeTimes;
     if (reconsumeTimes >= maxReconsumeTimes) {
       topic = DLQ_GROUP_TOPIC_PREFIX + topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
-      ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
+      dlq = ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW, 0, false);
       storeQueueId = 0;
     }
   }
@@ -293,7 +308,9 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
     properties: encodeProperties(props, PropertyKey.WAIT),
   };
   const result = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
-  return answerPut(ctx, request, [result], queueId);
+  const response = answerPut(ctx, request, [result], queueId);
+  if (dlq !== undefined && STORED.has(response.code)) ctx.topics.commitCreated(dlq);
+  return response;
 };
 
 /**
