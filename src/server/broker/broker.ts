@@ -13,6 +13,7 @@ import type { Connection } from '../../remoting/connection.js';
 import type { RequestHandler } from '../../remoting/options.js';
 import { RemotingServer } from '../../remoting/server.js';
 import type { Logger } from '../../observability/logger.js';
+import { setDiskFull } from '../store/fault-injection.js';
 import { MessageStore } from '../store/message-store.js';
 import type { MessageToStore, PutResult } from '../store/types.js';
 import { BrokerStats } from './broker-stats.js';
@@ -209,6 +210,7 @@ export class Broker implements BrokerContext {
     await this.transactionCheck.start();
     this.switchboard.onChange((spec) => {
       if (spec.refuseConnections) this.closeClientConnectionsSoon();
+      setDiskFull(o.storePathRootDir, spec.diskFull === true);
     });
 
     this.stats.start();
@@ -341,6 +343,7 @@ export class Broker implements BrokerContext {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.switchboard.dispose();
+    setDiskFull(this.options.storePathRootDir, false);
     this.stats.stop();
     this.pullHold.stop();
     // Background runs put messages and write state files: let them finish before the store
