@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { chaosSummary } from '../src/cli/commands/chaos.js';
 import { runChaos, type ChaosResult } from '../src/cli/chaos/run.js';
 import { isAlive } from '../src/cli/chaos/processes.js';
 import { RealCluster } from './real-cluster.js';
@@ -26,7 +27,7 @@ describe('chaos run on a real 4.9.7 cluster', () => {
     await cluster?.stop();
   });
 
-  it('one minute of SIGKILL and SIGSTOP of real brokers: 0 lost, intact, in order, sends settled', async () => {
+  it('one minute of SIGKILL and SIGSTOP of real brokers: 0 lost, intact, in order, sends settled', async (t) => {
     const c = cluster!;
     const pids = c.brokers.map((b) => b.pid!);
     result = await runChaos({
@@ -43,8 +44,13 @@ describe('chaos run on a real 4.9.7 cluster', () => {
       brokerPids: pids,
     });
     const v = result.verification;
+    for (const line of chaosSummary(result)) t.diagnostic(line);
     const kinds = new Set(result.faults.map((f) => f.kind));
     assert.ok(kinds.has('broker-kill') && kinds.has('broker-pause'), [...kinds].join(', '));
+    assert.ok(
+      result.events.some((e) => /^end fault \d+ broker-kill/.test(e.text)),
+      'a killed broker was started again',
+    );
     const log = result.events.map((e) => `${e.atMs} ${e.text}`).join('\n');
     assert.ok(!/failed:/.test(log), `a fault step failed:\n${log}`);
     assert.deepEqual(v.violations, [], `seed ${result.seed}\n${log}`);

@@ -63,9 +63,9 @@ export class DemoConsumerGroup {
     return this.deliveries;
   }
 
-  /** PIDs of the running members (for memory sampling). */
-  pids(): number[] {
-    return this.members.flatMap((m) => (m?.child.pid === undefined ? [] : [m.child.pid]));
+  /** PID of each member by index, undefined while it is down (for memory sampling). */
+  pids(): Array<number | undefined> {
+    return Array.from({ length: this.size }, (_, i) => this.members[i]?.child.pid);
   }
 
   private get label(): string {
