@@ -92,6 +92,12 @@ export function renderChaosReport(r: ChaosResult, generatedAt = new Date()): str
       ),
       ...v.groups.map((g) =>
         row(
+          [`${escapeXml(g.name)}: read from the acknowledged queue offset`, `${g.misplaced} not`],
+          [undefined, g.misplaced ? 'bad' : 'ok'],
+        ),
+      ),
+      ...v.groups.map((g) =>
+        row(
           [`${escapeXml(g.name)}: byte-identical`, `${g.corrupted} differ`],
           [undefined, g.corrupted ? 'bad' : 'ok'],
         ),

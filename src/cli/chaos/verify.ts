@@ -49,6 +49,11 @@ export interface GroupVerification {
   readonly lostSeqs: readonly number[];
   /** Deliveries whose body differed from what was sent. */
   readonly corrupted: number;
+  /**
+   * Messages consumed, but never from the queue and offset their SendResult named: the copy the
+   * broker acknowledged is gone (only another stored copy was read).
+   */
+  readonly misplaced: number;
   readonly duplicates: number;
   readonly duplicateCauses: Readonly<Record<DuplicateCause, number>>;
   /** Messages read back whose send had failed (stored, but the producer never heard). */
@@ -92,6 +97,10 @@ export function verifyChaos(input: VerifyInput): ChaosVerification {
         `${g.name}: ${g.lost} acknowledged messages never consumed (seq ${g.lostSeqs.slice(0, SHOW).join(', ')})`,
       );
     if (g.corrupted > 0) violations.push(`${g.name}: ${g.corrupted} deliveries differ from the bytes sent`);
+    if (g.misplaced > 0)
+      violations.push(
+        `${g.name}: ${g.misplaced} messages never read from the queue offset their send acknowledged`,
+      );
     for (const v of g.orderViolations) violations.push(`${g.name}: out of order: ${v}`);
   }
 
@@ -130,10 +139,16 @@ export function verifyChaos(input: VerifyInput): ChaosVerification {
 function verifyGroup(g: GroupReport, input: VerifyInput, digest: (seq: number) => string): GroupVerification {
   const lostSeqs: number[] = [];
   let lost = 0;
-  for (const seq of input.acks.keys()) {
-    if (g.deliveries.has(seq)) continue;
-    lost++;
-    if (lostSeqs.length < 100) lostSeqs.push(seq);
+  let misplaced = 0;
+  for (const [seq, a] of input.acks) {
+    const list = g.deliveries.get(seq);
+    if (list === undefined) {
+      lost++;
+      if (lostSeqs.length < 100) lostSeqs.push(seq);
+      continue;
+    }
+    const queue = `${a.brokerName}/${a.queueId}`;
+    if (!list.some((d) => d.queue === queue && d.queueOffset === a.queueOffset)) misplaced++;
   }
   lostSeqs.sort((a, b) => a - b);
   const causes = emptyCauseCounts();
@@ -159,6 +174,7 @@ function verifyGroup(g: GroupReport, input: VerifyInput, digest: (seq: number) =
     lost,
     lostSeqs,
     corrupted,
+    misplaced,
     duplicates,
     duplicateCauses: causes,
     storedButFailed,

@@ -86,7 +86,7 @@ export function chaosSummary(r: ChaosResult): string[] {
       .map(([c, n]) => `${n} ${c}`)
       .join('; ');
     lines.push(
-      `  ${g.name}${g.orderly ? ' (orderly)' : ''}: consumed ${g.consumed} (${g.distinct} distinct), lost ${g.lost}, corrupted ${g.corrupted}, duplicates ${g.duplicates}${causes ? ` (${causes})` : ''}, stored although the send failed ${g.storedButFailed}${g.orderly ? `, order breaks ${g.orderViolations.length}, rewinds ${g.orderlyRewinds}` : ''}`,
+      `  ${g.name}${g.orderly ? ' (orderly)' : ''}: consumed ${g.consumed} (${g.distinct} distinct), lost ${g.lost}, corrupted ${g.corrupted}, misplaced ${g.misplaced}, duplicates ${g.duplicates}${causes ? ` (${causes})` : ''}, stored although the send failed ${g.storedButFailed}${g.orderly ? `, order breaks ${g.orderViolations.length}, rewinds ${g.orderlyRewinds}` : ''}`,
     );
   }
   lines.push(

@@ -100,6 +100,26 @@ describe('chaos invariants', () => {
     assert.match(v.violations.join('\n'), /1 deliveries differ/);
   });
 
+  it('a message read only from another copy than the acknowledged one is misplaced', () => {
+    const v = verifyChaos(
+      input({
+        groups: [
+          group([
+            [0, delivery(0)],
+            [1, delivery(1, { queueOffset: 7 })],
+            [2, delivery(2)],
+          ]),
+        ],
+      }),
+    );
+    assert.equal(v.groups[0]!.lost, 0);
+    assert.equal(v.groups[0]!.misplaced, 1);
+    assert.match(
+      v.violations.join('\n'),
+      /1 messages never read from the queue offset their send acknowledged/,
+    );
+  });
+
   it('duplicates each get a cause: stored twice (hedged or resent), killed consumer, rebalance, retry', () => {
     const acks = new Map([0, 1, 2, 3].map((s) => [s, ack(s)]));
     const g = group(
