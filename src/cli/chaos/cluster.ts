@@ -57,7 +57,8 @@ export interface EmbeddedChaosClusterOptions {
   brokers: number;
   topic: string;
   queues: number;
-  onEvent: (text: string) => void;
+  /** A server process exited without being told to. */
+  onCrash: (text: string) => void;
 }
 
 export class EmbeddedChaosCluster implements ChaosCluster {
@@ -82,7 +83,7 @@ export class EmbeddedChaosCluster implements ChaosCluster {
   static async start(options: EmbeddedChaosClusterOptions): Promise<EmbeddedChaosCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'rocketmq-ts-chaos-'));
     const unexpected = (p: ChildProc, detail: string): void =>
-      options.onEvent(`${p.name} exited unexpectedly (${detail.split('\n')[0] ?? ''})`);
+      options.onCrash(`${p.name} exited unexpectedly (${detail.split('\n')[0] ?? ''})`);
     const nsArgs: ServerProcessArgs = { role: 'namesrv', port: await freePort() };
     const namesrv = new ChildProc('namesrv', SERVER_ENTRY, nsArgs, undefined, unexpected);
     const procs = new Map<string, ChildProc>();

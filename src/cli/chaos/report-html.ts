@@ -173,6 +173,15 @@ export function renderChaosReport(r: ChaosResult, generatedAt = new Date()): str
     lag,
     '<h2>Duplicates by cause</h2>',
     duplicates,
+    ...(r.sendErrors.length > 0
+      ? [
+          '<h2>Failed sends</h2>',
+          table(
+            ['count', 'error'],
+            r.sendErrors.map((e) => row([String(e.count), escapeXml(e.message)])),
+          ),
+        ]
+      : []),
     '<h2>Faults</h2>',
     faults,
     '<h2>Memory</h2>',

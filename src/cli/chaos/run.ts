@@ -62,6 +62,8 @@ export interface ChaosResult {
   readonly memory: ReadonlyArray<{ readonly name: string; readonly peakBytes: number }>;
   readonly memoryBoundMiB: number;
   readonly verification: ChaosVerification;
+  /** The most frequent reasons sends failed, with counts. */
+  readonly sendErrors: ReadonlyArray<{ readonly message: string; readonly count: number }>;
   /** Final broker PIDs of a real cluster (restarted brokers have new ones). */
   readonly brokerPids?: readonly number[];
 }
@@ -82,6 +84,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     events.push(e);
     options.onInfo?.(`[${(e.atMs / 1000).toFixed(1).padStart(6)} s] ${text}`);
   };
+  const crashes: string[] = [];
+  const crash = (text: string): void => {
+    crashes.push(text);
+    log(text);
+  };
 
   let cluster: ChaosCluster | undefined;
   let real: RealChaosCluster | undefined;
@@ -98,7 +105,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         brokers: options.brokers,
         topic,
         queues: 4,
-        onEvent: log,
+        onCrash: crash,
       });
       log(`embedded cluster: NameServer ${cluster.namesrvAddr}, ${cluster.brokers.join(', ')} (sync flush)`);
     }
@@ -107,6 +114,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const acks = new Map<number, AckRecord>();
     const failures = new Map<number, number>();
     const hedged = new Set<string>();
+    const sendErrors = new Map<string, number>();
     const streams: Array<GroupReport['stream'][number][]> = [];
     const groupSpecs = [
       { name: 'consumer', size: options.consumers, orderly: false },
@@ -172,12 +180,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
             } else if (f[0] === 'F') {
               state.settled++;
               failures.set(Number(f[1]), Number(f[2]));
+              const why = f.slice(3).join(' ');
+              sendErrors.set(why, (sendErrors.get(why) ?? 0) + 1);
             } else if (f[0] === 'H') hedged.add(f[1] ?? '');
             else if (f[0] === 'done') state.done = { issued: Number(f[1]), skipped: Number(f[2]) };
           },
           // a producer ends by itself after its duration; a crash shows as a missing `done`
           (p, detail) => {
-            if (!detail.startsWith('exit 0')) log(`${p.name} exited: ${detail.split('\n')[0] ?? ''}`);
+            if (!detail.startsWith('exit 0')) crash(`${p.name} exited: ${detail.split('\n')[0] ?? ''}`);
           },
         ),
         settled: 0,
@@ -307,6 +317,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         // no `done` line: it was killed with sends still open
         count: p.done ? p.done.issued - p.settled : 1,
       })),
+      crashes: [...crashes, ...groups.flatMap((g) => g.crashes)],
       memory: peaks,
       memoryBoundBytes: options.memoryBoundMiB * 1048576,
     });
@@ -324,6 +335,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       memory: peaks,
       memoryBoundMiB: options.memoryBoundMiB,
       verification,
+      sendErrors: [...sendErrors]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([message, count]) => ({ message, count })),
       ...(real ? { brokerPids: real.pids } : {}),
     };
   } finally {

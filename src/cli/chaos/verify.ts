@@ -35,6 +35,8 @@ export interface VerifyInput {
   readonly settleSlackMs: number;
   /** Sends each producer started but never settled (it printed no outcome before it ended). */
   readonly unsettled: ReadonlyArray<{ readonly producer: string; readonly count: number }>;
+  /** Processes that exited without being killed or stopped, described. */
+  readonly crashes: readonly string[];
   /** Peak resident memory per process, bytes. */
   readonly memory: ReadonlyArray<{ readonly name: string; readonly peakBytes: number }>;
   readonly memoryBoundBytes: number;
@@ -118,6 +120,7 @@ export function verifyChaos(input: VerifyInput): ChaosVerification {
   const unsettled = input.unsettled.reduce((n, u) => n + u.count, 0);
   for (const u of input.unsettled)
     if (u.count > 0) violations.push(`${u.producer}: ${u.count} sends never settled`);
+  for (const c of input.crashes) violations.push(c);
   for (const m of input.memory)
     if (m.peakBytes > input.memoryBoundBytes)
       violations.push(

@@ -89,6 +89,7 @@ export function chaosSummary(r: ChaosResult): string[] {
       `  ${g.name}${g.orderly ? ' (orderly)' : ''}: consumed ${g.consumed} (${g.distinct} distinct), lost ${g.lost}, corrupted ${g.corrupted}, misplaced ${g.misplaced}, duplicates ${g.duplicates}${causes ? ` (${causes})` : ''}, stored although the send failed ${g.storedButFailed}${g.orderly ? `, order breaks ${g.orderViolations.length}, rewinds ${g.orderlyRewinds}` : ''}`,
     );
   }
+  for (const e of r.sendErrors) lines.push(`  ${e.count} sends failed: ${e.message}`);
   lines.push(
     `  peak memory (bound ${r.memoryBoundMiB} MiB): ${r.memory.map((m) => `${m.name} ${mib(m.peakBytes)}`).join(', ')} MiB`,
   );

@@ -51,6 +51,8 @@ export class DemoConsumerGroup {
   readonly killedIncarnations = new Set<string>();
   private total = 0;
   readonly events: string[] = [];
+  /** Members that exited without being killed or stopped (also in `events`). */
+  readonly crashes: string[] = [];
 
   constructor(
     private readonly args: Omit<ConsumerProcessArgs, 'instanceName'>,
@@ -206,8 +208,11 @@ export class DemoConsumerGroup {
       });
       void exited.then(() => {
         if (!ready) reject(new Error(`${this.label} ${i + 1} exited before it started: ${stderr}`));
-        else if (!member.leaving)
-          this.events.push(`${this.label} ${i + 1} exited unexpectedly: ${stderr.split('\n')[0] ?? ''}`);
+        else if (!member.leaving) {
+          const what = `${this.label} ${i + 1} exited unexpectedly (exit ${child.exitCode ?? child.signalCode}): ${stderr.split('\n')[0] ?? ''}`;
+          this.events.push(what);
+          this.crashes.push(what);
+        }
       });
     });
   }

@@ -54,6 +54,7 @@ function input(over: Partial<VerifyInput>): VerifyInput {
     sendTimeoutMs: 3000,
     settleSlackMs: 1000,
     unsettled: [{ producer: 'producer 1', count: 0 }],
+    crashes: [],
     memory: [{ name: 'broker-a', peakBytes: 100 * 1048576 }],
     memoryBoundBytes: 512 * 1048576,
     ...over,
@@ -149,7 +150,7 @@ describe('chaos invariants', () => {
     assert.equal(hedged.duplicateCauses['a hedged send stored it twice'], 1);
   });
 
-  it('a late send, a send never settled and a process over the memory bound are violations', () => {
+  it('a late send, a send never settled, a process that died by itself and one over the memory bound are violations', () => {
     const acks = new Map([[0, { ...ack(0), elapsedMs: 4500 }]]);
     const v = verifyChaos(
       input({
@@ -157,6 +158,7 @@ describe('chaos invariants', () => {
         failures: new Map([[1, 3900]]),
         groups: [group([[0, delivery(0)]])],
         unsettled: [{ producer: 'producer 2', count: 3 }],
+        crashes: ['consumer 3 exited unexpectedly (exit 0): '],
         memory: [{ name: 'consumer 1', peakBytes: 600 * 1048576 }],
       }),
     );
@@ -166,6 +168,7 @@ describe('chaos invariants', () => {
     const text = v.violations.join('\n');
     assert.match(text, /1 sends settled after more than 3000 \+ 1000 ms/);
     assert.match(text, /producer 2: 3 sends never settled/);
+    assert.match(text, /consumer 3 exited unexpectedly \(exit 0\)/);
     assert.match(text, /consumer 1: peak memory 600 MiB over the bound of 512 MiB/);
   });
 });
