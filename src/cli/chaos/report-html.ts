@@ -116,7 +116,7 @@ export function renderChaosReport(r: ChaosResult, generatedAt = new Date()): str
       row(
         [
           'every send settled within its timeout',
-          `${v.sendsOverTimeout} late, ${v.unsettled} unsettled, slowest ${v.maxSendMs} ms`,
+          `${v.sendsOverTimeout} late, ${v.unsettled} unsettled, slowest ${v.maxSendMs} ms (allowed ${v.settleLimitMs} ms)`,
         ],
         [undefined, v.sendsOverTimeout + v.unsettled ? 'bad' : 'ok'],
       ),

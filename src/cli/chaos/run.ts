@@ -71,7 +71,7 @@ export interface ChaosResult {
 interface ProducerState {
   proc: ChildProc;
   settled: number;
-  done?: { issued: number; skipped: number };
+  done?: { issued: number; skipped: number; maxLoopDelayMs: number };
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
@@ -183,7 +183,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
               const why = f.slice(3).join(' ');
               sendErrors.set(why, (sendErrors.get(why) ?? 0) + 1);
             } else if (f[0] === 'H') hedged.add(f[1] ?? '');
-            else if (f[0] === 'done') state.done = { issued: Number(f[1]), skipped: Number(f[2]) };
+            else if (f[0] === 'done')
+              state.done = { issued: Number(f[1]), skipped: Number(f[2]), maxLoopDelayMs: Number(f[3]) };
           },
           // a producer ends by itself after its duration; a crash shows as a missing `done`
           (p, detail) => {
@@ -311,7 +312,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         killed: g.killedIncarnations,
       })),
       sendTimeoutMs: options.sendTimeoutMs,
-      settleSlackMs: SETTLE_SLACK_MS,
+      settleSlackMs: SETTLE_SLACK_MS + Math.max(0, ...producers.map((p) => p.done?.maxLoopDelayMs ?? 0)),
       unsettled: producers.map((p) => ({
         producer: p.proc.name,
         // no `done` line: it was killed with sends still open
@@ -349,5 +350,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 }
 
-/** A send may settle this much after its timeout (timers and event loops on a loaded machine). */
+/**
+ * A send may settle this much after its timeout, plus the longest event-loop delay its producer
+ * measured (a process starved of CPU fires its timers late, whatever the client does).
+ */
 export const SETTLE_SLACK_MS = 1000;

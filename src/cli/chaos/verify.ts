@@ -74,6 +74,8 @@ export interface ChaosVerification {
   /** Slowest send to settle (acknowledged or failed), ms. */
   readonly maxSendMs: number;
   readonly sendsOverTimeout: number;
+  /** The longest a send may take: its timeout plus the allowed lateness. */
+  readonly settleLimitMs: number;
   readonly unsettled: number;
   readonly violations: readonly string[];
 }
@@ -134,6 +136,7 @@ export function verifyChaos(input: VerifyInput): ChaosVerification {
     groups,
     maxSendMs,
     sendsOverTimeout,
+    settleLimitMs: limit,
     unsettled,
     violations,
   };

@@ -78,7 +78,7 @@ export function parseChaosFlags(argv: string[]): {
 export function chaosSummary(r: ChaosResult): string[] {
   const v = r.verification;
   const lines = [
-    `chaos run: seed ${r.seed}, ${(r.durationMs / 60_000).toFixed(2)} min, ${r.faults.length} faults injected, ${v.acknowledged} acknowledged, ${v.failed} failed sends, slowest send ${v.maxSendMs} ms`,
+    `chaos run: seed ${r.seed}, ${(r.durationMs / 60_000).toFixed(2)} min, ${r.faults.length} faults injected, ${v.acknowledged} acknowledged, ${v.failed} failed sends, slowest send ${v.maxSendMs} ms (allowed ${v.settleLimitMs})`,
   ];
   for (const g of v.groups) {
     const causes = Object.entries(g.duplicateCauses)
