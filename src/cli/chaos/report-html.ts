@@ -121,6 +121,10 @@ export function renderChaosReport(r: ChaosResult, generatedAt = new Date()): str
         [undefined, v.sendsOverTimeout + v.unsettled ? 'bad' : 'ok'],
       ),
       row(
+        ['no process exited by itself', `${v.crashes.length} did`],
+        [undefined, v.crashes.length ? 'bad' : 'ok'],
+      ),
+      row(
         [
           `every process under ${r.memoryBoundMiB} MiB`,
           `peak ${mib(Math.max(0, ...r.memory.map((m) => m.peakBytes)))} MiB`,

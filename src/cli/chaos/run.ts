@@ -77,8 +77,8 @@ interface ProducerState {
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const runId = `${Date.now().toString(36)}${options.seed.toString(36)}`;
   const topic = `chaos-${runId}`;
-  const events: ChaosEvent[] = [];
-  const t0 = Date.now();
+  const events: Array<{ atMs: number; text: string }> = [];
+  let t0 = Date.now();
   const log = (text: string): void => {
     const e = { atMs: Date.now() - t0, text };
     events.push(e);
@@ -218,6 +218,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
     await Promise.all(producers.map((p) => p.proc.start()));
     const start = Date.now();
+    // event times count from the start of the load, as the fault schedule does (set-up: negative)
+    for (const e of events) e.atMs -= start - t0;
+    t0 = start;
     log(`${options.producers} producers sending ${options.ratePerSec} msgs/s in all`);
 
     const samples: ChaosSample[] = [];

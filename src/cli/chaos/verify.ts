@@ -74,6 +74,8 @@ export interface ChaosVerification {
   /** Slowest send to settle (acknowledged or failed), ms. */
   readonly maxSendMs: number;
   readonly sendsOverTimeout: number;
+  /** Processes that exited by themselves. */
+  readonly crashes: readonly string[];
   /** The longest a send may take: its timeout plus the allowed lateness. */
   readonly settleLimitMs: number;
   readonly unsettled: number;
@@ -137,6 +139,7 @@ export function verifyChaos(input: VerifyInput): ChaosVerification {
     maxSendMs,
     sendsOverTimeout,
     settleLimitMs: limit,
+    crashes: input.crashes,
     unsettled,
     violations,
   };

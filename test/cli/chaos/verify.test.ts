@@ -169,6 +169,7 @@ describe('chaos invariants', () => {
     assert.match(text, /1 sends settled after more than 3000 \+ 1000 ms/);
     assert.match(text, /producer 2: 3 sends never settled/);
     assert.match(text, /consumer 3 exited unexpectedly \(exit 0\)/);
+    assert.equal(v.crashes.length, 1);
     assert.match(text, /consumer 1: peak memory 600 MiB over the bound of 512 MiB/);
   });
 });
