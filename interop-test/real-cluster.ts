@@ -22,7 +22,6 @@ import {
   untrack,
 } from './java.js';
 import { canConnect, rawRequest } from './raw-remoting.js';
-import { freePort } from '../src/cli/chaos/processes.js';
 
 export interface RealClusterOptions {
   /** RocketMQ version (a directory under interop/target). */
@@ -87,10 +86,22 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
+async function ephemeralPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** A listen port whose VIP (port-2) and HA (port+1) neighbours are free too. */
 async function brokerPort(taken: Set<number>): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const p = await freePort();
+    const p = await ephemeralPort();
     const all = [p - 2, p, p + 1];
     if (all.some((x) => taken.has(x))) continue;
     if ((await portFree(p - 2)) && (await portFree(p + 1)) && (await portFree(p))) {
@@ -131,7 +142,7 @@ export class RealCluster {
       writeFileSync(join(dir, 'conf', name), text);
 
     const taken = new Set<number>();
-    const nsPort = await freePort();
+    const nsPort = await ephemeralPort();
     taken.add(nsPort);
     const jvmExtra = options.quickJit === false ? [] : ['-XX:TieredStopAtLevel=1'];
     const cluster = new RealCluster(options.version, dir, `127.0.0.1:${nsPort}`, jvmExtra);
