@@ -10,6 +10,17 @@ export class ConsumerLifecycle {
   /** Consume tasks (handler call + send-back + offset update) not yet finished. */
   private readonly tasks = new Set<Promise<void>>();
   private stopped = false;
+  private keepAlive: NodeJS.Timeout | undefined;
+
+  /**
+   * Holds the process open until `stop()`, as Java's consumer threads hold the JVM. Every other
+   * timer here is unref'd, so without this a consumer that has no connection at the moment (its
+   * NameServer down at start, every broker gone) would let the process exit with code 0.
+   */
+  keepProcessAlive(): void {
+    if (this.stopped || this.keepAlive !== undefined) return;
+    this.keepAlive = setInterval(() => {}, 3_600_000);
+  }
 
   /** Runs `fn` every `ms` until `stop()`. */
   every(ms: number, fn: () => void): void {
@@ -51,6 +62,8 @@ export class ConsumerLifecycle {
   /** Cancels every timer and wakes every sleeper; later calls do nothing. */
   stop(): void {
     this.stopped = true;
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const wake of [...this.sleepers]) wake();

@@ -234,6 +234,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       await this.shutdown();
       throw err;
     }
+    this.life.keepProcessAlive();
     this.logger.info('push consumer started', {
       group: o.consumerGroup,
       clientId: this.clientId,

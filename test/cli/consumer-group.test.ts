@@ -5,7 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DemoConsumerGroup, duplicateCause, type Delivery } from '../../src/cli/demo/consumer-group.js';
+import { DemoConsumerGroup } from '../../src/cli/demo/consumer-group.js';
+import { explainDuplicates, type Delivery } from '../../src/cli/demo/duplicates.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { uniqueName } from '../server/broker/rpc-helpers.js';
@@ -67,38 +68,50 @@ describe('demo consumer group', () => {
   });
 });
 
-describe('duplicateCause', () => {
-  const d = (member: number, incarnation: number, queue = 'broker-a/0', reconsumeTimes = 0): Delivery => ({
+describe('explainDuplicates', () => {
+  const d = (
+    member: number,
+    incarnation: number,
+    queue = 'broker-a/0',
+    reconsumeTimes = 0,
+    queueOffset?: number,
+  ): Delivery => ({
     member,
     incarnation,
     queue,
     reconsumeTimes,
+    ...(queueOffset === undefined ? {} : { queueOffset }),
   });
-  const none = new Set<string>();
+  const none = { killed: new Set<string>() };
 
-  it('two queues: the producer stored the message twice', () => {
-    assert.equal(duplicateCause([d(0, 0), d(1, 0, 'broker-b/3')], none), 'producer retry stored it twice');
+  it('two stored copies (two queues, or two offsets of one queue): a resend, or a hedge when the producer said so', () => {
+    assert.deepEqual(explainDuplicates([d(0, 0), d(1, 0, 'broker-b/3')], none), [
+      'a resend after an ambiguous send timeout stored it twice',
+    ]);
+    assert.deepEqual(explainDuplicates([d(0, 0, 'broker-a/0', 0, 4), d(0, 0, 'broker-a/0', 0, 9)], none), [
+      'a resend after an ambiguous send timeout stored it twice',
+    ]);
+    assert.deepEqual(explainDuplicates([d(0, 0), d(1, 0, 'broker-b/3')], { ...none, hedged: true }), [
+      'a hedged send stored it twice',
+    ]);
   });
   it('a redelivery with reconsumeTimes > 0: a consumer retry', () => {
-    assert.equal(
-      duplicateCause([d(0, 0), d(0, 0, 'broker-a/0', 1)], none),
+    assert.deepEqual(explainDuplicates([d(0, 0), d(0, 0, 'broker-a/0', 1)], none), [
       'consumer retry (handler failed)',
-    );
+    ]);
   });
   it('first delivered by a killed incarnation: uncommitted at the kill', () => {
-    assert.equal(
-      duplicateCause([d(1, 0), d(0, 0)], new Set(['1/0'])),
+    assert.deepEqual(explainDuplicates([d(1, 0), d(0, 0)], { killed: new Set(['1/0']) }), [
       'in flight or uncommitted when a consumer was killed',
-    );
+    ]);
   });
   it('two members otherwise: a rebalance; the same member twice: the broker gave it again', () => {
-    assert.equal(
-      duplicateCause([d(0, 0), d(1, 1)], new Set(['1/0'])),
-      'a queue moved to the other member before its offset was committed (rebalance)',
-    );
-    assert.equal(
-      duplicateCause([d(0, 0), d(0, 0)], none),
+    assert.deepEqual(explainDuplicates([d(0, 0), d(1, 1)], { killed: new Set(['1/0']) }), [
+      'a queue moved to another member before its offset was committed (rebalance)',
+    ]);
+    assert.deepEqual(explainDuplicates([d(0, 0), d(0, 0), d(0, 0)], none), [
       'redelivered to the same member (broker restart or offset not yet persisted)',
-    );
+      'redelivered to the same member (broker restart or offset not yet persisted)',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
+import { isDiskFull } from '../../src/server/store/fault-injection.js';
 import { killAll, runCli } from './run-cli.js';
 
 test.after(killAll);
@@ -34,9 +35,14 @@ test('fault sends the fault its flags describe and --clear removes it', async ()
       requestCodes: [10, 310],
       durationMs: 60000,
     });
+    const full = await runCli(['fault', '--broker', broker, '--disk-full']);
+    assert.equal(full.code, 0, full.stderr);
+    assert.deepEqual(JSON.parse(full.stdout), { diskFull: true });
+    assert.ok(isDiskFull(cluster.broker('broker-a').options.storePathRootDir));
     const cleared = await runCli(['fault', '--broker', broker, '--clear']);
     assert.equal(cleared.code, 0, cleared.stderr);
     assert.deepEqual(JSON.parse(cleared.stdout), {});
+    assert.ok(!isDiskFull(cluster.broker('broker-a').options.storePathRootDir));
   } finally {
     await cluster.stop();
   }

@@ -21,6 +21,7 @@ const FLAGS = {
   refuse: { type: 'boolean' },
   codes: { type: 'string' },
   duration: { type: 'string' },
+  'disk-full': { type: 'boolean' },
   clear: { type: 'boolean' },
 } as const;
 
@@ -34,6 +35,7 @@ const FLAG_OF_FIELD = {
   refuseConnections: 'refuse',
   requestCodes: 'codes',
   durationMs: 'duration',
+  diskFull: 'disk-full',
 } as const satisfies Record<string, keyof typeof FLAGS>;
 
 /** The broker's own validation, with errors naming the flag instead of the spec field. */
@@ -51,7 +53,8 @@ export const faultCommand: CliCommand = {
   path: ['fault'],
   summary: 'Inject faults into a broker started with --fault-injection',
   help: `Usage: rocketmq-ts fault --broker HOST:PORT [--latency MS|MIN-MAX] [--error-code N [--error-rate F]]
-                        [--hang] [--drop] [--refuse] [--codes 10,310,320] [--duration MS] [--clear]
+                        [--hang] [--drop] [--refuse] [--codes 10,310,320] [--duration MS] [--disk-full]
+                        [--clear]
 
 Replaces the broker's active fault (request code 9901) and prints the fault now in force.
 By default faults apply to send requests (codes 10, 310, 320).
@@ -67,6 +70,8 @@ Options:
                     broker cannot be reached to clear it)
   --codes LIST      comma-separated request codes the fault applies to
   --duration MS     clear the fault by itself after MS ms
+  --disk-full       the broker's disk is full: every commit-log append fails with ENOSPC after
+                    a partial write (sends answered 14 SERVICE_NOT_AVAILABLE)
   --clear           remove every fault`,
   flags: FLAGS,
   async run(argv) {

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.js';
 import { benchCommand } from './bench.js';
+import { chaosCommand } from './chaos.js';
 import { demoCommand } from './demo.js';
 import { brokerCommand } from './broker.js';
 import { clusterInfoCommand } from './cluster-info.js';
@@ -21,6 +22,7 @@ export const commands: CliCommand[] = [
   clusterInfoCommand,
   faultCommand,
   demoCommand,
+  chaosCommand,
   benchCommand,
   sendCommand,
   consumeCommand,

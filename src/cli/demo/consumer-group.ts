@@ -9,21 +9,14 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ConsumerProcessArgs } from './consumer-process.js';
-import type { DuplicateCause, VerificationResult } from './result.js';
+import { emptyCauseCounts, explainDuplicates, type Delivery } from './duplicates.js';
+import type { VerificationResult } from './result.js';
 
 const ENTRY = fileURLToPath(new URL('./consumer-process.js', import.meta.url));
 
 /** When member 1 is killed and restarted, as shares of the run. */
 export const CONSUMER_KILL_AT = 0.3;
 export const CONSUMER_RESTART_AT = 0.5;
-
-export interface Delivery {
-  member: number;
-  /** Which start of that member (0 = first; a restart is a new incarnation). */
-  incarnation: number;
-  queue: string;
-  reconsumeTimes: number;
-}
 
 interface Member {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -33,6 +26,19 @@ interface Member {
   leaving: boolean;
 }
 
+/** A delivery as the member process reported it: with the body's digest (payload.ts). */
+export interface ReportedDelivery extends Delivery {
+  queueOffset: number;
+  digest: string;
+}
+
+export interface ConsumerGroupOptions {
+  /** Names the members in events and instance names. @default 'consumer' */
+  name?: string;
+  /** Called on every delivery as it is reported (the chaos run's lag timeline). */
+  onDelivery?: (seq: number, delivery: ReportedDelivery) => void;
+}
+
 export interface AckedMessage {
   readonly msgId: string;
 }
@@ -40,16 +46,33 @@ export interface AckedMessage {
 export class DemoConsumerGroup {
   private readonly members: (Member | undefined)[] = [];
   private readonly incarnations: number[] = [];
-  private readonly deliveries = new Map<number, Delivery[]>();
+  private readonly deliveries = new Map<number, ReportedDelivery[]>();
   /** `${member}/${incarnation}` of every SIGKILLed incarnation. */
-  private readonly killedIncarnations = new Set<string>();
+  readonly killedIncarnations = new Set<string>();
   private total = 0;
   readonly events: string[] = [];
+  /** Members that exited without being killed or stopped (also in `events`). */
+  readonly crashes: string[] = [];
 
   constructor(
     private readonly args: Omit<ConsumerProcessArgs, 'instanceName'>,
     private readonly size = 2,
+    private readonly options: ConsumerGroupOptions = {},
   ) {}
+
+  /** Every delivery so far by message seq, in arrival order. */
+  get deliveriesBySeq(): ReadonlyMap<number, readonly ReportedDelivery[]> {
+    return this.deliveries;
+  }
+
+  /** PID of each member by index, undefined while it is down (for memory sampling). */
+  pids(): Array<number | undefined> {
+    return Array.from({ length: this.size }, (_, i) => this.members[i]?.child.pid);
+  }
+
+  private get label(): string {
+    return this.options.name ?? 'consumer';
+  }
 
   /** Starts every member and waits until each has started its consumer. */
   async start(): Promise<void> {
@@ -70,13 +93,13 @@ export class DemoConsumerGroup {
     m.child.kill('SIGKILL');
     await m.exited;
     this.members[i] = undefined;
-    this.events.push(`consumer ${i + 1} killed (SIGKILL) after ${this.total} deliveries`);
+    this.events.push(`${this.label} ${i + 1} killed (SIGKILL) after ${this.total} deliveries`);
   }
 
   async restart(i: number): Promise<void> {
     if (this.members[i] !== undefined) return;
     await this.startMember(i);
-    this.events.push(`consumer ${i + 1} restarted`);
+    this.events.push(`${this.label} ${i + 1} restarted`);
   }
 
   /** Resolves once every acknowledged message was consumed, or no progress for `idleMs`. */
@@ -123,20 +146,14 @@ export class DemoConsumerGroup {
       lost++;
       if (lostMsgIds.length < 100) lostMsgIds.push(ack.msgId);
     }
-    const causes: Record<DuplicateCause, number> = {
-      'producer retry stored it twice': 0,
-      'in flight or uncommitted when a consumer was killed': 0,
-      'consumer retry (handler failed)': 0,
-      'a queue moved to the other member before its offset was committed (rebalance)': 0,
-      'redelivered to the same member (broker restart or offset not yet persisted)': 0,
-    };
+    const causes = emptyCauseCounts();
     let duplicates = 0;
     let storedButFailed = 0;
     for (const [seq, list] of this.deliveries) {
       if (failedSeqs.has(seq)) storedButFailed++;
       if (list.length < 2) continue;
       duplicates += list.length - 1;
-      causes[duplicateCause(list, this.killedIncarnations)] += list.length - 1;
+      for (const cause of explainDuplicates(list, { killed: this.killedIncarnations })) causes[cause]++;
     }
     return {
       consumed: this.total,
@@ -155,7 +172,7 @@ export class DemoConsumerGroup {
     this.incarnations[i] = incarnation + 1;
     const args: ConsumerProcessArgs = {
       ...this.args,
-      instanceName: `demo-consumer-${i + 1}-${incarnation}`,
+      instanceName: `demo-${this.label}-${i + 1}-${incarnation}`,
     };
     const child = spawn(process.execPath, [ENTRY, JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -173,41 +190,30 @@ export class DemoConsumerGroup {
           resolve();
           return;
         }
-        const [seq, broker, queueId, reconsume] = line.split(' ');
-        const d: Delivery = {
+        const [seq, broker, queueId, reconsume, queueOffset, digest] = line.split(' ');
+        const d: ReportedDelivery = {
           member: i,
           incarnation,
           queue: `${broker}/${queueId}`,
           reconsumeTimes: Number(reconsume),
+          queueOffset: Number(queueOffset),
+          digest: digest ?? '',
         };
         const n = Number(seq);
         const list = this.deliveries.get(n);
         if (list === undefined) this.deliveries.set(n, [d]);
         else list.push(d);
         this.total++;
+        this.options.onDelivery?.(n, d);
       });
       void exited.then(() => {
-        if (!ready) reject(new Error(`demo consumer ${i + 1} exited before it started: ${stderr}`));
-        else if (!member.leaving)
-          this.events.push(`consumer ${i + 1} exited unexpectedly: ${stderr.split('\n')[0] ?? ''}`);
+        if (!ready) reject(new Error(`${this.label} ${i + 1} exited before it started: ${stderr}`));
+        else if (!member.leaving) {
+          const what = `${this.label} ${i + 1} exited unexpectedly (exit ${child.exitCode ?? child.signalCode}): ${stderr.split('\n')[0] ?? ''}`;
+          this.events.push(what);
+          this.crashes.push(what);
+        }
       });
     });
   }
-}
-
-/**
- * Why one message was delivered more than once, from its deliveries in order: from two queues,
- * the producer stored it twice; with reconsumeTimes > 0, a handler failed; first delivered by an
- * incarnation that was later SIGKILLed, its offset was not committed; by two members, its queue
- * moved; else the same member got it again (a broker restart lost the committed offset).
- */
-export function duplicateCause(list: readonly Delivery[], killed: ReadonlySet<string>): DuplicateCause {
-  if (new Set(list.map((d) => d.queue)).size > 1) return 'producer retry stored it twice';
-  if (list.some((d) => d.reconsumeTimes > 0)) return 'consumer retry (handler failed)';
-  const first = list[0]!;
-  if (killed.has(`${first.member}/${first.incarnation}`))
-    return 'in flight or uncommitted when a consumer was killed';
-  return new Set(list.map((d) => `${d.member}/${d.incarnation}`)).size > 1
-    ? 'a queue moved to the other member before its offset was committed (rebalance)'
-    : 'redelivered to the same member (broker restart or offset not yet persisted)';
 }

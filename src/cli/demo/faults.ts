@@ -85,7 +85,8 @@ export class RemoteFaultController implements FaultController {
     await this.send(broker, undefined);
   }
 
-  private async send(broker: string, spec: FaultSpec | undefined): Promise<void> {
+  /** Sets `spec` on `broker` (undefined clears it). */
+  async send(broker: string, spec: FaultSpec | undefined): Promise<void> {
     const address = this.brokerAddrs.get(broker);
     if (!address) throw new Error(`no address known for ${broker}`);
     const response = await this.pool.request(

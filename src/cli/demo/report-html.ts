@@ -21,7 +21,8 @@ const STRATEGY_NOTES: Readonly<Record<string, string>> = {
   'java-5': 'Java 5.x client latency fault tolerance (detector probes)',
 };
 
-const CSS = `
+/** The report stylesheet (also the chaos report's). */
+export const REPORT_CSS = `
 :root { color-scheme: light; }
 body { font: 14px/1.45 -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1f2933; margin: 0; background: #f5f7fa; }
 main { max-width: 1060px; margin: 0 auto; padding: 24px 28px 48px; background: #fff; }
@@ -322,7 +323,7 @@ export function renderReport(runs: readonly RunResult[], generatedAt = new Date(
   parts.push('<meta charset="utf-8"/>');
   parts.push('<meta name="viewport" content="width=device-width, initial-scale=1"/>');
   parts.push(`<title>${escapeXml(title)}</title>`);
-  parts.push(`<style>${CSS}</style>`);
+  parts.push(`<style>${REPORT_CSS}</style>`);
   parts.push('</head>');
   parts.push('<body><main>');
   parts.push(`<h1>${escapeXml(title)}</h1>`);

@@ -1,5 +1,6 @@
 /** What one demo run produced: everything the summary, the JSON line and the report need. */
 import type { PhaseStats, TimelineBucket } from './recorder.js';
+import type { DuplicateCause } from './duplicates.js';
 import type { FaultKind, Phase } from './schedule.js';
 
 export interface RecoveryFigure {
@@ -9,14 +10,6 @@ export interface RecoveryFigure {
   /** How long the run went on after the fault ended (the bound when `ms` is undefined). */
   readonly observedMs: number;
 }
-
-/** Why a message was consumed more than once (demo consumer group). */
-export type DuplicateCause =
-  | 'producer retry stored it twice'
-  | 'in flight or uncommitted when a consumer was killed'
-  | 'consumer retry (handler failed)'
-  | 'a queue moved to the other member before its offset was committed (rebalance)'
-  | 'redelivered to the same member (broker restart or offset not yet persisted)';
 
 export interface VerificationResult {
   /** Messages consumed by the demo's consumer group (every delivery). */

@@ -15,6 +15,7 @@ import { RemotingServer } from '../../remoting/server.js';
 import { aclServerHook } from '../acl/access-validator.js';
 import { AclSource } from '../acl/acl-source.js';
 import type { Logger } from '../../observability/logger.js';
+import { setDiskFull } from '../store/fault-injection.js';
 import { MessageStore } from '../store/message-store.js';
 import type { MessageToStore, PutResult } from '../store/types.js';
 import { BrokerStats } from './broker-stats.js';
@@ -267,6 +268,7 @@ export class Broker implements BrokerContext {
     await this.transactionCheck.start();
     this.switchboard.onChange((spec) => {
       if (spec.refuseConnections) this.closeClientConnectionsSoon();
+      setDiskFull(o.storePathRootDir, spec.diskFull === true);
     });
 
     this.stats.start();
@@ -415,6 +417,7 @@ export class Broker implements BrokerContext {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.switchboard.dispose();
+    setDiskFull(this.options.storePathRootDir, false);
     this.stats.stop();
     this.pullHold.stop();
     await this.popRef?.stop();

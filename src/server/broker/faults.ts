@@ -32,6 +32,12 @@ export interface FaultSpec {
   requestCodes?: number[];
   /** Clear the fault by itself after this long, ms (the only remote way out of `refuseConnections`). */
   durationMs?: number;
+  /**
+   * The store's disk is "full": every commit-log append fails with ENOSPC after writing part of
+   * its bytes (store/fault-injection.ts); sends are answered SERVICE_NOT_AVAILABLE. Not tied to
+   * `requestCodes`: it is the disk that fails, whatever wrote to it.
+   */
+  diskFull?: boolean;
 }
 
 /** Response codes for which the message is stored before the fault answers. */
@@ -86,6 +92,7 @@ export function validateFaultSpec(spec: FaultSpec): FaultSpec {
     out.requestCodes = [...spec.requestCodes];
   }
   if (spec.durationMs !== undefined) out.durationMs = nonNegative('durationMs', spec.durationMs);
+  if (spec.diskFull) out.diskFull = true;
   return out;
 }
 
@@ -111,6 +118,7 @@ export function faultSpecFromExtFields(ext: Readonly<Record<string, string>>): F
   if (ext.requestCodes !== undefined)
     spec.requestCodes = ext.requestCodes.split(',').map((s) => num('requestCodes', s));
   if (ext.durationMs !== undefined) spec.durationMs = num('durationMs', ext.durationMs);
+  if (ext.diskFull === 'true') spec.diskFull = true;
   return validateFaultSpec(spec);
 }
 
@@ -129,6 +137,7 @@ export function faultSpecToExtFields(spec: FaultSpec | undefined): Record<string
   if (spec.refuseConnections) ext.refuseConnections = 'true';
   if (spec.requestCodes !== undefined) ext.requestCodes = spec.requestCodes.join(',');
   if (spec.durationMs !== undefined) ext.durationMs = String(spec.durationMs);
+  if (spec.diskFull) ext.diskFull = 'true';
   return ext;
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../observability/logger.js';
 import { BLANK_MAGIC_CODE } from '../../protocol/message/stored-message.js';
 import type { StoreOptions } from './options.js';
+import { failAppendIfDiskFull } from './fault-injection.js';
 import { END_FILE_MIN_BLANK_LENGTH } from './recovery.js';
 import { SegmentedFile } from './segmented-file.js';
 import type { PutStatus } from './types.js';
@@ -137,8 +138,11 @@ export class CommitLog {
   /** Writes what `append` laid out (one positional write per segment). */
   async write(append: LogAppend): Promise<void> {
     for (const w of append.finish()) {
-      if (w.bytes > 0)
-        await this.file.write(w.offset, w.parts.length === 1 ? w.parts[0]! : Buffer.concat(w.parts, w.bytes));
+      if (w.bytes > 0) {
+        const data = w.parts.length === 1 ? w.parts[0]! : Buffer.concat(w.parts, w.bytes);
+        await failAppendIfDiskFull(this.options.dataDir, data, (p) => this.file.write(w.offset, p));
+        await this.file.write(w.offset, data);
+      }
       if (w.blank) await this.file.fillSegment(w.offset);
     }
   }
