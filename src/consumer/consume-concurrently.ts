@@ -8,10 +8,9 @@
  * and is consumed again here after 5 s, so it is never lost.
  */
 import type { Logger } from '../observability/logger.js';
-import { PropertyKey } from '../protocol/message/properties.js';
 import type { MessageQueue } from '../client/route.js';
 import type { ConsumeOutcome, ConsumeTraceContext, HandlerPool } from './handler-pool.js';
-import type { ConsumerMessage } from './message-view.js';
+import { markConsumeStart, type ConsumerMessage } from './message-view.js';
 import type { QueueEntry } from './pull-loop.js';
 import type { SendBack } from './send-back.js';
 
@@ -44,60 +43,101 @@ export interface ConsumeContext {
 }
 
 /**
- * One handler call for `messages` of `entry`, with its statistics and failure report; undefined
- * when it was skipped (queue dropped, or shutdown began before a slot was free) or the queue was
- * dropped meanwhile, so its result no longer counts.
+ * One handler call for `messages` of `entry`, with its statistics and failure report; `done` gets
+ * undefined when it was skipped (queue dropped, or shutdown began before a slot was free) or the
+ * queue was dropped meanwhile, so its result no longer counts. Callback style: the concurrent
+ * service makes one call per message, and a promise per step was a third of its CPU.
  */
-export async function callHandler(
+export function submitHandlerCall(
   ctx: ConsumeContext,
   entry: QueueEntry,
   messages: ConsumerMessage[],
-): Promise<ConsumeOutcome | undefined> {
+  done: (outcome: ConsumeOutcome | undefined) => void,
+): void {
   const { pq } = entry;
   let skipped = false;
-  const started = Date.now();
-  const outcome = await ctx.pool.run(
+  let started = 0;
+  ctx.pool.submit(
     () => {
       if (pq.dropped || !ctx.isRunning()) {
         skipped = true;
         return undefined;
       }
-      const now = String(started);
-      for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
+      started = Date.now();
+      markConsumeStart(messages, String(started));
       return ctx.invoke(messages);
     },
     () => ctx.trace(entry, messages),
+    (outcome) => {
+      if (pq.dropped || skipped) return done(undefined);
+      ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
+      if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
+      done(outcome);
+    },
   );
-  if (pq.dropped || skipped) return undefined;
-  ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
-  if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
-  return outcome;
+}
+
+/** `submitHandlerCall` as a promise (the orderly service awaits each call). */
+export function callHandler(
+  ctx: ConsumeContext,
+  entry: QueueEntry,
+  messages: ConsumerMessage[],
+): Promise<ConsumeOutcome | undefined> {
+  return new Promise((resolve) => submitHandlerCall(ctx, entry, messages, resolve));
+}
+
+/** The calls of one dispatched pull: shutdown waits for one task per pull, not per message. */
+class PullTask {
+  private left: number;
+  private resolve: () => void = () => undefined;
+  readonly promise = new Promise<void>((r) => (this.resolve = r));
+  constructor(calls: number) {
+    this.left = calls;
+  }
+  callDone(): void {
+    if (--this.left === 0) this.resolve();
+  }
 }
 
 export class ConcurrentConsumeService {
   constructor(private readonly ctx: ConsumeContext) {}
 
   submit(entry: QueueEntry, messages: readonly ConsumerMessage[]): void {
+    if (entry.pq.dropped || messages.length === 0) return;
     const n = this.ctx.batchMaxSize;
-    if (messages.length <= n) this.ctx.track(this.consume(entry, messages as ConsumerMessage[]));
-    else
-      for (let i = 0; i < messages.length; i += n)
-        this.ctx.track(this.consume(entry, messages.slice(i, i + n)));
+    const task = new PullTask(Math.ceil(messages.length / n));
+    this.ctx.track(task.promise);
+    if (n === 1) for (const m of messages) this.consume(entry, [m], task);
+    else for (let i = 0; i < messages.length; i += n) this.consume(entry, messages.slice(i, i + n), task);
   }
 
-  private async consume(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {
+  private consume(entry: QueueEntry, messages: ConsumerMessage[], task: PullTask): void {
+    if (entry.pq.dropped) return task.callDone();
+    submitHandlerCall(this.ctx, entry, messages, (outcome) => {
+      // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
+      if (outcome === undefined) return task.callDone();
+      // Broadcasting drops failures (Java): every member has its own copy of the queue.
+      if (outcome.ok || !this.ctx.clustering) {
+        this.finish(entry, messages, []);
+        return task.callDone();
+      }
+      void this.sendBack(entry, messages).finally(() => task.callDone());
+    });
+  }
+
+  private async sendBack(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {
+    const stored = await Promise.all(messages.map((m) => this.ctx.sendBack.sendBack(m)));
+    this.finish(
+      entry,
+      messages,
+      messages.filter((_, i) => !stored[i]),
+    );
+  }
+
+  /** The messages leave the ProcessQueue (but `retryHere`, consumed again here in 5 s). */
+  private finish(entry: QueueEntry, messages: ConsumerMessage[], retryHere: ConsumerMessage[]): void {
     const { pq, mq } = entry;
-    if (pq.dropped) return;
     const ctx = this.ctx;
-    const outcome = await callHandler(ctx, entry, messages);
-    // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
-    if (outcome === undefined) return;
-    let retryHere: ConsumerMessage[] = [];
-    // Broadcasting drops failures (Java): every member has its own copy of the queue.
-    if (!outcome.ok && ctx.clustering) {
-      const stored = await Promise.all(messages.map((m) => ctx.sendBack.sendBack(m)));
-      retryHere = messages.filter((_, i) => !stored[i]);
-    }
     const done = retryHere.length === 0 ? messages : messages.filter((m) => !retryHere.includes(m));
     const offset = pq.removeMessages(done);
     if (offset >= 0 && !pq.dropped) ctx.updateOffset(mq, offset, true);

@@ -22,9 +22,31 @@ export interface ConsumeTraceContext {
   error?: unknown;
 }
 
-interface Running {
-  started: number;
-  settle: (outcome: ConsumeOutcome) => void;
+/** One call in flight; settles once (ok, failed, or timed out by the sweep). */
+class Running {
+  readonly started = Date.now();
+  private settled = false;
+  constructor(
+    private readonly pool: HandlerPool,
+    private readonly done: (outcome: ConsumeOutcome) => void,
+  ) {}
+  settle(outcome: ConsumeOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.pool.finished(this);
+    this.done(outcome);
+  }
+  // Bound once per call: the handler's promise settles through these.
+  readonly ok = (): void => this.settle(OK);
+  readonly fail = (error: unknown): void => this.settle({ ok: false, error, timedOut: false });
+}
+
+const OK: ConsumeOutcome = Object.freeze({ ok: true });
+
+interface Waiting {
+  call: () => unknown;
+  trace: () => ConsumeTraceContext;
+  done: (outcome: ConsumeOutcome) => void;
 }
 
 /** A handler call outlived consumeTimeout; its messages are retried. */
@@ -40,7 +62,9 @@ export class HandlerTimeoutError extends RocketMQError {
 
 export class HandlerPool {
   private readonly running = new Set<Running>();
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Waiting[] = [];
+  private waitingHead = 0;
+  private draining = false;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -53,7 +77,7 @@ export class HandlerPool {
   }
 
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length - this.waitingHead;
   }
 
   /**
@@ -61,48 +85,70 @@ export class HandlerPool {
    * span context, only when someone listens on `rocketmq:consume`.
    */
   run(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
-    if (this.running.size < this.limit) return this.start(call, trace);
-    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.start(call, trace));
+    return new Promise<ConsumeOutcome>((resolve) => this.submit(call, trace, resolve));
   }
 
-  private start(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
-    return new Promise<ConsumeOutcome>((resolve) => {
-      const entry: Running = {
-        started: Date.now(),
-        settle: (outcome) => {
-          if (!this.running.delete(entry)) return;
-          this.release();
-          resolve(outcome);
-        },
-      };
-      this.running.add(entry);
-      this.armSweep();
-      let result: unknown;
-      try {
-        result = tracingHasSubscribers(consumeChannel)
-          ? consumeChannel.tracePromise(async () => call(), trace())
-          : call();
-      } catch (error) {
-        entry.settle({ ok: false, error, timedOut: false });
-        return;
-      }
-      if (
-        result !== null &&
-        typeof result === 'object' &&
-        typeof (result as Promise<unknown>).then === 'function'
-      ) {
-        (result as Promise<unknown>).then(
-          () => entry.settle({ ok: true }),
-          (error: unknown) => entry.settle({ ok: false, error, timedOut: false }),
-        );
-      } else entry.settle({ ok: true });
-    });
+  /**
+   * `run` without promises of its own: `done` gets the outcome. The concurrent service calls this
+   * once per message, so nothing is allocated here that a synchronous handler does not need.
+   */
+  submit(
+    call: () => unknown,
+    trace: () => ConsumeTraceContext,
+    done: (outcome: ConsumeOutcome) => void,
+  ): void {
+    if (this.running.size < this.limit) this.start(call, trace, done);
+    else this.waiting.push({ call, trace, done });
   }
 
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) next();
-    else if (this.running.size === 0) this.close();
+  private start(
+    call: () => unknown,
+    trace: () => ConsumeTraceContext,
+    done: (outcome: ConsumeOutcome) => void,
+  ): void {
+    const entry = new Running(this, done);
+    this.running.add(entry);
+    this.armSweep();
+    let result: unknown;
+    try {
+      result = tracingHasSubscribers(consumeChannel)
+        ? consumeChannel.tracePromise(async () => call(), trace())
+        : call();
+    } catch (error) {
+      entry.fail(error);
+      return;
+    }
+    // Only a thenable is awaited: a synchronous handler settles here, without a promise.
+    if (
+      result !== null &&
+      typeof result === 'object' &&
+      typeof (result as Promise<unknown>).then === 'function'
+    ) {
+      (result as Promise<unknown>).then(entry.ok, entry.fail);
+    } else entry.ok();
+  }
+
+  /** @internal A call settled: its slot goes to the next waiting call. */
+  finished(entry: Running): void {
+    if (!this.running.delete(entry)) return;
+    // A synchronous handler settles inside start(): the loop below (already on the stack) starts
+    // the next call, so a long queue of synchronous calls never recurses.
+    if (this.draining) return;
+    this.draining = true;
+    while (this.running.size < this.limit && this.waitingHead < this.waiting.length) {
+      const next = this.waiting[this.waitingHead]!;
+      this.waiting[this.waitingHead++] = undefined as unknown as Waiting;
+      this.start(next.call, next.trace, next.done);
+    }
+    if (this.waitingHead === this.waiting.length) {
+      this.waiting.length = 0;
+      this.waitingHead = 0;
+    } else if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+      this.waiting.splice(0, this.waitingHead);
+      this.waitingHead = 0;
+    }
+    this.draining = false;
+    if (this.running.size === 0) this.close();
   }
 
   private armSweep(): void {
