@@ -9,10 +9,11 @@
  * `--client raw` sends SEND_MESSAGE_V2 with this package's own Connection instead (round-robin over
  * both brokers), which shows what the broker absorbs when the client is not the bottleneck.
  *
- * Then the drain figure (bench/drain.ts): a backlog of `--drain` messages (default 200000, 0 = skip)
- * read by one ali-ons consumer. With `--real auto` (default) and the interop jars built
+ * Then the drain figures (bench/drain.ts): a backlog of `--drain` messages (default 200000, 0 = skip)
+ * read by one ali-ons consumer, and by the Java push consumer of the interop driver when its jars
+ * are built. With `--real auto` (default) and the interop jars built
  * (`npm run interop:prepare`), the same drain runs against a real RocketMQ 4.9.7 cluster (two
- * brokers, like ours) and the ratio embedded / real is printed. `--levels ''` skips the send levels.
+ * brokers, like ours) and the ratio embedded / real is printed per client. `--levels ''` skips the send levels.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,7 +24,8 @@ import { LatencyHistogram } from '../src/cli/stats.js';
 import { encodeProperties } from '../src/protocol/message/properties.js';
 import { Connection } from '../src/remoting/connection.js';
 import { RealCluster } from '../interop-test/real-cluster.js';
-import { drainBenchmark, formatDrain, sendV2Request, type DrainResult } from './drain.js';
+import { drainWithJava } from '../interop-test/java.js';
+import { drainBenchmark, fillBacklog, formatDrain, sendV2Request, type DrainResult } from './drain.js';
 
 const require = createRequire(import.meta.url);
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -109,13 +111,13 @@ async function main(): Promise<void> {
     .map(Number);
   const body = Buffer.alloc(Number(values.size), 'x');
   const drainCount = Number(values.drain);
-  let ours: DrainResult | undefined;
+  let ours: DrainFigures | undefined;
   const cluster = await startCluster();
   try {
     if (levels.length > 0) await run(cluster, body, levels, durationMs, warmupMs);
     if (drainCount > 0) {
       ours = await warmDrain(cluster.namesrv, cluster.brokers, drainCount, body, 'embedded');
-      console.log(formatDrain('embedded, best round (ali-ons consumer)', ours));
+      printBest('embedded', ours);
     }
   } finally {
     const inner = ons.Producer.defaultProducer;
@@ -126,10 +128,42 @@ async function main(): Promise<void> {
   if (ours !== undefined) await drainReal(ours, drainCount, body);
 }
 
+/** Best drain per consumer client: ali-ons in this process, and the Java push consumer. */
+interface DrainFigures {
+  aliOns: DrainResult;
+  java: DrainResult | undefined;
+}
+
+function javaJarsBuilt(): boolean {
+  const version = values['real-version'] ?? '4.9.7';
+  return existsSync(fileURLToPath(new URL(`../../interop/target/${version}/lib/.complete`, import.meta.url)));
+}
+
+/** The Java push consumer of the interop driver (20 threads) drains a fresh backlog. */
+async function javaDrain(
+  namesrv: string,
+  brokers: readonly string[],
+  count: number,
+  body: Buffer,
+  label: string,
+): Promise<DrainResult> {
+  const { topic, fillMsgsPerSec } = await fillBacklog(brokers, count, body, `${label}_java`);
+  const version = values['real-version'] ?? '4.9.7';
+  const r = await drainWithJava(
+    version,
+    namesrv,
+    topic,
+    `BenchDrainJava_${label}_${Date.now().toString(36)}`,
+    count,
+  );
+  return { count, msgsPerSec: r.msgsPerSec, fillMsgsPerSec, seconds: r.firstToLastMs / 1000 };
+}
+
 /**
  * A smaller drain first (its own topic and group), so both brokers are measured warm (JIT,
- * caches); then `--drain-rounds` drains, of which the best counts: on a shared 2-core machine
- * the spread between rounds comes from the neighbours, not from the broker.
+ * caches); then `--drain-rounds` drains per client (ali-ons, and the Java consumer when the
+ * interop jars are built), of which the best counts: on a shared 2-core machine the spread
+ * between rounds comes from the neighbours, not from the broker.
  */
 async function warmDrain(
   namesrv: string,
@@ -137,20 +171,30 @@ async function warmDrain(
   count: number,
   body: Buffer,
   label: string,
-): Promise<DrainResult> {
+): Promise<DrainFigures> {
   const warmup = Number(values['drain-warmup']);
   if (warmup > 0) await drainBenchmark(namesrv, brokers, warmup, body, `${label}_warmup`);
-  let best: DrainResult | undefined;
+  let aliOns: DrainResult | undefined;
+  let java: DrainResult | undefined;
   for (let round = 0; round < Math.max(1, Number(values['drain-rounds'])); round++) {
     const r = await drainBenchmark(namesrv, brokers, count, body, `${label}${round}`);
-    console.log(`  ${formatDrain(`${label} round ${round + 1}`, r)}`);
-    if (best === undefined || r.msgsPerSec > best.msgsPerSec) best = r;
+    console.log(`  ${formatDrain(`${label} round ${round + 1}, ali-ons`, r)}`);
+    if (aliOns === undefined || r.msgsPerSec > aliOns.msgsPerSec) aliOns = r;
+    if (!javaJarsBuilt()) continue;
+    const j = await javaDrain(namesrv, brokers, count, body, `${label}${round}`);
+    console.log(`  ${formatDrain(`${label} round ${round + 1}, Java push consumer`, j)}`);
+    if (java === undefined || j.msgsPerSec > java.msgsPerSec) java = j;
   }
-  return best!;
+  return { aliOns: aliOns!, java };
 }
 
-/** The same drain against a real Java cluster, when its jars are there (or `--real on`). */
-async function drainReal(ours: DrainResult, count: number, body: Buffer): Promise<void> {
+function printBest(label: string, f: DrainFigures): void {
+  console.log(formatDrain(`${label}, best round (ali-ons consumer)`, f.aliOns));
+  if (f.java !== undefined) console.log(formatDrain(`${label}, best round (Java push consumer)`, f.java));
+}
+
+/** The same drains against a real Java cluster, when its jars are there (or `--real on`). */
+async function drainReal(ours: DrainFigures, count: number, body: Buffer): Promise<void> {
   const version = values['real-version'] ?? '4.9.7';
   const jars = fileURLToPath(new URL(`../../interop/target/${version}/lib`, import.meta.url));
   if (values.real === 'off' || (values.real === 'auto' && !existsSync(jars))) {
@@ -159,17 +203,17 @@ async function drainReal(ours: DrainResult, count: number, body: Buffer): Promis
   }
   const real = await RealCluster.start({ version, quickJit: false });
   try {
-    const theirs = await drainBenchmark(
-      real.namesrvAddr,
-      real.brokers.map((b) => b.addr),
-      count,
-      body,
-      'real',
-    );
-    console.log(formatDrain(`real ${version}, best round (same ali-ons consumer)`, theirs));
+    const brokers = real.brokers.map((b) => b.addr);
+    const theirs = await warmDrain(real.namesrvAddr, brokers, count, body, 'real');
+    printBest(`real ${version}`, theirs);
+    const ratio = (a: DrainResult, b: DrainResult): string => (a.msgsPerSec / b.msgsPerSec).toFixed(2);
     console.log(
-      `drain ratio embedded / real ${version}: ${(ours.msgsPerSec / theirs.msgsPerSec).toFixed(2)}`,
+      `drain ratio embedded / real ${version}, ali-ons consumer: ${ratio(ours.aliOns, theirs.aliOns)}`,
     );
+    if (ours.java !== undefined && theirs.java !== undefined)
+      console.log(
+        `drain ratio embedded / real ${version}, Java push consumer: ${ratio(ours.java, theirs.java)}`,
+      );
   } finally {
     const inner = ons.Producer.defaultProducer;
     ons.Producer.defaultProducer = null;
