@@ -25,7 +25,7 @@ import { encodeProperties } from '../src/protocol/message/properties.js';
 import { Connection } from '../src/remoting/connection.js';
 import { RealCluster } from '../interop-test/real-cluster.js';
 import { drainWithJava } from '../interop-test/java.js';
-import { drainBenchmark, fillBacklog, formatDrain, sendV2Request, type DrainResult } from './drain.js';
+import { drainBenchmark, formatDrain, sendV2Request, type Drain, type DrainResult } from './drain.js';
 
 const require = createRequire(import.meta.url);
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -139,25 +139,12 @@ function javaJarsBuilt(): boolean {
   return existsSync(fileURLToPath(new URL(`../../interop/target/${version}/lib/.complete`, import.meta.url)));
 }
 
-/** The Java push consumer of the interop driver (20 threads) drains a fresh backlog. */
-async function javaDrain(
-  namesrv: string,
-  brokers: readonly string[],
-  count: number,
-  body: Buffer,
-  label: string,
-): Promise<DrainResult> {
-  const { topic, fillMsgsPerSec } = await fillBacklog(brokers, count, body, `${label}_java`);
+/** The Java push consumer of the interop driver (20 threads). */
+const javaDrain: Drain = async (namesrv, topic, count, label) => {
   const version = values['real-version'] ?? '4.9.7';
-  const r = await drainWithJava(
-    version,
-    namesrv,
-    topic,
-    `BenchDrainJava_${label}_${Date.now().toString(36)}`,
-    count,
-  );
-  return { count, msgsPerSec: r.msgsPerSec, fillMsgsPerSec, seconds: r.firstToLastMs / 1000 };
-}
+  const group = `BenchDrainJava_${label}_${Date.now().toString(36)}`;
+  return (await drainWithJava(version, namesrv, topic, group, count)).firstToLastMs / 1000;
+};
 
 /**
  * A smaller drain first (its own topic and group), so both brokers are measured warm (JIT,
@@ -181,7 +168,7 @@ async function warmDrain(
     console.log(`  ${formatDrain(`${label} round ${round + 1}, ali-ons`, r)}`);
     if (aliOns === undefined || r.msgsPerSec > aliOns.msgsPerSec) aliOns = r;
     if (!javaJarsBuilt()) continue;
-    const j = await javaDrain(namesrv, brokers, count, body, `${label}${round}`);
+    const j = await drainBenchmark(namesrv, brokers, count, body, `${label}${round}_java`, javaDrain);
     console.log(`  ${formatDrain(`${label} round ${round + 1}, Java push consumer`, j)}`);
     if (java === undefined || j.msgsPerSec > java.msgsPerSec) java = j;
   }
