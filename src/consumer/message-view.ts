@@ -354,8 +354,10 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
     const queueOffset = storedInt64(buf, at + StoredField.QUEUEOFFSET) + delta;
     const flag = buf.readInt32BE(at + StoredField.FLAG);
     const inflated = inflate(buf.subarray(l.bodyAt, l.bodyAt + l.bodyLen), l.sysFlag, o.decompressors);
+    // queueId −1 (a POP of every queue of a broker): each record names its own queue.
+    const q = o.queue.queueId >= 0 ? queue : { ...queue, queueId: buf.readInt32BE(at + StoredField.QUEUEID) };
     if ((l.sysFlag & BATCH_FLAGS) !== BATCH_FLAGS) {
-      out.push(new PulledMessage(buf, l, o, queue, inflated, queueOffset, flag, undefined));
+      out.push(new PulledMessage(buf, l, o, q, inflated, queueOffset, flag, undefined));
     } else {
       // [5.x] INNER_BATCH_FLAG + NEED_UNWRAP_FLAG: a batch body (protocol.md §6.1), one message
       // per entry at queueOffset + i, the rest from the outer record (Java
@@ -364,7 +366,7 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
       for (let i = 0; i < entries.length; i++) {
         const e = entries[i]!;
         const entryBody = Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength);
-        out.push(new PulledMessage(buf, l, o, queue, entryBody, queueOffset + i, e.flag, e.properties));
+        out.push(new PulledMessage(buf, l, o, q, entryBody, queueOffset + i, e.flag, e.properties));
       }
     }
     at += size;

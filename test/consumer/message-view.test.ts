@@ -291,6 +291,18 @@ describe('decodePullBody', () => {
     assert.equal(a.reconsumeTimes, 5);
   });
 
+  it("a body pulled for queueId -1 (every queue of a broker) names each record's own queue", () => {
+    const body = Buffer.concat([
+      record({ topic: 'T', body: Buffer.from('a'), queueId: 3, properties: {} }),
+      record({ topic: 'T', body: Buffer.from('b'), queueId: 5, properties: {} }),
+    ]);
+    const msgs = decodePullBody(body, { queue: { ...QUEUE, queueId: -1 } });
+    assert.deepEqual(
+      msgs.map((m) => m.queue.queueId),
+      [3, 5],
+    );
+  });
+
   it('a truncated body is a ProtocolError, not a silent partial list', () => {
     const one = record({ topic: 'T', body: Buffer.from('x'), properties: {} });
     const body = Buffer.concat([one, one.subarray(0, 50)]);
