@@ -9,7 +9,12 @@
  */
 import type { Logger } from '../observability/logger.js';
 import type { MessageQueue } from '../client/route.js';
-import type { ConsumeOutcome, ConsumeTraceContext, HandlerPool } from './handler-pool.js';
+import {
+  HandlerCall,
+  type ConsumeOutcome,
+  type ConsumeTraceContext,
+  type HandlerPool,
+} from './handler-pool.js';
 import { markConsumeStart, type ConsumerMessage } from './message-view.js';
 import type { QueueEntry } from './pull-loop.js';
 import type { SendBack } from './send-back.js';
@@ -43,47 +48,68 @@ export interface ConsumeContext {
 }
 
 /**
- * One handler call for `messages` of `entry`, with its statistics and failure report; `done` gets
- * undefined when it was skipped (queue dropped, or shutdown began before a slot was free) or the
- * queue was dropped meanwhile, so its result no longer counts. Callback style: the concurrent
- * service makes one call per message, and a promise per step was a third of its CPU.
+ * One handler call for `messages` of `entry`, with its statistics and failure report. `finished`
+ * gets undefined when the call was skipped (queue dropped, or shutdown began before a slot was
+ * free) or the queue was dropped meanwhile, so its result no longer counts. One object per call,
+ * no promise of its own: the concurrent service makes one call per message.
  */
-export function submitHandlerCall(
-  ctx: ConsumeContext,
-  entry: QueueEntry,
-  messages: ConsumerMessage[],
-  done: (outcome: ConsumeOutcome | undefined) => void,
-): void {
-  const { pq } = entry;
-  let skipped = false;
-  let started = 0;
-  ctx.pool.submit(
-    () => {
-      if (pq.dropped || !ctx.isRunning()) {
-        skipped = true;
-        return undefined;
-      }
-      started = Date.now();
-      markConsumeStart(messages, String(started));
-      return ctx.invoke(messages);
-    },
-    () => ctx.trace(entry, messages),
-    (outcome) => {
-      if (pq.dropped || skipped) return done(undefined);
-      ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
-      if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
-      done(outcome);
-    },
-  );
+abstract class ConsumeCall extends HandlerCall {
+  private skipped = false;
+  private startedAt = 0;
+  constructor(
+    protected readonly ctx: ConsumeContext,
+    protected readonly entry: QueueEntry,
+    protected readonly messages: ConsumerMessage[],
+  ) {
+    super();
+  }
+
+  protected abstract finished(outcome: ConsumeOutcome | undefined): void;
+
+  call(): unknown {
+    if (this.entry.pq.dropped || !this.ctx.isRunning()) {
+      this.skipped = true;
+      return undefined;
+    }
+    this.startedAt = Date.now();
+    markConsumeStart(this.messages, String(this.startedAt));
+    return this.ctx.invoke(this.messages);
+  }
+
+  trace(): ConsumeTraceContext {
+    return this.ctx.trace(this.entry, this.messages);
+  }
+
+  done(outcome: ConsumeOutcome): void {
+    const { ctx, entry, messages } = this;
+    if (entry.pq.dropped || this.skipped) return this.finished(undefined);
+    ctx.record(entry, messages.length, outcome.ok, Date.now() - this.startedAt);
+    if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
+    this.finished(outcome);
+  }
 }
 
-/** `submitHandlerCall` as a promise (the orderly service awaits each call). */
+class AwaitedCall extends ConsumeCall {
+  constructor(
+    ctx: ConsumeContext,
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    private readonly resolve: (outcome: ConsumeOutcome | undefined) => void,
+  ) {
+    super(ctx, entry, messages);
+  }
+  protected finished(outcome: ConsumeOutcome | undefined): void {
+    this.resolve(outcome);
+  }
+}
+
+/** One handler call as a promise (the orderly service awaits each call); see `ConsumeCall`. */
 export function callHandler(
   ctx: ConsumeContext,
   entry: QueueEntry,
   messages: ConsumerMessage[],
 ): Promise<ConsumeOutcome | undefined> {
-  return new Promise((resolve) => submitHandlerCall(ctx, entry, messages, resolve));
+  return new Promise((resolve) => ctx.pool.submit(new AwaitedCall(ctx, entry, messages, resolve)));
 }
 
 /** The calls of one dispatched pull: shutdown waits for one task per pull, not per message. */
@@ -96,6 +122,21 @@ class PullTask {
   }
   callDone(): void {
     if (--this.left === 0) this.resolve();
+  }
+}
+
+class ConcurrentCall extends ConsumeCall {
+  constructor(
+    ctx: ConsumeContext,
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    private readonly service: ConcurrentConsumeService,
+    private readonly task: PullTask,
+  ) {
+    super(ctx, entry, messages);
+  }
+  protected finished(outcome: ConsumeOutcome | undefined): void {
+    this.service.afterCall(this.entry, this.messages, outcome, this.task);
   }
 }
 
@@ -113,16 +154,24 @@ export class ConcurrentConsumeService {
 
   private consume(entry: QueueEntry, messages: ConsumerMessage[], task: PullTask): void {
     if (entry.pq.dropped) return task.callDone();
-    submitHandlerCall(this.ctx, entry, messages, (outcome) => {
-      // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
-      if (outcome === undefined) return task.callDone();
-      // Broadcasting drops failures (Java): every member has its own copy of the queue.
-      if (outcome.ok || !this.ctx.clustering) {
-        this.finish(entry, messages, []);
-        return task.callDone();
-      }
-      void this.sendBack(entry, messages).finally(() => task.callDone());
-    });
+    this.ctx.pool.submit(new ConcurrentCall(this.ctx, entry, messages, this, task));
+  }
+
+  /** @internal A call of `task` finished (see ConcurrentCall). */
+  afterCall(
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    outcome: ConsumeOutcome | undefined,
+    task: PullTask,
+  ): void {
+    // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
+    if (outcome === undefined) return task.callDone();
+    // Broadcasting drops failures (Java): every member has its own copy of the queue.
+    if (outcome.ok || !this.ctx.clustering) {
+      this.finish(entry, messages, []);
+      return task.callDone();
+    }
+    void this.sendBack(entry, messages).finally(() => task.callDone());
   }
 
   private async sendBack(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {

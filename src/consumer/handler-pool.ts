@@ -22,32 +22,45 @@ export interface ConsumeTraceContext {
   error?: unknown;
 }
 
-/** One call in flight; settles once (ok, failed, or timed out by the sweep). */
-class Running {
-  readonly started = Date.now();
-  private settled = false;
+/**
+ * One handler call: what to run, its span context, and where its outcome goes. The concurrent
+ * service makes one per message, so the call is one object carrying its own state instead of a
+ * bundle of closures; the pool's bookkeeping fields ride on it too.
+ */
+export abstract class HandlerCall {
+  /** @internal When it started (the consumeTimeout sweep reads it). */
+  started = 0;
+  /** @internal Settled once: ok, failed, or timed out by the sweep. */
+  settled = false;
+  /** Runs the handler; a thenable result is awaited. */
+  abstract call(): unknown;
+  /** The `rocketmq:consume` span context (built only when someone listens). */
+  abstract trace(): ConsumeTraceContext;
+  /** Gets the outcome, once. */
+  abstract done(outcome: ConsumeOutcome): void;
+}
+
+/** A call made of three functions (`HandlerPool.run`). */
+class FunctionCall extends HandlerCall {
   constructor(
-    private readonly pool: HandlerPool,
-    private readonly done: (outcome: ConsumeOutcome) => void,
-  ) {}
-  settle(outcome: ConsumeOutcome): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.pool.finished(this);
-    this.done(outcome);
+    private readonly fn: () => unknown,
+    private readonly traceFn: () => ConsumeTraceContext,
+    private readonly settle: (outcome: ConsumeOutcome) => void,
+  ) {
+    super();
   }
-  // Bound once per call: the handler's promise settles through these.
-  readonly ok = (): void => this.settle(OK);
-  readonly fail = (error: unknown): void => this.settle({ ok: false, error, timedOut: false });
+  call(): unknown {
+    return this.fn();
+  }
+  trace(): ConsumeTraceContext {
+    return this.traceFn();
+  }
+  done(outcome: ConsumeOutcome): void {
+    this.settle(outcome);
+  }
 }
 
 const OK: ConsumeOutcome = Object.freeze({ ok: true });
-
-interface Waiting {
-  call: () => unknown;
-  trace: () => ConsumeTraceContext;
-  done: (outcome: ConsumeOutcome) => void;
-}
 
 /** A handler call outlived consumeTimeout; its messages are retried. */
 export class HandlerTimeoutError extends RocketMQError {
@@ -61,8 +74,8 @@ export class HandlerTimeoutError extends RocketMQError {
 }
 
 export class HandlerPool {
-  private readonly running = new Set<Running>();
-  private readonly waiting: Waiting[] = [];
+  private readonly running = new Set<HandlerCall>();
+  private readonly waiting: HandlerCall[] = [];
   private waitingHead = 0;
   private draining = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -85,37 +98,26 @@ export class HandlerPool {
    * span context, only when someone listens on `rocketmq:consume`.
    */
   run(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
-    return new Promise<ConsumeOutcome>((resolve) => this.submit(call, trace, resolve));
+    return new Promise<ConsumeOutcome>((resolve) => this.submit(new FunctionCall(call, trace, resolve)));
   }
 
-  /**
-   * `run` without promises of its own: `done` gets the outcome. The concurrent service calls this
-   * once per message, so nothing is allocated here that a synchronous handler does not need.
-   */
-  submit(
-    call: () => unknown,
-    trace: () => ConsumeTraceContext,
-    done: (outcome: ConsumeOutcome) => void,
-  ): void {
-    if (this.running.size < this.limit) this.start(call, trace, done);
-    else this.waiting.push({ call, trace, done });
+  /** `run` without promises of its own: the call's `done` gets the outcome. */
+  submit(job: HandlerCall): void {
+    if (this.running.size < this.limit) this.start(job);
+    else this.waiting.push(job);
   }
 
-  private start(
-    call: () => unknown,
-    trace: () => ConsumeTraceContext,
-    done: (outcome: ConsumeOutcome) => void,
-  ): void {
-    const entry = new Running(this, done);
-    this.running.add(entry);
+  private start(job: HandlerCall): void {
+    job.started = Date.now();
+    this.running.add(job);
     this.armSweep();
     let result: unknown;
     try {
       result = tracingHasSubscribers(consumeChannel)
-        ? consumeChannel.tracePromise(async () => call(), trace())
-        : call();
+        ? consumeChannel.tracePromise(async () => job.call(), job.trace())
+        : job.call();
     } catch (error) {
-      entry.fail(error);
+      this.settle(job, { ok: false, error, timedOut: false });
       return;
     }
     // Only a thenable is awaited: a synchronous handler settles here, without a promise.
@@ -124,21 +126,31 @@ export class HandlerPool {
       typeof result === 'object' &&
       typeof (result as Promise<unknown>).then === 'function'
     ) {
-      (result as Promise<unknown>).then(entry.ok, entry.fail);
-    } else entry.ok();
+      (result as Promise<unknown>).then(
+        () => this.settle(job, OK),
+        (error: unknown) => this.settle(job, { ok: false, error, timedOut: false }),
+      );
+    } else this.settle(job, OK);
   }
 
-  /** @internal A call settled: its slot goes to the next waiting call. */
-  finished(entry: Running): void {
-    if (!this.running.delete(entry)) return;
+  private settle(job: HandlerCall, outcome: ConsumeOutcome): void {
+    if (job.settled) return;
+    job.settled = true;
+    this.finished(job);
+    job.done(outcome);
+  }
+
+  /** A call settled: its slot goes to the next waiting call. */
+  private finished(job: HandlerCall): void {
+    if (!this.running.delete(job)) return;
     // A synchronous handler settles inside start(): the loop below (already on the stack) starts
     // the next call, so a long queue of synchronous calls never recurses.
     if (this.draining) return;
     this.draining = true;
     while (this.running.size < this.limit && this.waitingHead < this.waiting.length) {
       const next = this.waiting[this.waitingHead]!;
-      this.waiting[this.waitingHead++] = undefined as unknown as Waiting;
-      this.start(next.call, next.trace, next.done);
+      this.waiting[this.waitingHead++] = undefined as unknown as HandlerCall;
+      this.start(next);
     }
     if (this.waitingHead === this.waiting.length) {
       this.waiting.length = 0;
@@ -162,7 +174,7 @@ export class HandlerPool {
     const expired = Date.now() - this.timeoutMs;
     for (const r of [...this.running])
       if (r.started <= expired)
-        r.settle({ ok: false, error: new HandlerTimeoutError(this.timeoutMs), timedOut: true });
+        this.settle(r, { ok: false, error: new HandlerTimeoutError(this.timeoutMs), timedOut: true });
   }
 
   /** Stops the sweep timer (shutdown). */

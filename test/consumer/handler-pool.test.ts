@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { HandlerPool, type ConsumeOutcome } from '../../src/consumer/handler-pool.js';
+import { HandlerCall, HandlerPool, type ConsumeOutcome } from '../../src/consumer/handler-pool.js';
 
 const noTrace = () => ({
   consumerGroup: 'g',
@@ -11,6 +11,25 @@ const noTrace = () => ({
   msgIds: [],
 });
 
+/** A call from two functions, as the consume services build theirs. */
+class TestCall extends HandlerCall {
+  constructor(
+    private readonly fn: () => unknown,
+    private readonly onDone: (o: ConsumeOutcome) => void,
+  ) {
+    super();
+  }
+  call(): unknown {
+    return this.fn();
+  }
+  trace() {
+    return noTrace();
+  }
+  done(o: ConsumeOutcome): void {
+    this.onDone(o);
+  }
+}
+
 test('a long queue of synchronous handlers runs in order without recursing', () => {
   const pool = new HandlerPool(1, 60_000);
   const ran: number[] = [];
@@ -18,15 +37,17 @@ test('a long queue of synchronous handlers runs in order without recursing', () 
   // The first call is asynchronous, so the other 50,000 wait and are started by the drain loop.
   let release: () => void = () => undefined;
   pool.submit(
-    () => new Promise<void>((r) => (release = r)),
-    noTrace,
-    () => ok++,
+    new TestCall(
+      () => new Promise<void>((r) => (release = r)),
+      () => ok++,
+    ),
   );
   for (let i = 0; i < 50_000; i++)
     pool.submit(
-      () => void ran.push(i),
-      noTrace,
-      (o) => (o.ok ? ok++ : undefined),
+      new TestCall(
+        () => void ran.push(i),
+        (o) => (o.ok ? ok++ : undefined),
+      ),
     );
   assert.equal(pool.queued, 50_000);
   release();
