@@ -111,27 +111,37 @@ async function main(): Promise<void> {
     .map(Number);
   const body = Buffer.alloc(Number(values.size), 'x');
   const drainCount = Number(values.drain);
-  let ours: DrainFigures | undefined;
   const cluster = await startCluster();
+  let real: RealCluster | undefined;
   try {
     if (levels.length > 0) await run(cluster, body, levels, durationMs, warmupMs);
     if (drainCount > 0) {
-      ours = await warmDrain(cluster.namesrv, cluster.brokers, drainCount, body, 'embedded');
-      printBest('embedded', ours);
+      const targets: DrainTarget[] = [
+        { label: 'embedded', namesrv: cluster.namesrv, brokers: cluster.brokers },
+      ];
+      real = await startReal();
+      if (real !== undefined)
+        targets.push({
+          label: `real ${values['real-version'] ?? '4.9.7'}`,
+          namesrv: real.namesrvAddr,
+          brokers: real.brokers.map((b) => b.addr),
+        });
+      await compareDrains(targets, drainCount, body);
     }
   } finally {
     const inner = ons.Producer.defaultProducer;
     ons.Producer.defaultProducer = null;
     await inner?.close();
     await cluster.stop();
+    await real?.stop();
   }
-  if (ours !== undefined) await drainReal(ours, drainCount, body);
 }
 
-/** Best drain per consumer client: ali-ons in this process, and the Java push consumer. */
-interface DrainFigures {
-  aliOns: DrainResult;
-  java: DrainResult | undefined;
+/** A cluster to drain from. */
+interface DrainTarget {
+  label: string;
+  namesrv: string;
+  brokers: string[];
 }
 
 function javaJarsBuilt(): boolean {
@@ -146,66 +156,62 @@ const javaDrain: Drain = async (namesrv, topic, count, label) => {
   return (await drainWithJava(version, namesrv, topic, group, count)).firstToLastMs / 1000;
 };
 
-/**
- * A smaller drain first (its own topic and group), so both brokers are measured warm (JIT,
- * caches); then `--drain-rounds` drains per client (ali-ons, and the Java consumer when the
- * interop jars are built), of which the best counts: on a shared 2-core machine the spread
- * between rounds comes from the neighbours, not from the broker.
- */
-async function warmDrain(
-  namesrv: string,
-  brokers: string[],
-  count: number,
-  body: Buffer,
-  label: string,
-): Promise<DrainFigures> {
-  const warmup = Number(values['drain-warmup']);
-  if (warmup > 0) await drainBenchmark(namesrv, brokers, warmup, body, `${label}_warmup`);
-  let aliOns: DrainResult | undefined;
-  let java: DrainResult | undefined;
-  for (let round = 0; round < Math.max(1, Number(values['drain-rounds'])); round++) {
-    const r = await drainBenchmark(namesrv, brokers, count, body, `${label}${round}`);
-    console.log(`  ${formatDrain(`${label} round ${round + 1}, ali-ons`, r)}`);
-    if (aliOns === undefined || r.msgsPerSec > aliOns.msgsPerSec) aliOns = r;
-    if (!javaJarsBuilt()) continue;
-    const j = await drainBenchmark(namesrv, brokers, count, body, `${label}${round}_java`, javaDrain);
-    console.log(`  ${formatDrain(`${label} round ${round + 1}, Java push consumer`, j)}`);
-    if (java === undefined || j.msgsPerSec > java.msgsPerSec) java = j;
-  }
-  return { aliOns: aliOns!, java };
-}
-
-function printBest(label: string, f: DrainFigures): void {
-  console.log(formatDrain(`${label}, best round (ali-ons consumer)`, f.aliOns));
-  if (f.java !== undefined) console.log(formatDrain(`${label}, best round (Java push consumer)`, f.java));
-}
-
-/** The same drains against a real Java cluster, when its jars are there (or `--real on`). */
-async function drainReal(ours: DrainFigures, count: number, body: Buffer): Promise<void> {
+/** A real Java cluster, when its jars are there (or `--real on`); undefined with `--real off`. */
+async function startReal(): Promise<RealCluster | undefined> {
   const version = values['real-version'] ?? '4.9.7';
   const jars = fileURLToPath(new URL(`../../interop/target/${version}/lib`, import.meta.url));
   if (values.real === 'off' || (values.real === 'auto' && !existsSync(jars))) {
     console.log(`drain real ${version}: skipped (no ${jars}; run npm run interop:prepare)`);
-    return;
+    return undefined;
   }
-  const real = await RealCluster.start({ version, quickJit: false });
-  try {
-    const brokers = real.brokers.map((b) => b.addr);
-    const theirs = await warmDrain(real.namesrvAddr, brokers, count, body, 'real');
-    printBest(`real ${version}`, theirs);
-    const ratio = (a: DrainResult, b: DrainResult): string => (a.msgsPerSec / b.msgsPerSec).toFixed(2);
-    console.log(
-      `drain ratio embedded / real ${version}, ali-ons consumer: ${ratio(ours.aliOns, theirs.aliOns)}`,
-    );
-    if (ours.java !== undefined && theirs.java !== undefined)
-      console.log(
-        `drain ratio embedded / real ${version}, Java push consumer: ${ratio(ours.java, theirs.java)}`,
-      );
-  } finally {
-    const inner = ons.Producer.defaultProducer;
-    ons.Producer.defaultProducer = null;
-    await inner?.close();
-    await real.stop();
+  return RealCluster.start({ version, quickJit: false });
+}
+
+/**
+ * A smaller drain on each cluster first (its own topic and group), so every broker is measured
+ * warm (JIT, caches); then `--drain-rounds` rounds, each draining a fresh backlog with ali-ons
+ * and (interop jars built) the Java push consumer from each cluster in turn, so a change in the
+ * machine's load hits both clusters alike. The best round per client and cluster counts: on a
+ * shared 2-core machine the spread between rounds comes from the neighbours, not the brokers.
+ */
+async function compareDrains(targets: DrainTarget[], count: number, body: Buffer): Promise<void> {
+  const warmup = Number(values['drain-warmup']);
+  const clients: Array<{ name: string; drain: Drain | undefined }> = [{ name: 'ali-ons', drain: undefined }];
+  if (javaJarsBuilt()) clients.push({ name: 'Java push consumer', drain: javaDrain });
+  const best = new Map<string, DrainResult>();
+  for (const [i, t] of targets.entries())
+    if (warmup > 0) await drainBenchmark(t.namesrv, t.brokers, warmup, body, `warmup${i}`);
+  for (let round = 0; round < Math.max(1, Number(values['drain-rounds'])); round++) {
+    for (const [c, client] of clients.entries()) {
+      for (const [i, t] of targets.entries()) {
+        const r = await drainBenchmark(
+          t.namesrv,
+          t.brokers,
+          count,
+          body,
+          `r${round}c${c}t${i}`,
+          client.drain,
+        );
+        console.log(`  ${formatDrain(`${t.label} round ${round + 1}, ${client.name}`, r)}`);
+        const key = `${t.label}|${client.name}`;
+        const prev = best.get(key);
+        if (prev === undefined || r.msgsPerSec > prev.msgsPerSec) best.set(key, r);
+      }
+    }
+  }
+  for (const client of clients) {
+    for (const t of targets) {
+      const r = best.get(`${t.label}|${client.name}`);
+      if (r !== undefined) console.log(formatDrain(`${t.label}, best round (${client.name})`, r));
+    }
+    const ours = best.get(`${targets[0]!.label}|${client.name}`);
+    for (const t of targets.slice(1)) {
+      const theirs = best.get(`${t.label}|${client.name}`);
+      if (ours !== undefined && theirs !== undefined)
+        console.log(
+          `drain ratio embedded / ${t.label}, ${client.name}: ${(ours.msgsPerSec / theirs.msgsPerSec).toFixed(2)}`,
+        );
+    }
   }
 }
 
