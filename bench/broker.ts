@@ -9,10 +9,11 @@
  * `--client raw` sends SEND_MESSAGE_V2 with this package's own Connection instead (round-robin over
  * both brokers), which shows what the broker absorbs when the client is not the bottleneck.
  *
- * Then the drain figure (bench/drain.ts): a backlog of `--drain` messages (default 200000, 0 = skip)
- * read by one ali-ons consumer. With `--real auto` (default) and the interop jars built
+ * Then the drain figures (bench/drain.ts): a backlog of `--drain` messages (default 200000, 0 = skip)
+ * read by one ali-ons consumer, and by the Java push consumer of the interop driver when its jars
+ * are built. With `--real auto` (default) and the interop jars built
  * (`npm run interop:prepare`), the same drain runs against a real RocketMQ 4.9.7 cluster (two
- * brokers, like ours) and the ratio embedded / real is printed. `--levels ''` skips the send levels.
+ * brokers, like ours) and the ratio embedded / real is printed per client. `--levels ''` skips the send levels.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,7 +26,8 @@ import { LatencyHistogram } from '../src/cli/stats.js';
 import { encodeProperties } from '../src/protocol/message/properties.js';
 import { Connection } from '../src/remoting/connection.js';
 import { RealCluster } from '../interop-test/real-cluster.js';
-import { drainBenchmark, formatDrain, sendV2Request, type DrainResult } from './drain.js';
+import { drainWithJava } from '../interop-test/java.js';
+import { drainBenchmark, formatDrain, sendV2Request, type Drain, type DrainResult } from './drain.js';
 
 const require = createRequire(import.meta.url);
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -115,23 +117,32 @@ async function main(): Promise<void> {
     .map(Number);
   const body = Buffer.alloc(Number(values.size), 'x');
   const drainCount = Number(values.drain);
-  let ours: DrainResult | undefined;
   const cluster = await startCluster();
+  let real: RealCluster | undefined;
   try {
     if (levels.length > 0) await run(cluster, body, levels, durationMs, warmupMs);
     const idle = Number(values['idle-connections']);
     if (idle > 0) await idleConnectionsBenchmark(cluster.brokers[0]!, idle, () => rssOf(cluster.pid));
     if (drainCount > 0) {
-      ours = await warmDrain(cluster.namesrv, cluster.brokers, drainCount, body, 'embedded');
-      console.log(formatDrain('embedded, best round (ali-ons consumer)', ours));
+      const targets: DrainTarget[] = [
+        { label: 'embedded', namesrv: cluster.namesrv, brokers: cluster.brokers },
+      ];
+      real = await startReal();
+      if (real !== undefined)
+        targets.push({
+          label: `real ${values['real-version'] ?? '4.9.7'}`,
+          namesrv: real.namesrvAddr,
+          brokers: real.brokers.map((b) => b.addr),
+        });
+      await compareDrains(targets, drainCount, body);
     }
   } finally {
     const inner = ons.Producer.defaultProducer;
     ons.Producer.defaultProducer = null;
     await inner?.close();
     await cluster.stop();
+    await real?.stop();
   }
-  if (ours !== undefined) await drainReal(ours, drainCount, body);
   for (const gib of (values['restart-gib'] ?? '')
     .split(',')
     .filter((g) => g !== '')
@@ -141,55 +152,81 @@ async function main(): Promise<void> {
   if (retentionSeconds > 0) await retentionThroughputBenchmark(retentionSeconds);
 }
 
-/**
- * A smaller drain first (its own topic and group), so both brokers are measured warm (JIT,
- * caches); then `--drain-rounds` drains, of which the best counts: on a shared 2-core machine
- * the spread between rounds comes from the neighbours, not from the broker.
- */
-async function warmDrain(
-  namesrv: string,
-  brokers: string[],
-  count: number,
-  body: Buffer,
-  label: string,
-): Promise<DrainResult> {
-  const warmup = Number(values['drain-warmup']);
-  if (warmup > 0) await drainBenchmark(namesrv, brokers, warmup, body, `${label}_warmup`);
-  let best: DrainResult | undefined;
-  for (let round = 0; round < Math.max(1, Number(values['drain-rounds'])); round++) {
-    const r = await drainBenchmark(namesrv, brokers, count, body, `${label}${round}`);
-    console.log(`  ${formatDrain(`${label} round ${round + 1}`, r)}`);
-    if (best === undefined || r.msgsPerSec > best.msgsPerSec) best = r;
-  }
-  return best!;
+/** A cluster to drain from. */
+interface DrainTarget {
+  label: string;
+  namesrv: string;
+  brokers: string[];
 }
 
-/** The same drain against a real Java cluster, when its jars are there (or `--real on`). */
-async function drainReal(ours: DrainResult, count: number, body: Buffer): Promise<void> {
+function javaJarsBuilt(): boolean {
+  const version = values['real-version'] ?? '4.9.7';
+  return existsSync(fileURLToPath(new URL(`../../interop/target/${version}/lib/.complete`, import.meta.url)));
+}
+
+/** The Java push consumer of the interop driver (20 threads). */
+const javaDrain: Drain = async (namesrv, topic, count, label) => {
+  const version = values['real-version'] ?? '4.9.7';
+  const group = `BenchDrainJava_${label}_${Date.now().toString(36)}`;
+  return (await drainWithJava(version, namesrv, topic, group, count)).firstToLastMs / 1000;
+};
+
+/** A real Java cluster, when its jars are there (or `--real on`); undefined with `--real off`. */
+async function startReal(): Promise<RealCluster | undefined> {
   const version = values['real-version'] ?? '4.9.7';
   const jars = fileURLToPath(new URL(`../../interop/target/${version}/lib`, import.meta.url));
   if (values.real === 'off' || (values.real === 'auto' && !existsSync(jars))) {
     console.log(`drain real ${version}: skipped (no ${jars}; run npm run interop:prepare)`);
-    return;
+    return undefined;
   }
-  const real = await RealCluster.start({ version, quickJit: false });
-  try {
-    const theirs = await drainBenchmark(
-      real.namesrvAddr,
-      real.brokers.map((b) => b.addr),
-      count,
-      body,
-      'real',
-    );
-    console.log(formatDrain(`real ${version}, best round (same ali-ons consumer)`, theirs));
-    console.log(
-      `drain ratio embedded / real ${version}: ${(ours.msgsPerSec / theirs.msgsPerSec).toFixed(2)}`,
-    );
-  } finally {
-    const inner = ons.Producer.defaultProducer;
-    ons.Producer.defaultProducer = null;
-    await inner?.close();
-    await real.stop();
+  return RealCluster.start({ version, quickJit: false });
+}
+
+/**
+ * A smaller drain on each cluster first (its own topic and group), so every broker is measured
+ * warm (JIT, caches); then `--drain-rounds` rounds, each draining a fresh backlog with ali-ons
+ * and (interop jars built) the Java push consumer from each cluster in turn, so a change in the
+ * machine's load hits both clusters alike. The best round per client and cluster counts: on a
+ * shared 2-core machine the spread between rounds comes from the neighbours, not the brokers.
+ */
+async function compareDrains(targets: DrainTarget[], count: number, body: Buffer): Promise<void> {
+  const warmup = Number(values['drain-warmup']);
+  const clients: Array<{ name: string; drain: Drain | undefined }> = [{ name: 'ali-ons', drain: undefined }];
+  if (javaJarsBuilt()) clients.push({ name: 'Java push consumer', drain: javaDrain });
+  const best = new Map<string, DrainResult>();
+  for (const [i, t] of targets.entries())
+    if (warmup > 0) await drainBenchmark(t.namesrv, t.brokers, warmup, body, `warmup${i}`);
+  for (let round = 0; round < Math.max(1, Number(values['drain-rounds'])); round++) {
+    for (const [c, client] of clients.entries()) {
+      for (const [i, t] of targets.entries()) {
+        const r = await drainBenchmark(
+          t.namesrv,
+          t.brokers,
+          count,
+          body,
+          `r${round}c${c}t${i}`,
+          client.drain,
+        );
+        console.log(`  ${formatDrain(`${t.label} round ${round + 1}, ${client.name}`, r)}`);
+        const key = `${t.label}|${client.name}`;
+        const prev = best.get(key);
+        if (prev === undefined || r.msgsPerSec > prev.msgsPerSec) best.set(key, r);
+      }
+    }
+  }
+  for (const client of clients) {
+    for (const t of targets) {
+      const r = best.get(`${t.label}|${client.name}`);
+      if (r !== undefined) console.log(formatDrain(`${t.label}, best round (${client.name})`, r));
+    }
+    const ours = best.get(`${targets[0]!.label}|${client.name}`);
+    for (const t of targets.slice(1)) {
+      const theirs = best.get(`${t.label}|${client.name}`);
+      if (ours !== undefined && theirs !== undefined)
+        console.log(
+          `drain ratio embedded / ${t.label}, ${client.name}: ${(ours.msgsPerSec / theirs.msgsPerSec).toFixed(2)}`,
+        );
+    }
   }
 }
 

@@ -3,6 +3,7 @@
  * process by default, a real one with `--namesrv`):
  *
  *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java]
+ *     [--baseline DIR]   (DIR: a copy of an earlier build/, measured as client `baseline`)
  *
  * 1. drain: a backlog of `--count` messages of `--size` bytes; each client drains it as a new group
  *    from the first offset, in its own process (bench/consumer-worker.ts; the Java push consumer
@@ -13,6 +14,7 @@
  *    `--latency-seconds`; born → handler p50/p99.
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
+ * A first unmeasured drain warms the broker up (`--no-warmup` skips it).
  * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
@@ -43,13 +45,18 @@ const { values } = parseArgs({
     'java-version': { type: 'string', default: INTEROP_VERSIONS[0]?.version ?? '4.9.7' },
     queues: { type: 'string', default: '8' },
     prof: { type: 'boolean', default: false },
+    warmup: { type: 'boolean', default: true },
     skip: { type: 'string', default: '' },
+    // A copy of an earlier build/ (e.g. of main): its consumer runs as client `baseline`, so a
+    // change is measured before/after in one run on the same backlog and machine load.
+    baseline: { type: 'string' },
   },
 });
 
 const size = Number(values.size);
 const count = Number(values.count);
 const clients = (values.clients ?? '').split(',').filter((c) => c !== '');
+if (values.baseline !== undefined && !clients.includes('baseline')) clients.splice(1, 0, 'baseline');
 const skipPhases = new Set((values.skip ?? '').split(','));
 const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
@@ -147,7 +154,10 @@ function runWorker(
   nodeArgs: string[] = [],
 ): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, WORKER, ...args], {
+    const baseline = args[1] === 'baseline' && values.baseline !== undefined;
+    const worker = baseline ? join(values.baseline ?? '', 'bench', 'consumer-worker.js') : WORKER;
+    const workerArgs = baseline ? ['--client', 'ours', ...args.slice(2)] : args;
+    const child = spawn(process.execPath, [...nodeArgs, worker, ...workerArgs], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let out = '';
@@ -184,6 +194,12 @@ interface DrainRow {
 
 async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> {
   const rows: DrainRow[] = [];
+  if (values.warmup) {
+    // The first drain of a fresh backlog warms the broker (JIT, page cache): whichever client came
+    // first measured about 0.6x of the same client run second. One unmeasured drain evens that out.
+    const args = ['--client', 'ali-ons', '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
+    await runWorker([...args, '--group', `bench_cg_warmup_${run}`, '--expect', String(count)]);
+  }
   for (const client of clients) {
     const group = `bench_cg_${client.replace(/\W/g, '')}_${run}`;
     const broker0 = processCpuMs(cluster.pid);

@@ -122,16 +122,20 @@ export async function fillBacklog(
   }
 }
 
-/** Fills a backlog on `brokers` and drains it with ali-ons through `namesrv`. */
+/** How a consumer drains `count` messages of `topic`: seconds from first to last delivery. */
+export type Drain = (namesrv: string, topic: string, count: number, label: string) => Promise<number>;
+
+/** Fills a backlog on `brokers` and drains it through `namesrv` (with ali-ons unless `drain` is given). */
 export async function drainBenchmark(
   namesrv: string,
   brokers: readonly string[],
   count: number,
   body: Buffer,
   label: string,
+  drain: Drain = drainBacklog,
 ): Promise<DrainResult> {
   const { topic, fillMsgsPerSec } = await fillBacklog(brokers, count, body, label);
-  const seconds = await drainBacklog(namesrv, topic, count, label);
+  const seconds = await drain(namesrv, topic, count, label);
   return { count, msgsPerSec: count / seconds, fillMsgsPerSec, seconds };
 }
 

@@ -10,10 +10,14 @@
 import type { ConsumeTracer } from './msg-trace.js';
 import type { SubBeforeTrace } from '../protocol/trace/trace-data.js';
 import type { Logger } from '../observability/logger.js';
-import { PropertyKey } from '../protocol/message/properties.js';
 import type { MessageQueue } from '../client/route.js';
-import type { ConsumeOutcome, ConsumeTraceContext, HandlerPool } from './handler-pool.js';
-import type { ConsumerMessage } from './message-view.js';
+import {
+  HandlerCall,
+  type ConsumeOutcome,
+  type ConsumeTraceContext,
+  type HandlerPool,
+} from './handler-pool.js';
+import { markConsumeStart, type ConsumerMessage } from './message-view.js';
 import type { QueueEntry } from './pull-loop.js';
 import type { SendBack } from './send-back.js';
 
@@ -48,63 +52,149 @@ export interface ConsumeContext {
 }
 
 /**
- * One handler call for `messages` of `entry`, with its statistics and failure report; undefined
- * when it was skipped (queue dropped, or shutdown began before a slot was free) or the queue was
- * dropped meanwhile, so its result no longer counts.
+ * One handler call for `messages` of `entry`, with its statistics and failure report. `finished`
+ * gets undefined when the call was skipped (queue dropped, or shutdown began before a slot was
+ * free) or the queue was dropped meanwhile, so its result no longer counts. One object per call,
+ * no promise of its own: the concurrent service makes one call per message.
  */
-export async function callHandler(
+abstract class ConsumeCall extends HandlerCall {
+  private skipped = false;
+  private startedAt = 0;
+  /** Java message trace's SubBefore record of this call (when tracing is on). */
+  private traced: SubBeforeTrace | undefined;
+  constructor(
+    protected readonly ctx: ConsumeContext,
+    protected readonly entry: QueueEntry,
+    protected readonly messages: ConsumerMessage[],
+  ) {
+    super();
+  }
+
+  protected abstract finished(outcome: ConsumeOutcome | undefined): void;
+
+  call(): unknown {
+    if (this.entry.pq.dropped || !this.ctx.isRunning()) {
+      this.skipped = true;
+      return undefined;
+    }
+    this.startedAt = Date.now();
+    markConsumeStart(this.messages, String(this.startedAt));
+    this.traced = this.ctx.msgTrace?.before(this.messages);
+    return this.ctx.invoke(this.messages);
+  }
+
+  trace(): ConsumeTraceContext {
+    return this.ctx.trace(this.entry, this.messages);
+  }
+
+  done(outcome: ConsumeOutcome): void {
+    const { ctx, entry, messages } = this;
+    if (this.traced !== undefined) ctx.msgTrace?.after(this.traced, outcome);
+    if (entry.pq.dropped || this.skipped) return this.finished(undefined);
+    ctx.record(entry, messages.length, outcome.ok, Date.now() - this.startedAt);
+    if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
+    this.finished(outcome);
+  }
+}
+
+class AwaitedCall extends ConsumeCall {
+  constructor(
+    ctx: ConsumeContext,
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    private readonly resolve: (outcome: ConsumeOutcome | undefined) => void,
+  ) {
+    super(ctx, entry, messages);
+  }
+  protected finished(outcome: ConsumeOutcome | undefined): void {
+    this.resolve(outcome);
+  }
+}
+
+/** One handler call as a promise (the orderly service awaits each call); see `ConsumeCall`. */
+export function callHandler(
   ctx: ConsumeContext,
   entry: QueueEntry,
   messages: ConsumerMessage[],
 ): Promise<ConsumeOutcome | undefined> {
-  const { pq } = entry;
-  let skipped = false;
-  const started = Date.now();
-  let traced: SubBeforeTrace | undefined;
-  const outcome = await ctx.pool.run(
-    () => {
-      if (pq.dropped || !ctx.isRunning()) {
-        skipped = true;
-        return undefined;
-      }
-      const now = String(started);
-      for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
-      traced = ctx.msgTrace?.before(messages);
-      return ctx.invoke(messages);
-    },
-    () => ctx.trace(entry, messages),
-  );
-  if (traced !== undefined) ctx.msgTrace?.after(traced, outcome);
-  if (pq.dropped || skipped) return undefined;
-  ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
-  if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
-  return outcome;
+  return new Promise((resolve) => ctx.pool.submit(new AwaitedCall(ctx, entry, messages, resolve)));
+}
+
+/** The calls of one dispatched pull: shutdown waits for one task per pull, not per message. */
+class PullTask {
+  private left: number;
+  private resolve: () => void = () => undefined;
+  readonly promise = new Promise<void>((r) => (this.resolve = r));
+  constructor(calls: number) {
+    this.left = calls;
+  }
+  callDone(): void {
+    if (--this.left === 0) this.resolve();
+  }
+}
+
+class ConcurrentCall extends ConsumeCall {
+  constructor(
+    ctx: ConsumeContext,
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    private readonly service: ConcurrentConsumeService,
+    private readonly task: PullTask,
+  ) {
+    super(ctx, entry, messages);
+  }
+  protected finished(outcome: ConsumeOutcome | undefined): void {
+    this.service.afterCall(this.entry, this.messages, outcome, this.task);
+  }
 }
 
 export class ConcurrentConsumeService {
   constructor(private readonly ctx: ConsumeContext) {}
 
   submit(entry: QueueEntry, messages: readonly ConsumerMessage[]): void {
+    if (entry.pq.dropped || messages.length === 0) return;
     const n = this.ctx.batchMaxSize;
-    if (messages.length <= n) this.ctx.track(this.consume(entry, messages as ConsumerMessage[]));
-    else
-      for (let i = 0; i < messages.length; i += n)
-        this.ctx.track(this.consume(entry, messages.slice(i, i + n)));
+    const task = new PullTask(Math.ceil(messages.length / n));
+    this.ctx.track(task.promise);
+    if (n === 1) for (const m of messages) this.consume(entry, [m], task);
+    else for (let i = 0; i < messages.length; i += n) this.consume(entry, messages.slice(i, i + n), task);
   }
 
-  private async consume(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {
-    const { pq, mq } = entry;
-    if (pq.dropped) return;
-    const ctx = this.ctx;
-    const outcome = await callHandler(ctx, entry, messages);
+  private consume(entry: QueueEntry, messages: ConsumerMessage[], task: PullTask): void {
+    if (entry.pq.dropped) return task.callDone();
+    this.ctx.pool.submit(new ConcurrentCall(this.ctx, entry, messages, this, task));
+  }
+
+  /** @internal A call of `task` finished (see ConcurrentCall). */
+  afterCall(
+    entry: QueueEntry,
+    messages: ConsumerMessage[],
+    outcome: ConsumeOutcome | undefined,
+    task: PullTask,
+  ): void {
     // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
-    if (outcome === undefined) return;
-    let retryHere: ConsumerMessage[] = [];
+    if (outcome === undefined) return task.callDone();
     // Broadcasting drops failures (Java): every member has its own copy of the queue.
-    if (!outcome.ok && ctx.clustering) {
-      const stored = await Promise.all(messages.map((m) => ctx.sendBack.sendBack(m)));
-      retryHere = messages.filter((_, i) => !stored[i]);
+    if (outcome.ok || !this.ctx.clustering) {
+      this.finish(entry, messages, []);
+      return task.callDone();
     }
+    void this.sendBack(entry, messages).finally(() => task.callDone());
+  }
+
+  private async sendBack(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {
+    const stored = await Promise.all(messages.map((m) => this.ctx.sendBack.sendBack(m)));
+    this.finish(
+      entry,
+      messages,
+      messages.filter((_, i) => !stored[i]),
+    );
+  }
+
+  /** The messages leave the ProcessQueue (but `retryHere`, consumed again here in 5 s). */
+  private finish(entry: QueueEntry, messages: ConsumerMessage[], retryHere: ConsumerMessage[]): void {
+    const { pq, mq } = entry;
+    const ctx = this.ctx;
     const done = retryHere.length === 0 ? messages : messages.filter((m) => !retryHere.includes(m));
     const offset = pq.removeMessages(done);
     if (offset >= 0 && !pq.dropped) ctx.updateOffset(mq, offset, true);

@@ -22,10 +22,45 @@ export interface ConsumeTraceContext {
   error?: unknown;
 }
 
-interface Running {
-  started: number;
-  settle: (outcome: ConsumeOutcome) => void;
+/**
+ * One handler call: what to run, its span context, and where its outcome goes. The concurrent
+ * service makes one per message, so the call is one object carrying its own state instead of a
+ * bundle of closures; the pool's bookkeeping fields ride on it too.
+ */
+export abstract class HandlerCall {
+  /** @internal When it started (the consumeTimeout sweep reads it). */
+  started = 0;
+  /** @internal Settled once: ok, failed, or timed out by the sweep. */
+  settled = false;
+  /** Runs the handler; a thenable result is awaited. */
+  abstract call(): unknown;
+  /** The `rocketmq:consume` span context (built only when someone listens). */
+  abstract trace(): ConsumeTraceContext;
+  /** Gets the outcome, once. */
+  abstract done(outcome: ConsumeOutcome): void;
 }
+
+/** A call made of three functions (`HandlerPool.run`). */
+class FunctionCall extends HandlerCall {
+  constructor(
+    private readonly fn: () => unknown,
+    private readonly traceFn: () => ConsumeTraceContext,
+    private readonly settle: (outcome: ConsumeOutcome) => void,
+  ) {
+    super();
+  }
+  call(): unknown {
+    return this.fn();
+  }
+  trace(): ConsumeTraceContext {
+    return this.traceFn();
+  }
+  done(outcome: ConsumeOutcome): void {
+    this.settle(outcome);
+  }
+}
+
+const OK: ConsumeOutcome = Object.freeze({ ok: true });
 
 /** A handler call outlived consumeTimeout; its messages are retried. */
 export class HandlerTimeoutError extends RocketMQError {
@@ -39,8 +74,10 @@ export class HandlerTimeoutError extends RocketMQError {
 }
 
 export class HandlerPool {
-  private readonly running = new Set<Running>();
-  private readonly waiting: Array<() => void> = [];
+  private readonly running = new Set<HandlerCall>();
+  private readonly waiting: HandlerCall[] = [];
+  private waitingHead = 0;
+  private draining = false;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -53,7 +90,7 @@ export class HandlerPool {
   }
 
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length - this.waitingHead;
   }
 
   /**
@@ -61,48 +98,69 @@ export class HandlerPool {
    * span context, only when someone listens on `rocketmq:consume`.
    */
   run(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
-    if (this.running.size < this.limit) return this.start(call, trace);
-    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.start(call, trace));
+    return new Promise<ConsumeOutcome>((resolve) => this.submit(new FunctionCall(call, trace, resolve)));
   }
 
-  private start(call: () => unknown, trace: () => ConsumeTraceContext): Promise<ConsumeOutcome> {
-    return new Promise<ConsumeOutcome>((resolve) => {
-      const entry: Running = {
-        started: Date.now(),
-        settle: (outcome) => {
-          if (!this.running.delete(entry)) return;
-          this.release();
-          resolve(outcome);
-        },
-      };
-      this.running.add(entry);
-      this.armSweep();
-      let result: unknown;
-      try {
-        result = tracingHasSubscribers(consumeChannel)
-          ? consumeChannel.tracePromise(async () => call(), trace())
-          : call();
-      } catch (error) {
-        entry.settle({ ok: false, error, timedOut: false });
-        return;
-      }
-      if (
-        result !== null &&
-        typeof result === 'object' &&
-        typeof (result as Promise<unknown>).then === 'function'
-      ) {
-        (result as Promise<unknown>).then(
-          () => entry.settle({ ok: true }),
-          (error: unknown) => entry.settle({ ok: false, error, timedOut: false }),
-        );
-      } else entry.settle({ ok: true });
-    });
+  /** `run` without promises of its own: the call's `done` gets the outcome. */
+  submit(job: HandlerCall): void {
+    if (this.running.size < this.limit) this.start(job);
+    else this.waiting.push(job);
   }
 
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) next();
-    else if (this.running.size === 0) this.close();
+  private start(job: HandlerCall): void {
+    job.started = Date.now();
+    this.running.add(job);
+    this.armSweep();
+    let result: unknown;
+    try {
+      result = tracingHasSubscribers(consumeChannel)
+        ? consumeChannel.tracePromise(async () => job.call(), job.trace())
+        : job.call();
+    } catch (error) {
+      this.settle(job, { ok: false, error, timedOut: false });
+      return;
+    }
+    // Only a thenable is awaited: a synchronous handler settles here, without a promise.
+    if (
+      result !== null &&
+      typeof result === 'object' &&
+      typeof (result as Promise<unknown>).then === 'function'
+    ) {
+      (result as Promise<unknown>).then(
+        () => this.settle(job, OK),
+        (error: unknown) => this.settle(job, { ok: false, error, timedOut: false }),
+      );
+    } else this.settle(job, OK);
+  }
+
+  private settle(job: HandlerCall, outcome: ConsumeOutcome): void {
+    if (job.settled) return;
+    job.settled = true;
+    this.finished(job);
+    job.done(outcome);
+  }
+
+  /** A call settled: its slot goes to the next waiting call. */
+  private finished(job: HandlerCall): void {
+    if (!this.running.delete(job)) return;
+    // A synchronous handler settles inside start(): the loop below (already on the stack) starts
+    // the next call, so a long queue of synchronous calls never recurses.
+    if (this.draining) return;
+    this.draining = true;
+    while (this.running.size < this.limit && this.waitingHead < this.waiting.length) {
+      const next = this.waiting[this.waitingHead]!;
+      this.waiting[this.waitingHead++] = undefined as unknown as HandlerCall;
+      this.start(next);
+    }
+    if (this.waitingHead === this.waiting.length) {
+      this.waiting.length = 0;
+      this.waitingHead = 0;
+    } else if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+      this.waiting.splice(0, this.waitingHead);
+      this.waitingHead = 0;
+    }
+    this.draining = false;
+    if (this.running.size === 0) this.close();
   }
 
   private armSweep(): void {
@@ -116,7 +174,7 @@ export class HandlerPool {
     const expired = Date.now() - this.timeoutMs;
     for (const r of [...this.running])
       if (r.started <= expired)
-        r.settle({ ok: false, error: new HandlerTimeoutError(this.timeoutMs), timedOut: true });
+        this.settle(r, { ok: false, error: new HandlerTimeoutError(this.timeoutMs), timedOut: true });
   }
 
   /** Stops the sweep timer (shutdown). */

@@ -13,11 +13,19 @@ export interface CachedMessage {
 }
 
 export class ProcessQueue<M extends CachedMessage = CachedMessage> {
-  /** Offset → message; offsets arrive in increasing order, so insertion order is offset order. */
-  private readonly msgs = new Map<number, M>();
+  /**
+   * The cached messages in offset order (Java keeps a TreeMap). Offsets only grow as messages are
+   * pulled, so two arrays appended at the end serve: a finished message leaves a hole, `head`
+   * skips the leading holes, and the arrays are compacted once most of them are holes. No
+   * allocation per message, and the commit offset is `offsets[head]`.
+   */
+  private items: Array<M | undefined> = [];
+  private offsets: number[] = [];
+  private head = 0;
+  private count = 0;
   private size = 0;
   private maxOffset = -1;
-  /** Orderly: the messages handed to the handler and not yet committed (a prefix of `msgs`). */
+  /** Orderly: the messages handed to the handler and not yet committed (the first live ones). */
   private consumingCount = 0;
   dropped = false;
   locked = false;
@@ -31,7 +39,7 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
   brokerMaxOffset = -1;
 
   get msgCount(): number {
-    return this.msgs.size;
+    return this.count;
   }
 
   /** Cached body bytes. */
@@ -45,8 +53,7 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
   }
 
   firstOffset(): number | undefined {
-    for (const k of this.msgs.keys()) return k;
-    return undefined;
+    return this.count === 0 ? undefined : this.offsets[this.head];
   }
 
   /** Java `getMaxSpan`: last − first cached offset, 0 when empty. */
@@ -60,12 +67,60 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
     let added = 0;
     for (const m of list) {
       if (m.queueOffset <= this.maxOffset) continue;
-      this.msgs.set(m.queueOffset, m);
+      this.items.push(m);
+      this.offsets.push(m.queueOffset);
       this.size += m.body.length;
       this.maxOffset = m.queueOffset;
       added++;
     }
+    this.count += added;
     return added;
+  }
+
+  /** Index of `offset` among the cached slots, −1 when absent. */
+  private indexOf(offset: number): number {
+    const offsets = this.offsets;
+    let lo = this.head;
+    let hi = offsets.length - 1;
+    if (lo > hi) return -1;
+    // Offsets are usually contiguous: try the slot the distance from the head points at.
+    const guess = lo + (offset - offsets[lo]!);
+    if (guess >= lo && guess <= hi && offsets[guess] === offset) return guess;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = offsets[mid]!;
+      if (v === offset) return mid;
+      if (v < offset) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Frees slot `i` (a cached message). */
+  private drop(i: number): void {
+    this.size -= this.items[i]!.body.length;
+    this.items[i] = undefined;
+    this.count--;
+  }
+
+  /** Moves `head` past finished slots; empties or compacts the arrays. */
+  private advance(): void {
+    if (this.count === 0) {
+      this.items.length = 0;
+      this.offsets.length = 0;
+      this.head = 0;
+      this.size = 0;
+      return;
+    }
+    const items = this.items;
+    let h = this.head;
+    while (items[h] === undefined) h++;
+    this.head = h;
+    if (h > 1024 && h * 2 > items.length) {
+      this.items = items.slice(h);
+      this.offsets = this.offsets.slice(h);
+      this.head = 0;
+    }
   }
 
   /**
@@ -73,28 +128,24 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
    * smallest offset still in flight, or max + 1 when the queue is empty.
    */
   removeMessages(list: readonly M[]): number {
-    if (this.msgs.size === 0) return -1;
+    if (this.count === 0) return -1;
     this.lastConsumeTimestamp = Date.now();
     for (const m of list) {
-      const cached = this.msgs.get(m.queueOffset);
-      if (cached === undefined) continue;
-      this.msgs.delete(m.queueOffset);
-      this.size -= cached.body.length;
+      const i = this.indexOf(m.queueOffset);
+      if (i >= 0 && this.items[i] !== undefined) this.drop(i);
     }
-    if (this.msgs.size === 0) {
-      this.size = 0;
-      return this.maxOffset + 1;
-    }
-    return this.firstOffset()!;
+    this.advance();
+    return this.count === 0 ? this.maxOffset + 1 : this.offsets[this.head]!;
   }
 
   /** Orderly: the next `n` messages in offset order, kept cached until `commit()`. */
   takeMessages(n: number): M[] {
     const out: M[] = [];
     this.lastConsumeTimestamp = Date.now();
-    for (const m of this.msgs.values()) {
-      if (out.length >= n) break;
-      out.push(m);
+    const items = this.items;
+    for (let i = this.head; i < items.length && out.length < n; i++) {
+      const m = items[i];
+      if (m !== undefined) out.push(m);
     }
     this.consumingCount = out.length;
     return out;
@@ -104,15 +155,16 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
   commit(): number {
     if (this.consumingCount === 0) return -1;
     let last = -1;
-    let i = 0;
-    for (const [offset, m] of this.msgs) {
-      if (i++ >= this.consumingCount) break;
-      this.msgs.delete(offset);
-      this.size -= m.body.length;
-      last = offset;
+    let left = this.consumingCount;
+    const items = this.items;
+    for (let i = this.head; i < items.length && left > 0; i++) {
+      if (items[i] === undefined) continue;
+      last = this.offsets[i]!;
+      this.drop(i);
+      left--;
     }
     this.consumingCount = 0;
-    if (this.msgs.size === 0) this.size = 0;
+    this.advance();
     return last + 1;
   }
 
@@ -123,7 +175,10 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
 
   /** Drops every cached message (offset reset, queue re-created). */
   clear(): void {
-    this.msgs.clear();
+    this.items = [];
+    this.offsets = [];
+    this.head = 0;
+    this.count = 0;
     this.size = 0;
     this.consumingCount = 0;
   }
@@ -142,8 +197,8 @@ export class ProcessQueue<M extends CachedMessage = CachedMessage> {
     return {
       commitOffset,
       cachedMsgMinOffset: first ?? 0,
-      cachedMsgMaxOffset: this.msgs.size > 0 ? this.maxOffset : 0,
-      cachedMsgCount: this.msgs.size,
+      cachedMsgMaxOffset: this.count > 0 ? this.maxOffset : 0,
+      cachedMsgCount: this.count,
       cachedMsgSizeInMiB: Math.floor(this.size / (1024 * 1024)),
       transactionMsgMinOffset: 0,
       transactionMsgMaxOffset: 0,

@@ -249,12 +249,12 @@ export class SimpleConsumer {
     return decoded.map((m, i) => {
       m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(header.popTime);
       // Java sets the request's topic on every message (retry messages included).
-      return {
-        ...m,
-        topic: t.userTopic,
-        receiptHandle: handles[i]!,
-        consumerGroup: this.options.consumerGroup,
-      };
+      // Own properties on the pulled view itself: a spread would drop its lazy fields (msgId, …).
+      return Object.defineProperties(m, {
+        topic: { value: t.userTopic, enumerable: true },
+        receiptHandle: { value: handles[i]!, writable: true, enumerable: true },
+        consumerGroup: { value: this.options.consumerGroup, enumerable: true },
+      }) as PoppedMessage;
     });
   }
 

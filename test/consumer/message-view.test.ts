@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { inspect } from 'node:util';
 import { deflateSync } from 'node:zlib';
 import {
   UnsupportedCompressionError,
   decodePullBody,
   filterByTags,
+  markConsumeStart,
   type ConsumerMessage,
 } from '../../src/consumer/message-view.js';
 import { ProtocolError } from '../../src/errors.js';
@@ -247,6 +249,71 @@ describe('decodePullBody', () => {
     // INNER_BATCH_FLAG alone (no NEED_UNWRAP) is delivered as stored.
     const wrapped = record({ topic: 'T', body: inner, sysFlag: 0x80, properties: {} });
     assert.equal(decodePullBody(wrapped, { queue: QUEUE }).length, 1);
+  });
+
+  it('a view keeps CONSUME_START_TIME whether its system properties were built before or after', () => {
+    const body = Buffer.concat([
+      record({ topic: 'T', body: Buffer.from('a'), properties: { UNIQ_KEY: 'A' } }),
+      record({ topic: 'T', body: Buffer.from('b'), properties: { UNIQ_KEY: 'B' } }),
+    ]);
+    const [before, after] = decodePullBody(body, { queue: QUEUE, minOffset: 0, maxOffset: 2 });
+    assert.ok(before && after);
+    assert.equal(before.systemProperties.UNIQ_KEY, 'A', 'built before the stamp');
+    markConsumeStart([before, after], '1700000000123');
+    assert.equal(before.systemProperties.CONSUME_START_TIME, '1700000000123');
+    assert.deepEqual(after.systemProperties, {
+      UNIQ_KEY: 'B',
+      MIN_OFFSET: '0',
+      MAX_OFFSET: '2',
+      CONSUME_START_TIME: '1700000000123',
+    });
+  });
+
+  it('toJSON and inspection show every field of a view, not its buffer', () => {
+    const stored = record({
+      topic: 'T',
+      body: Buffer.from('hello'),
+      queueOffset: 3,
+      commitLogOffset: 77,
+      properties: { UNIQ_KEY: 'U', KEYS: 'k', color: 'red' },
+    });
+    const [m] = decodePullBody(stored, { queue: QUEUE });
+    assert.ok(m);
+    const plain = JSON.parse(JSON.stringify(m)) as Record<string, unknown>;
+    assert.equal(plain['msgId'], 'U');
+    assert.equal(plain['topic'], 'T');
+    assert.equal(plain['commitLogOffset'], 77);
+    assert.deepEqual(plain['keys'], ['k']);
+    assert.deepEqual(plain['properties'], { color: 'red' });
+    assert.deepEqual(plain['storeHost'], { address: '127.0.0.1', port: 10911 });
+    assert.equal('raw' in plain, false);
+    assert.match(inspect(m), /msgId: 'U'/);
+  });
+
+  it('the messages of one pull share one queue object; reconsumeTimes stays writable', () => {
+    const body = Buffer.concat([
+      record({ topic: 'T', body: Buffer.from('a'), queueOffset: 1, reconsumeTimes: 4, properties: {} }),
+      record({ topic: 'T', body: Buffer.from('b'), queueOffset: 2, properties: {} }),
+    ]);
+    const [a, b] = decodePullBody(body, { queue: QUEUE });
+    assert.ok(a && b);
+    assert.equal(a.queue, b.queue);
+    assert.notEqual(a.queue, QUEUE, 'a copy: the caller may reuse its queue object');
+    assert.equal(a.reconsumeTimes, 4);
+    a.reconsumeTimes++;
+    assert.equal(a.reconsumeTimes, 5);
+  });
+
+  it("a body pulled for queueId -1 (every queue of a broker) names each record's own queue", () => {
+    const body = Buffer.concat([
+      record({ topic: 'T', body: Buffer.from('a'), queueId: 3, properties: {} }),
+      record({ topic: 'T', body: Buffer.from('b'), queueId: 5, properties: {} }),
+    ]);
+    const msgs = decodePullBody(body, { queue: { ...QUEUE, queueId: -1 } });
+    assert.deepEqual(
+      msgs.map((m) => m.queue.queueId),
+      [3, 5],
+    );
   });
 
   it('a truncated body is a ProtocolError, not a silent partial list', () => {

@@ -110,3 +110,35 @@ test('flow control: count, size and span thresholds; topic thresholds split over
   assert.equal(flowControlReason(wide, t, 2000), 'offset span');
   assert.equal(flowControlReason(wide, t, undefined), undefined, 'orderly: no span limit');
 });
+
+test('finishing thousands of messages in random order, with gaps, commits the smallest in flight', () => {
+  const pq = new ProcessQueue();
+  // Offsets with holes (messages the tag filter dropped), pulled in batches of 32.
+  const all = msgs(...Array.from({ length: 5000 }, (_, i) => i * 2 + (i % 7 === 0 ? 1 : 0)));
+  for (let i = 0; i < all.length; i += 32) pq.putMessages(all.slice(i, i + 32));
+  const inFlight = new Set(all.map((m) => m.queueOffset));
+  // A fixed pseudo-random order (LCG): reproducible, and mostly but not wholly in order.
+  let seed = 42;
+  const order = all
+    .map((m, i) => ({ m, key: i + (((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 400) - 200) }))
+    .sort((a, b) => a.key - b.key)
+    .map((x) => x.m);
+  for (const m of order) {
+    inFlight.delete(m.queueOffset);
+    const expected = inFlight.size === 0 ? all[all.length - 1]!.queueOffset + 1 : Math.min(...inFlight);
+    assert.equal(pq.removeMessages([m]), expected);
+    assert.equal(pq.msgCount, inFlight.size);
+  }
+  assert.equal(pq.msgSize, 0);
+  assert.equal(pq.removeMessages([all[0]!]), -1, 'empty again');
+});
+
+test('a message finished twice is removed once', () => {
+  const pq = new ProcessQueue();
+  const list = msgs(1, 2, 3);
+  pq.putMessages(list);
+  assert.equal(pq.removeMessages([list[1]!]), 1);
+  assert.equal(pq.removeMessages([list[1]!]), 1);
+  assert.equal(pq.msgCount, 2);
+  assert.equal(pq.msgSize, 20);
+});

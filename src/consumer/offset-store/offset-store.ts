@@ -32,9 +32,24 @@ export interface OffsetStore {
 
 /** A map key for a queue; `MessageQueue` objects are compared by value, never by identity. */
 export function messageQueueKey(mq: MessageQueue): string {
+  // The consume service updates the offset of the same (readonly) queue object after every
+  // message: building and hashing the string each time showed in the profile.
+  // The fields are compared too, in case an application changed a queue object it passed in.
+  const known = queueKeys.get(mq);
+  if (
+    known !== undefined &&
+    known.topic === mq.topic &&
+    known.brokerName === mq.brokerName &&
+    known.queueId === mq.queueId
+  )
+    return known.key;
   // U+0000 cannot appear in a topic or a broker name, so the key is unambiguous.
-  return `${mq.topic}\u0000${mq.brokerName}\u0000${mq.queueId}`;
+  const key = `${mq.topic}\u0000${mq.brokerName}\u0000${mq.queueId}`;
+  queueKeys.set(mq, { topic: mq.topic, brokerName: mq.brokerName, queueId: mq.queueId, key });
+  return key;
 }
+
+const queueKeys = new WeakMap<MessageQueue, MessageQueue & { key: string }>();
 
 function checkOffset(offset: number): void {
   if (!Number.isSafeInteger(offset)) {

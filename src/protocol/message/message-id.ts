@@ -15,8 +15,13 @@ import { readInt64, writeInt64 } from './int64.js';
 const HEX = '0123456789ABCDEF';
 
 function toHex(bytes: Uint8Array): string {
+  return hexOf(bytes, 0, bytes.length);
+}
+
+/** Uppercase hex of `bytes[start, end)`, as message ids are written. */
+export function hexOf(bytes: Uint8Array, start: number, end: number): string {
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]! >>> 4]! + HEX[bytes[i]! & 0xf]!;
+  for (let i = start; i < end; i++) s += HEX[bytes[i]! >>> 4]! + HEX[bytes[i]! & 0xf]!;
   return s;
 }
 

@@ -12,7 +12,7 @@ import { ProtocolError } from '../../errors.js';
 import { bodyCrc } from './crc32.js';
 import { formatIp, parseIp } from './inet.js';
 import { readInt64, writeInt64 } from './int64.js';
-import { encodeOffsetMsgId } from './message-id.js';
+import { encodeOffsetMsgId, hexOf } from './message-id.js';
 import { MessageSysFlag } from './sysflag.js';
 
 export const MESSAGE_MAGIC_CODE = 0xdaa320a7 | 0;
@@ -158,78 +158,64 @@ export function encodeStoredMessage(msg: StoredMessage): Buffer {
   return b;
 }
 
-/** A bounds-checked cursor: every read past `end` is a ProtocolError, never a RangeError. */
-class Cursor {
-  constructor(
-    private readonly b: Buffer,
-    public at: number,
-    private readonly end: number,
-    private readonly start: number,
-  ) {}
-  private need(n: number, what: string): void {
-    if (n < 0 || this.end - this.at < n) {
-      throw new ProtocolError(
-        `stored message at ${this.start} truncated reading ${what} (need ${n} bytes at +${this.at - this.start})`,
-      );
-    }
-  }
-  i8(what: string): number {
-    this.need(1, what);
-    return this.b.readInt8(this.at++);
-  }
-  i16(what: string): number {
-    this.need(2, what);
-    const v = this.b.readInt16BE(this.at);
-    this.at += 2;
-    return v;
-  }
-  i32(what: string): number {
-    this.need(4, what);
-    const v = this.b.readInt32BE(this.at);
-    this.at += 4;
-    return v;
-  }
-  i64(what: string): number {
-    this.need(8, what);
-    const v = readInt64(this.b, this.at);
-    if (v === undefined) throw new ProtocolError(`stored message ${what} is not a safe integer`);
-    this.at += 8;
-    return v;
-  }
-  bytes(n: number, what: string): Buffer {
-    if (n < 0) throw new ProtocolError(`stored message ${what} has negative length ${n}`);
-    this.need(n, what);
-    const v = this.b.subarray(this.at, this.at + n);
-    this.at += n;
-    return v;
-  }
-  host(v6: boolean, what: string): SocketAddress {
-    if (v6) {
-      const ip = this.bytes(16, what);
-      return { address: formatIp(ip), port: this.i32(`${what} port`) };
-    }
-    this.need(4, what);
-    const key = this.b.readUInt32BE(this.at);
-    let address = ipv4TextCache.get(key);
-    if (address === undefined) {
-      address = formatIp(this.b.subarray(this.at, this.at + 4));
-      if (ipv4TextCache.size >= HOST_CACHE_LIMIT) ipv4TextCache.clear();
-      ipv4TextCache.set(key, address);
-    }
-    this.at += 4;
-    return { address, port: this.i32(`${what} port`) };
-  }
+/** Fixed positions of a stored record's leading fields (§6.2), from the record start. */
+export const StoredField = Object.freeze({
+  BODYCRC: 8,
+  QUEUEID: 12,
+  FLAG: 16,
+  QUEUEOFFSET: 20,
+  PHYSICALOFFSET: 28,
+  SYSFLAG: 36,
+  BORNTIMESTAMP: 40,
+  BORNHOST: 48,
+});
+
+/**
+ * Where the variable fields of one stored record sit, found without decoding them: the consumer's
+ * pull path reads only what a handler asks for (consumer/message-view.ts). One instance is
+ * reused for every record of a body, so scanning allocates nothing.
+ */
+export class StoredRecordLayout {
+  at = 0;
+  totalSize = 0;
+  magicCode = 0;
+  sysFlag = 0;
+  /** 4 or 16. */
+  bornIpLen = 4;
+  storeTimestampAt = 0;
+  storeHostAt = 0;
+  /** 4 or 16. */
+  storeIpLen = 4;
+  reconsumeTimesAt = 0;
+  preparedAt = 0;
+  bodyAt = 0;
+  bodyLen = 0;
+  topicAt = 0;
+  topicLen = 0;
+  propertiesAt = 0;
+  propertiesLen = 0;
+}
+
+function truncated(start: number, at: number, n: number, what: string): ProtocolError {
+  return new ProtocolError(
+    `stored message at ${start} truncated reading ${what} (need ${n} bytes at +${at - start})`,
+  );
+}
+
+function checkSafe(buf: Buffer, at: number, start: number, what: string): void {
+  // |value| < 2^53 when the high word is within ±2^21 (the one safe value −2^53 + k·2^32 + lo at
+  // the very bottom is refused too: no offset or timestamp is negative).
+  const hi = buf.readInt32BE(at);
+  if (hi <= -0x200000 || hi >= 0x200000)
+    throw new ProtocolError(`stored message at ${start} has ${what} that is not a safe integer`);
 }
 
 /**
- * Decodes the record at `offset`. The body is a view into `buf`. Throws ProtocolError on a bad
- * magic (including the commit-log BLANK magic), a TOTALSIZE that does not fit, or any field
- * overrunning the record.
+ * Checks the record at `offset` and fills `l` with where its fields are; returns its size. Throws
+ * ProtocolError on a bad magic (including the commit-log BLANK magic), a TOTALSIZE that does not
+ * fit, any field overrunning the record, or an int64 field beyond 2^53.
  */
-export function decodeStoredMessage(
-  buf: Buffer,
-  offset = 0,
-): { message: DecodedStoredMessage; size: number } {
+export function scanStoredRecord(buf: Buffer, offset: number, l: StoredRecordLayout): number {
   if (offset < 0 || buf.length - offset < 8) {
     throw new ProtocolError(
       `stored message at ${offset} truncated: ${Math.max(0, buf.length - offset)} bytes`,
@@ -247,49 +233,125 @@ export function decodeStoredMessage(
       `stored message at ${offset} has TOTALSIZE ${totalSize} but ${buf.length - offset} bytes remain`,
     );
   }
-  const c = new Cursor(buf, offset + 8, offset + totalSize, offset);
-  const bodyCRC = c.i32('BODYCRC');
-  const queueId = c.i32('QUEUEID');
-  const flag = c.i32('FLAG');
-  const queueOffset = c.i64('QUEUEOFFSET');
-  const physicalOffset = c.i64('PHYSICALOFFSET');
-  const sysFlag = c.i32('SYSFLAG');
-  const bornTimestamp = c.i64('BORNTIMESTAMP');
-  const bornHost = c.host((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0, 'BORNHOST');
-  const storeTimestamp = c.i64('STORETIMESTAMP');
-  const storeHost = c.host((sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0, 'STOREHOST');
-  const reconsumeTimes = c.i32('RECONSUMETIMES');
-  const preparedTransactionOffset = c.i64('PREPAREDTRANSACTIONOFFSET');
-  const body = c.bytes(c.i32('BODY length'), 'BODY');
-  const topicLen = magicCode === MESSAGE_MAGIC_CODE_V2 ? c.i16('TOPIC length') : c.i8('TOPIC length');
-  const topic = c.bytes(topicLen, 'TOPIC').toString('utf8');
-  const properties = c.bytes(c.i16('PROPERTIES length'), 'PROPERTIES').toString('utf8');
-  if (c.at !== offset + totalSize) {
+  const end = offset + totalSize;
+  const sysFlag = buf.readInt32BE(offset + StoredField.SYSFLAG);
+  const bornIpLen = (sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0 ? 16 : 4;
+  const storeIpLen = (sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0 ? 16 : 4;
+  const storeTimestampAt = offset + StoredField.BORNHOST + bornIpLen + 4;
+  const storeHostAt = storeTimestampAt + 8;
+  const reconsumeTimesAt = storeHostAt + storeIpLen + 4;
+  const preparedAt = reconsumeTimesAt + 4;
+  const bodyLenAt = preparedAt + 8;
+  if (bodyLenAt + 4 > end)
+    throw truncated(offset, offset + StoredField.BORNHOST, bodyLenAt + 4 - end, 'hosts');
+  const bodyLen = buf.readInt32BE(bodyLenAt);
+  const bodyAt = bodyLenAt + 4;
+  if (bodyLen < 0) throw new ProtocolError(`stored message BODY has negative length ${bodyLen}`);
+  if (bodyLen > end - bodyAt) throw truncated(offset, bodyAt, bodyLen, 'BODY');
+  const v2 = magicCode === MESSAGE_MAGIC_CODE_V2;
+  const topicLenAt = bodyAt + bodyLen;
+  if (topicLenAt + (v2 ? 2 : 1) > end) throw truncated(offset, topicLenAt, v2 ? 2 : 1, 'TOPIC length');
+  const topicLen = v2 ? buf.readInt16BE(topicLenAt) : buf.readInt8(topicLenAt);
+  const topicAt = topicLenAt + (v2 ? 2 : 1);
+  if (topicLen < 0) throw new ProtocolError(`stored message TOPIC has negative length ${topicLen}`);
+  if (topicLen > end - topicAt) throw truncated(offset, topicAt, topicLen, 'TOPIC');
+  const propsLenAt = topicAt + topicLen;
+  if (propsLenAt + 2 > end) throw truncated(offset, propsLenAt, 2, 'PROPERTIES length');
+  const propertiesLen = buf.readInt16BE(propsLenAt);
+  const propertiesAt = propsLenAt + 2;
+  if (propertiesLen < 0)
+    throw new ProtocolError(`stored message PROPERTIES has negative length ${propertiesLen}`);
+  if (propertiesLen > end - propertiesAt) throw truncated(offset, propertiesAt, propertiesLen, 'PROPERTIES');
+  if (propertiesAt + propertiesLen !== end) {
     throw new ProtocolError(
-      `stored message at ${offset} has ${offset + totalSize - c.at} bytes past its fields`,
+      `stored message at ${offset} has ${end - propertiesAt - propertiesLen} bytes past its fields`,
     );
   }
+  checkSafe(buf, offset + StoredField.QUEUEOFFSET, offset, 'QUEUEOFFSET');
+  checkSafe(buf, offset + StoredField.PHYSICALOFFSET, offset, 'PHYSICALOFFSET');
+  checkSafe(buf, offset + StoredField.BORNTIMESTAMP, offset, 'BORNTIMESTAMP');
+  checkSafe(buf, storeTimestampAt, offset, 'STORETIMESTAMP');
+  checkSafe(buf, preparedAt, offset, 'PREPAREDTRANSACTIONOFFSET');
+  l.at = offset;
+  l.totalSize = totalSize;
+  l.magicCode = magicCode;
+  l.sysFlag = sysFlag;
+  l.bornIpLen = bornIpLen;
+  l.storeTimestampAt = storeTimestampAt;
+  l.storeHostAt = storeHostAt;
+  l.storeIpLen = storeIpLen;
+  l.reconsumeTimesAt = reconsumeTimesAt;
+  l.preparedAt = preparedAt;
+  l.bodyAt = bodyAt;
+  l.bodyLen = bodyLen;
+  l.topicAt = topicAt;
+  l.topicLen = topicLen;
+  l.propertiesAt = propertiesAt;
+  l.propertiesLen = propertiesLen;
+  return totalSize;
+}
+
+/** An int64 field of a scanned record (checked safe by `scanStoredRecord`). */
+export function storedInt64(buf: Buffer, at: number): number {
+  return readInt64(buf, at) ?? 0;
+}
+
+/** The host (IP + port) at `at`, `ipLen` 4 or 16; IPv4 texts are cached (few distinct hosts). */
+export function readStoredHost(buf: Buffer, at: number, ipLen: number): SocketAddress {
+  const port = buf.readInt32BE(at + ipLen);
+  if (ipLen === 16) return { address: formatIp(buf.subarray(at, at + 16)), port };
+  const key = buf.readUInt32BE(at);
+  let address = ipv4TextCache.get(key);
+  if (address === undefined) {
+    address = formatIp(buf.subarray(at, at + 4));
+    if (ipv4TextCache.size >= HOST_CACHE_LIMIT) ipv4TextCache.clear();
+    ipv4TextCache.set(key, address);
+  }
+  return { address, port };
+}
+
+/** offsetMsgId (§3.4) of a scanned record: its store host bytes + port + commit-log offset, in hex. */
+export function storedRecordOffsetMsgId(buf: Buffer, l: StoredRecordLayout): string {
+  return (
+    hexOf(buf, l.storeHostAt, l.storeHostAt + l.storeIpLen + 4) +
+    hexOf(buf, l.at + StoredField.PHYSICALOFFSET, l.at + StoredField.PHYSICALOFFSET + 8)
+  );
+}
+
+const scratch = new StoredRecordLayout();
+
+/**
+ * Decodes the record at `offset`. The body is a view into `buf`. Throws ProtocolError on a bad
+ * magic (including the commit-log BLANK magic), a TOTALSIZE that does not fit, or any field
+ * overrunning the record.
+ */
+export function decodeStoredMessage(
+  buf: Buffer,
+  offset = 0,
+): { message: DecodedStoredMessage; size: number } {
+  const l = scratch;
+  const size = scanStoredRecord(buf, offset, l);
   return {
     message: {
-      totalSize,
-      magicCode,
-      bodyCRC,
-      queueId,
-      flag,
-      queueOffset,
-      physicalOffset,
-      sysFlag,
-      bornTimestamp,
-      bornHost,
-      storeTimestamp,
-      storeHost,
-      reconsumeTimes,
-      preparedTransactionOffset,
-      body,
-      topic,
-      properties,
+      totalSize: l.totalSize,
+      magicCode: l.magicCode,
+      bodyCRC: buf.readInt32BE(offset + StoredField.BODYCRC),
+      queueId: buf.readInt32BE(offset + StoredField.QUEUEID),
+      flag: buf.readInt32BE(offset + StoredField.FLAG),
+      queueOffset: storedInt64(buf, offset + StoredField.QUEUEOFFSET),
+      physicalOffset: storedInt64(buf, offset + StoredField.PHYSICALOFFSET),
+      sysFlag: l.sysFlag,
+      bornTimestamp: storedInt64(buf, offset + StoredField.BORNTIMESTAMP),
+      bornHost: readStoredHost(buf, offset + StoredField.BORNHOST, l.bornIpLen),
+      storeTimestamp: storedInt64(buf, l.storeTimestampAt),
+      storeHost: readStoredHost(buf, l.storeHostAt, l.storeIpLen),
+      reconsumeTimes: buf.readInt32BE(l.reconsumeTimesAt),
+      preparedTransactionOffset: storedInt64(buf, l.preparedAt),
+      body: buf.subarray(l.bodyAt, l.bodyAt + l.bodyLen),
+      topic: buf.toString('utf8', l.topicAt, l.topicAt + l.topicLen),
+      properties: buf.toString('utf8', l.propertiesAt, l.propertiesAt + l.propertiesLen),
     },
-    size: totalSize,
+    size,
   };
 }
 
