@@ -43,7 +43,7 @@ export class LiteOffsets {
     if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
     // Queues without a consumed offset yet have nothing to commit.
     const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
-    const ok = await Promise.all(withOffset.map((mq) => store.commit(mq)));
+    const ok = await store.commitAll(withOffset);
     const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
     if (failed.length > 0) throw new OffsetCommitError(failed);
   }
