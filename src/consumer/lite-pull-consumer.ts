@@ -277,9 +277,13 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     return all;
   }
 
-  /** A queue was taken (rebalance, assign, seek): its consumed offset is where it starts. */
+  /**
+   * A queue was taken (rebalance, assign, seek). Its consumed offset is not set here: as Java's
+   * `AssignedMessageQueue`, only poll, seek and commit(offsets) give a queue something to commit,
+   * so a queue never polled keeps the group's stored offset (a committed 0 reads back as "none"
+   * on a 4.9 broker, and a LAST_OFFSET member would then skip the queue's messages).
+   */
   private startQueue(entry: QueueEntry): void {
-    this.offsets?.set(entry.mq, entry.nextOffset);
     void runPullLoop(this.pullCtx!, entry);
   }
 
@@ -299,8 +303,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.restartQueue(mq, offset);
   }
 
-  /** The queue's pulls start over at `offset`; what was pulled and not polled is discarded. */
-  private restartQueue(mq: MessageQueue, offset: number): void {
+  /**
+   * The queue's pulls start over at `offset`; what was pulled and not polled is discarded.
+   * `consumed`: the next poll is also what commit() stores (seek, reset by the broker).
+   */
+  private restartQueue(mq: MessageQueue, offset: number, consumed = false): void {
     const table = this.rebalancer!.table;
     const key = mqKey(mq);
     const old = table.get(key);
@@ -311,6 +318,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.cache.discard(key);
     const entry: QueueEntry = { key, mq, pq: new ProcessQueue<ConsumerMessage>(), nextOffset: offset };
     table.set(key, entry);
+    if (consumed) this.offsets?.set(mq, offset);
     this.startQueue(entry);
   }
 
@@ -387,21 +395,21 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     ]);
     if (offset < min || offset > max)
       throw new InvalidArgumentError('offset', `${offset} is outside the queue's offsets [${min}, ${max}]`);
-    this.restartQueue(mq, offset);
+    this.restartQueue(mq, offset, true);
   }
 
   /** Seeks to the oldest message still stored. */
   async seekToBegin(queue: MessageQueue): Promise<void> {
     this.checkRunning('seekToBegin()');
     const { mq } = this.held(queue);
-    this.restartQueue(mq, await queueMinOffset(this.client!, mq, this.options.mqClientApiTimeout));
+    this.restartQueue(mq, await queueMinOffset(this.client!, mq, this.options.mqClientApiTimeout), true);
   }
 
   /** Seeks past the last message: only new messages are polled. */
   async seekToEnd(queue: MessageQueue): Promise<void> {
     this.checkRunning('seekToEnd()');
     const { mq } = this.held(queue);
-    this.restartQueue(mq, await queueMaxOffset(this.client!, mq, this.options.mqClientApiTimeout));
+    this.restartQueue(mq, await queueMaxOffset(this.client!, mq, this.options.mqClientApiTimeout), true);
   }
 
   /** The first offset of `queue` stored at or after `timestamp` (epoch ms). */
@@ -468,7 +476,10 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   /** The offset stored for `queue` (−1 when none); what was polled since is not included. */
   async committed(queue: MessageQueue): Promise<number> {
     this.checkRunning('committed()');
-    return this.offsets!.committed(this.wire(queue));
+    const mq = this.wire(queue);
+    // The offset is on the queue's broker, whose address comes with the topic's route.
+    await this.client!.subscribeQueues(mq.topic).catch(() => undefined);
+    return this.offsets!.committed(mq);
   }
 
   /** The queues held: assigned ones, or those the rebalance gave this member (user names). */
@@ -487,7 +498,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     if (this.state !== 'RUNNING') return;
     this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
     const table = this.rebalancer!.table;
-    for (const { mq, offset } of offsets) if (table.has(mqKey(mq))) this.restartQueue(mq, offset);
+    for (const { mq, offset } of offsets) if (table.has(mqKey(mq))) this.restartQueue(mq, offset, true);
     await this.persist().catch((err: unknown) =>
       this.logger.warn('storing reset offsets failed', { error: err }),
     );

@@ -8,7 +8,7 @@ import { RocketMQError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
 import { messageQueueKey } from './offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 
 /** A sync commit the broker did not confirm for some queues. */
 export class OffsetCommitError extends RocketMQError {
@@ -20,6 +20,17 @@ export class OffsetCommitError extends RocketMQError {
       retriable: true,
       ...options,
     });
+  }
+}
+
+/** The broker holding a queue's offset could not be asked (no route, or no answer). */
+export class OffsetReadError extends RocketMQError {
+  constructor(readonly queue: MessageQueue) {
+    super(
+      'OFFSET_READ_FAILED',
+      `reading the committed offset of ${queue.topic}@${queue.brokerName}:${queue.queueId} failed`,
+      { retriable: true },
+    );
   }
 }
 
@@ -51,6 +62,8 @@ export class LiteOffsets {
   /** The stored offset (−1 when none); what was polled since is not included. */
   async committed(mq: MessageQueue): Promise<number> {
     const stored = await this.store.readOffset(mq, 'STORE');
+    // −2 is the store's "could not ask the broker", never an offset.
+    if (stored === OFFSET_READ_ERROR) throw new OffsetReadError(mq);
     // Reading the store also caches what it read; the consumed offset stays the live one.
     const mine = this.consumed.get(messageQueueKey(mq));
     if (mine !== undefined) this.store.updateOffset(mq, mine, false);
