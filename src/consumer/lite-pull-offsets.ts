@@ -4,8 +4,10 @@
  * store's memory at once, so a rebalance that drops the queue persists exactly what was polled,
  * and stays the live value when a look at the committed offset reads the store (which caches).
  */
-import { RocketMQError } from '../errors.js';
+import { InvalidArgumentError, RocketMQError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
+import { queueMaxOffset, queueMinOffset } from './broker-queries.js';
+import type { ConsumerClient } from './client-port.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
 import { messageQueueKey } from './offset-store/offset-store.js';
 import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
@@ -69,4 +71,22 @@ export class LiteOffsets {
     if (mine !== undefined) this.store.updateOffset(mq, mine, false);
     return stored;
   }
+}
+
+/** Where a seek puts `mq`: `offset` checked against the queue's [min, max], or its min or max. */
+export async function seekOffset(
+  client: ConsumerClient,
+  mq: MessageQueue,
+  to: number | 'begin' | 'end',
+  timeoutMs: number,
+): Promise<number> {
+  if (to === 'begin') return queueMinOffset(client, mq, timeoutMs);
+  if (to === 'end') return queueMaxOffset(client, mq, timeoutMs);
+  const [min, max] = await Promise.all([
+    queueMinOffset(client, mq, timeoutMs),
+    queueMaxOffset(client, mq, timeoutMs),
+  ]);
+  if (to < min || to > max)
+    throw new InvalidArgumentError('offset', `${to} is outside the queue's offsets [${min}, ${max}]`);
+  return to;
 }
