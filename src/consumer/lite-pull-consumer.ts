@@ -3,11 +3,9 @@
  * pulls on its own schedule with `poll()` or `for await`. Queues come from `subscribe()` (the
  * group's rebalance, shared with the push consumer) or from `assign()` (no group coordination).
  *
- * One pull loop per queue (pull-loop.ts, in lite mode: sysFlag 22, subscription in every pull)
- * fills the ProcessQueue and the waiting room (lite-pull-cache.ts); `poll()` takes batches out
- * and moves the queue's consumed offset past them, so a message is returned once per process
- * unless `seek()` asks for it again. Offsets are committed by `commit()`, every
- * autoCommitIntervalMillis when autoCommit, and at shutdown.
+ * One pull loop per queue (lite-pull-parts.ts) fills the waiting room (lite-pull-cache.ts); `poll()`
+ * moves the queue's consumed offset past what it returns (lite-pull-offsets.ts), so a message comes
+ * once per process unless `seek()` asks again. Commits: `commit()`, autoCommit, shutdown.
  */
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { ClientInstance } from '../client/client-instance.js';
