@@ -37,6 +37,10 @@ export interface RealClusterOptions {
   quickJit?: boolean;
   /** Extra broker.conf lines (key → value), applied to every broker. */
   brokerConfig?: Record<string, string | number | boolean>;
+  /** Files written under `${rocketmq.home.dir}/conf/` before any server starts (e.g. `plain_acl.yml`). */
+  confFiles?: Record<string, string>;
+  /** Extra JVM flags of the brokers only (e.g. `-Dtls.server.mode=enforcing`). */
+  brokerJvmArgs?: string[];
 }
 
 export interface RealBroker {
@@ -115,6 +119,7 @@ export class RealCluster {
   private readonly procs = new Map<string, Proc>();
   private readonly brokerPorts = new Map<string, number>();
   private readonly jvmExtra: readonly string[];
+  private brokerJvm: readonly string[] = [];
   private stopped = false;
 
   private constructor(version: string, dir: string, namesrvAddr: string, jvmExtra: readonly string[]) {
@@ -133,12 +138,15 @@ export class RealCluster {
     mkdirSync(join(dir, 'conf'));
     for (const n of ['namesrv', 'broker', 'tools'])
       writeFileSync(join(dir, 'conf', `logback_${n}.xml`), logbackXml(n));
+    for (const [name, text] of Object.entries(options.confFiles ?? {}))
+      writeFileSync(join(dir, 'conf', name), text);
 
     const taken = new Set<number>();
     const nsPort = await ephemeralPort();
     taken.add(nsPort);
     const jvmExtra = options.quickJit === false ? [] : ['-XX:TieredStopAtLevel=1'];
     const cluster = new RealCluster(options.version, dir, `127.0.0.1:${nsPort}`, jvmExtra);
+    cluster.brokerJvm = options.brokerJvmArgs ?? [];
     try {
       writeFileSync(
         join(dir, 'namesrv.conf'),
@@ -304,6 +312,7 @@ export class RealCluster {
         ...LOOPBACK_GUARDS,
         ...SERVER_JVM,
         ...this.jvmExtra,
+        ...(mainClass.endsWith('.BrokerStartup') ? this.brokerJvm : []),
         `-Duser.home=${home}`,
         `-Drocketmq.home.dir=${this.dir}`,
         '-cp',

@@ -3,6 +3,7 @@
  * consumer, hands messages to the command's `take` until `take` says the count is reached, and
  * leaves every message it did not count to the group (uncommitted) at shutdown.
  */
+import type { ClientConnectionOptions } from '../../client/connection-options.js';
 import type { MessageQueue } from '../../client/route.js';
 import {
   LitePullConsumer,
@@ -12,6 +13,8 @@ import {
 } from '../../consumer/index.js';
 
 export interface ConsumeSpec {
+  /** Credentials and TLS (the --access-key/--secret-key/--tls flags). */
+  connection: ClientConnectionOptions;
   /** `host:port[;host:port]`. */
   namesrvAddr: string;
   consumerGroup: string;
@@ -37,6 +40,7 @@ export interface ConsumeSession {
 
 function pushSession(spec: ConsumeSpec): ConsumeSession {
   const consumer = new PushConsumer({
+    ...spec.connection,
     namesrvAddr: spec.namesrvAddr,
     consumerGroup: spec.consumerGroup,
     consumeFromWhere: spec.consumeFromWhere,
@@ -62,6 +66,7 @@ function pushSession(spec: ConsumeSpec): ConsumeSession {
 
 function pullSession(spec: ConsumeSpec): ConsumeSession {
   const consumer = new LitePullConsumer({
+    ...spec.connection,
     namesrvAddr: spec.namesrvAddr,
     consumerGroup: spec.consumerGroup,
     consumeFromWhere: spec.consumeFromWhere,
