@@ -2,14 +2,15 @@
  * Consumer benchmark, side by side in one run against one cluster (the embedded one in a child
  * process by default, a real one with `--namesrv`):
  *
- *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java]
+ *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java --mode push,pull]
  *     [--baseline DIR]   (DIR: a copy of an earlier build/, measured as client `baseline`)
  *
  * 1. drain: a backlog of `--count` messages of `--size` bytes; each client drains it as a new group
  *    from the first offset, in its own process (bench/consumer-worker.ts; the Java push consumer
  *    through the interop driver, 20 threads, only when `npm run interop:prepare` has built it).
  *    Prints msgs/s from the first to the last message, client CPU µs per message, the embedded
- *    broker process's CPU per message, and our ratios against the others.
+ *    broker process's CPU per message, and our ratios against the others. `--mode push,pull` adds
+ *    a row `ours-pull`: our LitePullConsumer draining the same backlog (bench/consumer-pull.ts).
  * 2. latency: our consumer while a producer sends at a steady `--rate` (5,000 msgs/s) for
  *    `--latency-seconds`; born → handler p50/p99.
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
@@ -31,6 +32,7 @@ import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '..
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
+const PULL_WORKER = fileURLToPath(new URL('./consumer-pull.js', import.meta.url));
 const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
 
 const { values } = parseArgs({
@@ -50,6 +52,8 @@ const { values } = parseArgs({
     // A copy of an earlier build/ (e.g. of main): its consumer runs as client `baseline`, so a
     // change is measured before/after in one run on the same backlog and machine load.
     baseline: { type: 'string' },
+    /** Consumer kinds in the drain: push (the --clients) and/or pull (our LitePullConsumer). */
+    mode: { type: 'string', default: 'push' },
   },
 });
 
@@ -58,6 +62,8 @@ const count = Number(values.count);
 const clients = (values.clients ?? '').split(',').filter((c) => c !== '');
 if (values.baseline !== undefined && !clients.includes('baseline')) clients.splice(1, 0, 'baseline');
 const skipPhases = new Set((values.skip ?? '').split(','));
+const modes = new Set((values.mode ?? 'push').split(','));
+for (const m of modes) if (m !== 'push' && m !== 'pull') throw new Error(`--mode: push or pull, not ${m}`);
 const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
 interface Cluster {
@@ -200,7 +206,7 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
     const args = ['--client', 'ali-ons', '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
     await runWorker([...args, '--group', `bench_cg_warmup_${run}`, '--expect', String(count)]);
   }
-  for (const client of clients) {
+  for (const client of modes.has('push') ? clients : []) {
     const group = `bench_cg_${client.replace(/\W/g, '')}_${run}`;
     const broker0 = processCpuMs(cluster.pid);
     let r: DrainResult | WorkerResult;
@@ -227,7 +233,36 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
       complete: Boolean(r['complete' as keyof typeof r]),
     });
   }
+  if (modes.has('pull')) rows.push(await pullDrain(cluster, topic));
   return rows;
+}
+
+/** Our LitePullConsumer draining the backlog as a new group, in its own process. */
+async function pullDrain(cluster: Cluster, topic: string): Promise<DrainRow> {
+  const broker0 = processCpuMs(cluster.pid);
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [PULL_WORKER, cluster.namesrv, topic, String(count)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`pull drain exited ${code}`))));
+  });
+  const brokerMs = processCpuMs(cluster.pid) - broker0;
+  const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
+    msgs: number;
+    cpuMicros: number;
+    msgsPerSec: number;
+  };
+  return {
+    client: 'ours-pull',
+    msgsPerSec: r.msgsPerSec,
+    cpuUsPerMsg: r.cpuMicros / r.msgs,
+    brokerCpuUsPerMsg: (brokerMs * 1000) / r.msgs,
+    received: r.msgs,
+    complete: r.msgs >= count,
+  };
 }
 
 function printDrain(rows: DrainRow[]): void {

@@ -1,7 +1,8 @@
 /**
  * OUR LitePullConsumer against a real Apache RocketMQ cluster, for every interop version: a Java
  * producer writes deterministic messages, our consumer assigns every queue of the topic and polls
- * them all, each with its body, tags, keys and properties intact and at its queue's next offset.
+ * them all, each with its body, tags, keys and properties intact and at its queue's next offset;
+ * `commit()` stores every queue's offset, and a restarted member of the group starts there.
  * Kept short (one broker, 60 messages): the interop suite has a fixed time budget.
  */
 import * as assert from 'node:assert/strict';
@@ -88,6 +89,25 @@ describe('our LitePullConsumer against real RocketMQ', { concurrency: 1 }, () =>
             nextOffset.get(q.queueId) ?? 0,
             `committed offset of ${q.queueId}`,
           );
+
+        // The committed offsets are the broker's: a new member of the group starts there.
+        await consumer.shutdown();
+        consumer = new LitePullConsumer({
+          consumerGroup: `interop_lite_cg_${run}`,
+          namesrvAddr: cluster.namesrvAddr,
+          instanceName: `lite2_${run}`,
+          consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+          pollNameServerInterval: 1000,
+        });
+        await consumer.start();
+        consumer.assign(queues);
+        for (const q of queues)
+          assert.equal(
+            await consumer.committed(q),
+            nextOffset.get(q.queueId) ?? 0,
+            `after restart ${q.queueId}`,
+          );
+        assert.deepEqual(await consumer.poll(1000), [], 'nothing is polled again after the restart');
       });
     });
   }

@@ -32,7 +32,7 @@ export type { ConsumeTraceContext } from './handler-pool.js';
 export { HandlerTimeoutError } from './handler-pool.js';
 export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';
 export { LitePullConsumer } from './lite-pull-consumer.js';
-export { OffsetCommitError } from './lite-pull-offsets.js';
+export { OffsetCommitError, OffsetReadError } from './lite-pull-offsets.js';
 export {
   LITE_PULL_CONSUMER_DEFAULTS,
   resolveLitePullConsumerOptions,

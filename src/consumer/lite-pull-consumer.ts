@@ -3,11 +3,9 @@
  * pulls on its own schedule with `poll()` or `for await`. Queues come from `subscribe()` (the
  * group's rebalance, shared with the push consumer) or from `assign()` (no group coordination).
  *
- * One pull loop per queue (pull-loop.ts, in lite mode: sysFlag 22, subscription in every pull)
- * fills the ProcessQueue and the waiting room (lite-pull-cache.ts); `poll()` takes batches out
- * and moves the queue's consumed offset past them, so a message is returned once per process
- * unless `seek()` asks for it again. Offsets are committed by `commit()`, every
- * autoCommitIntervalMillis when autoCommit, and at shutdown.
+ * One pull loop per queue (lite-pull-parts.ts) fills the waiting room (lite-pull-cache.ts); `poll()`
+ * moves the queue's consumed offset past what it returns (lite-pull-offsets.ts), so a message comes
+ * once per process unless `seek()` asks again. Commits: `commit()`, autoCommit, shutdown.
  */
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { ClientInstance } from '../client/client-instance.js';
@@ -19,13 +17,8 @@ import { checkInt } from '../options.js';
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { mqKey } from '../protocol/body/message-queue-map.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
-import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
-import {
-  checkSubscriptionsSupported,
-  queueMaxOffset,
-  queueMinOffset,
-  searchOffset,
-} from './broker-queries.js';
+import { checkTopic } from '../protocol/validation.js';
+import { checkSubscriptionsSupported, searchOffset } from './broker-queries.js';
 import type { ConsumerClient } from './client-port.js';
 import {
   closeConsumerInstance,
@@ -34,7 +27,6 @@ import {
   openOffsetStore,
 } from './consumer-instance.js';
 import { ConsumeStats } from './consume-stats.js';
-import { queueThresholds } from './flow-control.js';
 import { ConsumerLifecycle } from './lifecycle.js';
 import { LitePullCache } from './lite-pull-cache.js';
 import {
@@ -44,21 +36,16 @@ import {
 } from './lite-pull-options.js';
 import type { ConsumerMessage } from './message-view.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
-import { LiteOffsets } from './lite-pull-offsets.js';
+import { LiteOffsets, seekOffset } from './lite-pull-offsets.js';
 import { ProcessQueue } from './process-queue.js';
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
-import { Rebalancer } from './rebalance.js';
+import type { Rebalancer } from './rebalance.js';
+import { liteParts } from './lite-pull-parts.js';
 import { userQueue, wireQueue } from './queue-names.js';
-import { buildSubscriptionData, type SubscriptionExpression } from './subscription.js';
+import type { SubscriptionExpression } from './subscription.js';
+import { LiteSubscriptions } from './lite-pull-subscriptions.js';
 
 type State = 'CREATED' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
-
-interface LiteSubscription {
-  data: SubscriptionData;
-  tags: ReadonlySet<string>;
-  /** Java sends 0 for TAG expressions: the broker builds the filter from the pull itself. */
-  pullVersion: number;
-}
 
 export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   readonly options: Readonly<ResolvedLitePullConsumerOptions>;
@@ -73,9 +60,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   private state: State = 'CREATED';
   private mode: 'NONE' | 'SUBSCRIBE' | 'ASSIGN' = 'NONE';
   private readonly logger: Logger;
-  private readonly subs = new Map<string, LiteSubscription>();
-  /** Assign mode reads everything, as Java (SUB_ALL); not sent in heartbeats. */
-  private readonly assignSubs = new Map<string, LiteSubscription>();
+  private readonly subs: LiteSubscriptions;
   /** Assign mode: the assigned queues (wire names) by key. */
   private readonly assigned = new Map<string, MessageQueue>();
   private readonly paused = new Set<string>();
@@ -96,6 +81,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.logger = o.logger;
     this.clientId = consumerClientId(o);
     this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
+    this.subs = new LiteSubscriptions(o.namespace);
   }
 
   private get clustering(): boolean {
@@ -124,20 +110,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** Subscribes `topic` (queues come from the group's rebalance); excludes `assign()`. */
   subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
-    const problem = checkTopic(topic, 'topic');
-    if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
-    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-      throw new InvalidArgumentError('topic', 'a lite pull consumer does not read retry topics');
+    const { wireTopic: wire, sub } = this.subs.build(topic, expression);
     this.checkOpen();
     if (this.mode === 'ASSIGN') throw new IllegalStateError('subscribe and assign are mutually exclusive');
     this.mode = 'SUBSCRIBE';
-    const wire = wrapNamespace(this.options.namespace, topic);
-    const data = buildSubscriptionData(wire, expression);
-    this.subs.set(wire, {
-      data,
-      tags: new Set(data.tagsSet),
-      pullVersion: data.expressionType === 'TAG' ? 0 : data.subVersion,
-    });
+    this.subs.add(wire, sub);
     if (this.state === 'RUNNING') {
       this.instance?.routes.pin(wire);
       void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
@@ -173,7 +150,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       consumeType: ConsumeType.CONSUME_ACTIVELY,
       messageModel: this.options.messageModel,
       consumeFromWhere: this.options.consumeFromWhere,
-      subscriptionDataSet: [...this.subs.values()].map((s) => s.data),
+      subscriptionDataSet: this.subs.datas(),
       unitMode: this.options.unitMode,
     };
   }
@@ -207,47 +184,26 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       clustering: this.clustering,
       orderly: false,
     };
-    const rebalancer = new Rebalancer({
-      ...scope,
+    const { rebalancer, pullCtx } = liteParts(scope, {
       offsetStore: store,
-      topics: () => (this.mode === 'SUBSCRIBE' ? [...this.subs.keys()] : []),
+      topics: () => (this.mode === 'SUBSCRIBE' ? this.subs.topics() : []),
       startQueue: (entry) => this.startQueue(entry),
-      changed: (event) => {
-        this.logger.info('rebalance changed the queues held', {
-          topic: event.topic,
-          added: event.added.length,
-          removed: event.removed.length,
-        });
-        return Promise.resolve();
-      },
-      isConsuming: () => false,
-      later: (ms, fn) => this.life.later(ms, fn),
-    });
-    this.rebalancer = rebalancer;
-    this.pullCtx = {
-      ...scope,
-      lite: true,
+      assignMode: () => this.mode === 'ASSIGN',
+      restartQueue: (mq, offset) => this.restartQueue(mq, offset),
       isRunning: () => this.state === 'RUNNING',
       isPaused: (mq) => this.paused.has(mqKey(mq)),
       overAllThreshold: () => this.cache.waiting > o.pullThresholdForAll,
-      subscription: (topic) => this.subscriptionOf(topic),
-      thresholds: () => queueThresholds(o, 1),
-      committedOffset: () => -1,
-      // Java's lite pull leaves the consumed offset alone when a pull finds nothing.
-      updateOffset: () => undefined,
+      subscription: (topic) => this.subs.forPull(topic, this.mode === 'ASSIGN'),
       dispatch: (entry, messages) => this.cache.put({ entry, messages }),
-      prepareOrderly: () => Promise.resolve(true),
-      offsetMoved: (entry, nextOffset) => {
-        if (this.mode === 'SUBSCRIBE') rebalancer.offsetMoved(entry, nextOffset);
-        else this.restartQueue(entry.mq, nextOffset);
-      },
-      subscriptionMissing: () => undefined,
+      later: (ms, fn) => this.life.later(ms, fn),
       sleep: (ms) => this.life.sleep(ms),
-    };
-    for (const topic of this.subs.keys()) instance.routes.pin(topic);
+    });
+    this.rebalancer = rebalancer;
+    this.pullCtx = pullCtx;
+    for (const topic of this.subs.topics()) instance.routes.pin(topic);
     for (const mq of this.assigned.values()) instance.routes.pin(mq.topic);
     // Loads the routes, so the first offset reads know the brokers' addresses.
-    const topics = new Set([...this.subs.keys(), ...[...this.assigned.values()].map((mq) => mq.topic)]);
+    const topics = new Set([...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)]);
     const queues = await Promise.all(
       [...topics].map((t) =>
         client.subscribeQueues(t).catch((err: unknown) => {
@@ -256,7 +212,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
         }),
       ),
     );
-    const datas = [...this.subs.values()].map((s) => s.data);
+    const datas = this.subs.datas();
     await checkSubscriptionsSupported(client, this.wireGroup, datas, queues.flat(), o.mqClientApiTimeout);
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();
@@ -267,19 +223,13 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     else await Promise.all([...this.assigned.values()].map((mq) => this.openAssigned(mq)));
   }
 
-  private subscriptionOf(topic: string): LiteSubscription | undefined {
-    if (this.mode !== 'ASSIGN') return this.subs.get(topic);
-    let all = this.assignSubs.get(topic);
-    if (all === undefined) {
-      all = { data: buildSubscriptionData(topic, '*'), tags: new Set<string>(), pullVersion: 0 };
-      this.assignSubs.set(topic, all);
-    }
-    return all;
-  }
-
-  /** A queue was taken (rebalance, assign, seek): its consumed offset is where it starts. */
+  /**
+   * A queue was taken (rebalance, assign, seek). Its consumed offset is not set here: as Java's
+   * `AssignedMessageQueue`, only poll, seek and commit(offsets) give a queue something to commit,
+   * so a queue never polled keeps the group's stored offset (a committed 0 reads back as "none"
+   * on a 4.9 broker, and a LAST_OFFSET member would then skip the queue's messages).
+   */
   private startQueue(entry: QueueEntry): void {
-    this.offsets?.set(entry.mq, entry.nextOffset);
     void runPullLoop(this.pullCtx!, entry);
   }
 
@@ -299,8 +249,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.restartQueue(mq, offset);
   }
 
-  /** The queue's pulls start over at `offset`; what was pulled and not polled is discarded. */
-  private restartQueue(mq: MessageQueue, offset: number): void {
+  /**
+   * The queue's pulls start over at `offset`; what was pulled and not polled is discarded.
+   * `consumed`: the next poll is also what commit() stores (seek, reset by the broker).
+   */
+  private restartQueue(mq: MessageQueue, offset: number, consumed = false): void {
     const table = this.rebalancer!.table;
     const key = mqKey(mq);
     const old = table.get(key);
@@ -311,6 +264,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.cache.discard(key);
     const entry: QueueEntry = { key, mq, pq: new ProcessQueue<ConsumerMessage>(), nextOffset: offset };
     table.set(key, entry);
+    if (consumed) this.offsets?.set(mq, offset);
     this.startQueue(entry);
   }
 
@@ -379,29 +333,24 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   async seek(queue: MessageQueue, offset: number): Promise<void> {
     this.checkRunning('seek()');
     checkInt('offset', offset, 0);
-    const { mq } = this.held(queue);
-    const timeout = this.options.mqClientApiTimeout;
-    const [min, max] = await Promise.all([
-      queueMinOffset(this.client!, mq, timeout),
-      queueMaxOffset(this.client!, mq, timeout),
-    ]);
-    if (offset < min || offset > max)
-      throw new InvalidArgumentError('offset', `${offset} is outside the queue's offsets [${min}, ${max}]`);
-    this.restartQueue(mq, offset);
+    await this.seekTo(queue, offset);
   }
 
   /** Seeks to the oldest message still stored. */
   async seekToBegin(queue: MessageQueue): Promise<void> {
     this.checkRunning('seekToBegin()');
-    const { mq } = this.held(queue);
-    this.restartQueue(mq, await queueMinOffset(this.client!, mq, this.options.mqClientApiTimeout));
+    await this.seekTo(queue, 'begin');
   }
 
   /** Seeks past the last message: only new messages are polled. */
   async seekToEnd(queue: MessageQueue): Promise<void> {
     this.checkRunning('seekToEnd()');
+    await this.seekTo(queue, 'end');
+  }
+
+  private async seekTo(queue: MessageQueue, to: number | 'begin' | 'end'): Promise<void> {
     const { mq } = this.held(queue);
-    this.restartQueue(mq, await queueMaxOffset(this.client!, mq, this.options.mqClientApiTimeout));
+    this.restartQueue(mq, await seekOffset(this.client!, mq, to, this.options.mqClientApiTimeout), true);
   }
 
   /** The first offset of `queue` stored at or after `timestamp` (epoch ms). */
@@ -426,13 +375,16 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** Stops pulling `queues` and holds back what was pulled of them until `resume`. */
   pause(queues: readonly MessageQueue[]): void {
-    if (!Array.isArray(queues)) throw new InvalidArgumentError('queues', 'must be an array');
-    for (const [i, q] of queues.entries()) this.paused.add(mqKey(this.wire(q, `queues[${i}]`)));
+    for (const key of this.keys(queues)) this.paused.add(key);
   }
 
   resume(queues: readonly MessageQueue[]): void {
+    for (const key of this.keys(queues)) this.paused.delete(key);
+  }
+
+  private keys(queues: readonly MessageQueue[]): string[] {
     if (!Array.isArray(queues)) throw new InvalidArgumentError('queues', 'must be an array');
-    for (const [i, q] of queues.entries()) this.paused.delete(mqKey(this.wire(q, `queues[${i}]`)));
+    return queues.map((q, i) => mqKey(this.wire(q, `queues[${i}]`)));
   }
 
   /**
@@ -468,7 +420,10 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   /** The offset stored for `queue` (−1 when none); what was polled since is not included. */
   async committed(queue: MessageQueue): Promise<number> {
     this.checkRunning('committed()');
-    return this.offsets!.committed(this.wire(queue));
+    const mq = this.wire(queue);
+    // The offset is on the queue's broker, whose address comes with the topic's route.
+    await this.client!.subscribeQueues(mq.topic).catch(() => undefined);
+    return this.offsets!.committed(mq);
   }
 
   /** The queues held: assigned ones, or those the rebalance gave this member (user names). */
@@ -487,7 +442,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     if (this.state !== 'RUNNING') return;
     this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
     const table = this.rebalancer!.table;
-    for (const { mq, offset } of offsets) if (table.has(mqKey(mq))) this.restartQueue(mq, offset);
+    for (const { mq, offset } of offsets) if (table.has(mqKey(mq))) this.restartQueue(mq, offset, true);
     await this.persist().catch((err: unknown) =>
       this.logger.warn('storing reset offsets failed', { error: err }),
     );
@@ -504,7 +459,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     return {
       table: this.rebalancer?.table ?? new Map(),
       offsetStore: this.offsetStore,
-      subscriptions: [...this.subs.values()].map((s) => s.data),
+      subscriptions: this.subs.datas(),
       handler: undefined,
       pool: undefined,
     };
@@ -535,7 +490,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.rebalancer?.table.clear();
     const instance = this.instance;
     if (instance !== undefined) {
-      const pinned = [...this.subs.keys(), ...[...this.assigned.values()].map((mq) => mq.topic)];
+      const pinned = [...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)];
       await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, pinned);
     }
     this.state = 'SHUT_DOWN';

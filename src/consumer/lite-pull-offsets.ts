@@ -4,11 +4,13 @@
  * store's memory at once, so a rebalance that drops the queue persists exactly what was polled,
  * and stays the live value when a look at the committed offset reads the store (which caches).
  */
-import { RocketMQError } from '../errors.js';
+import { InvalidArgumentError, RocketMQError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
+import { queueMaxOffset, queueMinOffset } from './broker-queries.js';
+import type { ConsumerClient } from './client-port.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
 import { messageQueueKey } from './offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
+import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from './offset-store/remote-broker.js';
 
 /** A sync commit the broker did not confirm for some queues. */
 export class OffsetCommitError extends RocketMQError {
@@ -20,6 +22,17 @@ export class OffsetCommitError extends RocketMQError {
       retriable: true,
       ...options,
     });
+  }
+}
+
+/** The broker holding a queue's offset could not be asked (no route, or no answer). */
+export class OffsetReadError extends RocketMQError {
+  constructor(readonly queue: MessageQueue) {
+    super(
+      'OFFSET_READ_FAILED',
+      `reading the committed offset of ${queue.topic}@${queue.brokerName}:${queue.queueId} failed`,
+      { retriable: true },
+    );
   }
 }
 
@@ -43,7 +56,7 @@ export class LiteOffsets {
     if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
     // Queues without a consumed offset yet have nothing to commit.
     const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
-    const ok = await Promise.all(withOffset.map((mq) => store.commit(mq)));
+    const ok = await store.commitAll(withOffset);
     const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
     if (failed.length > 0) throw new OffsetCommitError(failed);
   }
@@ -51,9 +64,29 @@ export class LiteOffsets {
   /** The stored offset (−1 when none); what was polled since is not included. */
   async committed(mq: MessageQueue): Promise<number> {
     const stored = await this.store.readOffset(mq, 'STORE');
+    // −2 is the store's "could not ask the broker", never an offset.
+    if (stored === OFFSET_READ_ERROR) throw new OffsetReadError(mq);
     // Reading the store also caches what it read; the consumed offset stays the live one.
     const mine = this.consumed.get(messageQueueKey(mq));
     if (mine !== undefined) this.store.updateOffset(mq, mine, false);
     return stored;
   }
+}
+
+/** Where a seek puts `mq`: `offset` checked against the queue's [min, max], or its min or max. */
+export async function seekOffset(
+  client: ConsumerClient,
+  mq: MessageQueue,
+  to: number | 'begin' | 'end',
+  timeoutMs: number,
+): Promise<number> {
+  if (to === 'begin') return queueMinOffset(client, mq, timeoutMs);
+  if (to === 'end') return queueMaxOffset(client, mq, timeoutMs);
+  const [min, max] = await Promise.all([
+    queueMinOffset(client, mq, timeoutMs),
+    queueMaxOffset(client, mq, timeoutMs),
+  ]);
+  if (to < min || to > max)
+    throw new InvalidArgumentError('offset', `${to} is outside the queue's offsets [${min}, ${max}]`);
+  return to;
 }

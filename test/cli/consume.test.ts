@@ -130,6 +130,42 @@ describe('rocketmq-ts consume against an embedded cluster', () => {
     assert.deepEqual(all, new Set(sent.keys()), 'both runs together saw every message');
   });
 
+  it('--mode pull (LitePullConsumer) prints the messages and the summary; --count leaves the rest to the group', async () => {
+    const group = uniqueName('CliPullCG');
+    const args = ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--mode', 'pull', '--group', group];
+    const firstLines = parse((await consume([...args, '--from', 'first', '--count', '15', '--json'])).stdout);
+    const first = firstLines.filter((l) => l.msgId !== undefined);
+    assert.equal(first.length, 15);
+    for (const m of first) assert.equal(m.body, sent.get(m.msgId!)?.body);
+    const summary = firstLines.find((l) => l.summary !== undefined)?.summary;
+    assert.equal(summary?.consumed, 15);
+    assert.equal(
+      Object.values(summary.perQueue).reduce((a, b) => a + b, 0),
+      15,
+    );
+    // --from first: a queue whose first message was left stores 0, which a 4.9 broker (and ours,
+    // answering as 4.9.7) cannot tell from "none"; a LAST_OFFSET member would start at its end.
+    const second = parse(
+      (await consume([...args, '--from', 'first', '--duration', '4s', '--json'])).stdout,
+    ).filter((l) => l.msgId !== undefined);
+    const ids = [...first, ...second].map((m) => m.msgId);
+    assert.equal(ids.length, 40, 'no message printed by both runs');
+    assert.deepEqual(new Set(ids), new Set(sent.keys()), 'both runs together saw every message');
+  });
+
+  it('--mode pull --quiet prints the text summary and a live line', async () => {
+    const { stdout, stderr } = await consume(
+      ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--mode', 'pull', '--from', 'first'].concat([
+        '--quiet',
+        '--duration',
+        '2500ms',
+      ]),
+    );
+    assert.match(stdout, /^consumed 40 in /m);
+    assert.doesNotMatch(stdout, /cli-body-/);
+    assert.match(stderr, /consumed \d+ +\d+ msgs\/s/);
+  });
+
   it('--quiet prints no messages, a live line on stderr and the text summary', async () => {
     const { stdout, stderr } = await consume(
       ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--from', 'first', '--quiet'].concat([
@@ -185,6 +221,14 @@ describe('rocketmq-ts consume against an embedded cluster', () => {
     await assert.rejects(
       consume(['--namesrv', cluster.namesrvAddr, '--topic', topic, '--timestamp', '5']),
       (err: { stderr: string }) => /--timestamp/.test(err.stderr),
+    );
+    await assert.rejects(
+      consume(['--namesrv', cluster.namesrvAddr, '--topic', topic, '--mode', 'poll']),
+      (err: { stderr: string }) => /--mode/.test(err.stderr),
+    );
+    await assert.rejects(
+      consume(['--namesrv', cluster.namesrvAddr, '--topic', topic, '--mode', 'pull', '--orderly']),
+      (err: { stderr: string }) => /--orderly/.test(err.stderr),
     );
   });
 });

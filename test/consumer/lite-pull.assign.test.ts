@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { IllegalStateError, InvalidArgumentError } from '../../src/errors.js';
 import { LitePullConsumer } from '../../src/consumer/lite-pull-consumer.js';
+import { OffsetReadError } from '../../src/consumer/lite-pull-offsets.js';
 import { liteScenario, pollUntil } from './lite-pull-helpers.js';
 
 const Q0 = (topic: string) => ({ topic, brokerName: 'broker-a', queueId: 0 });
@@ -169,6 +170,31 @@ test('bad input to the lite pull consumer is refused with typed errors', async (
       'negative commit offset',
     );
     await assert.rejects(c.start(), IllegalStateError, 'started twice');
+    assert.throws(() => c.pause('q' as never), InvalidArgumentError);
+    await assert.rejects(
+      c.committed({ topic, brokerName: 'broker-nowhere', queueId: 0 }),
+      OffsetReadError,
+      'a queue whose broker is unknown',
+    );
+  });
+});
+
+test('commit() stores only the queues polled: a queue never polled keeps the group offset it had', async () => {
+  await liteScenario({ brokers: 1 }, 2, async ({ h, topic, consumer }) => {
+    await h.send(topic, 20);
+    const Q1 = { topic, brokerName: 'broker-a', queueId: 1 };
+    const c = consumer({ consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    await c.start();
+    c.assign([Q0(topic), Q1]);
+    c.pause([Q1]);
+    const got = await pollUntil(c, 10);
+    assert.ok(
+      got.every((m) => m.queue.queueId === 0),
+      'only the queue not paused is polled',
+    );
+    await c.commit();
+    assert.equal(await c.committed(Q0(topic)), 10);
+    assert.equal(await c.committed(Q1), -1, 'nothing stored for a queue never polled');
   });
 });
 

@@ -1,10 +1,11 @@
-import { PushConsumer, type ConsumerMessage } from '../../consumer/index.js';
+import type { ConsumerMessage } from '../../consumer/index.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, oneOf, parseDuration, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
 import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { validateTopic } from '../../protocol/validation.js';
+import { CONSUME_MODE_NAMES, CONSUME_MODES, type ConsumeSession } from './consume-modes.js';
 
 export interface ConsumeSummary {
   consumed: number;
@@ -28,6 +29,7 @@ const FROM_WHERE = {
 /** The flags of `consume`, declared once: parsing and help follow this table. */
 const CONSUME_FLAGS = {
   namesrv: { type: 'string' },
+  mode: { type: 'string', default: 'push' },
   topic: { type: 'string' },
   group: { type: 'string' },
   expression: { type: 'string' },
@@ -44,16 +46,17 @@ const CONSUME_FLAGS = {
 
 export const consumeCommand: CliCommand = {
   path: ['consume'],
-  summary: 'Consume a topic with a push consumer; prints messages (or a live rate) and a summary',
+  summary: 'Consume a topic (push or lite pull consumer); prints messages (or a live rate) and a summary',
   help: `Usage: rocketmq-ts consume --namesrv HOST:PORT --topic T [options]
 
 Joins consumer group --group (default: a new group for this run, so --from applies) and prints
 every message until --count messages, --duration, or Ctrl-C; then a summary: consumed, per queue,
-msgs/s, end-to-end latency p50/p99 (bornTimestamp -> handler). Messages past --count are left
-unconsumed for the group.
+msgs/s, end-to-end latency p50/p99 (bornTimestamp -> handler or poll). Messages past --count are
+left unconsumed for the group.
 
 Options:
   --namesrv A         NameServer address(es), "h:p;h:p" (required)
+  --mode M            push (PushConsumer) | pull (LitePullConsumer, subscribed) (default push)
   --topic T           topic (required)
   --group G           consumer group (default rocketmq_ts_cli_<time>, a new group)
   --expression E      tag expression, e.g. "TagA || TagB" (default *)
@@ -62,7 +65,7 @@ Options:
   --timestamp MS      with --from timestamp: epoch milliseconds (default: 30 minutes ago)
   --count N           stop after N messages
   --duration D        stop after D (30, 30s, 500ms, 2m)
-  --orderly           orderly consumption (one message at a time per queue, queues locked)
+  --orderly           orderly consumption (one message at a time per queue, queues locked; push)
   --json              one JSON line per message, then one summary line
   --quiet             no message lines; a live "consumed, msgs/s, lag" line on stderr
 ${CLIENT_SECURITY_HELP}`,
@@ -72,6 +75,7 @@ ${CLIENT_SECURITY_HELP}`,
     const namesrv = parseNamesrv('--namesrv', requiredFlag('--namesrv', values.namesrv));
     const topic = requiredFlag('--topic', values.topic);
     validateTopic(topic, '--topic');
+    const mode = oneOf('--mode', values.mode, CONSUME_MODE_NAMES);
     const from = oneOf('--from', values.from, FROM);
     const count = values.count === undefined ? Infinity : intFlag('--count', values.count, 0, 1, 1e12);
     const durationMs =
@@ -80,23 +84,24 @@ ${CLIENT_SECURITY_HELP}`,
       throw new InvalidArgumentError('--sql', 'give either --expression or --sql, not both');
     if (values.timestamp !== undefined && from !== 'timestamp')
       throw new InvalidArgumentError('--timestamp', 'only with --from timestamp');
+    if (values.orderly === true && mode !== 'push')
+      throw new InvalidArgumentError('--orderly', 'only with --mode push');
     const timestampMs =
       values.timestamp === undefined
         ? Date.now() - 30 * 60_000
         : intFlag('--timestamp', values.timestamp, 0, 0, 8.64e15);
     const group = values.group ?? `rocketmq_ts_cli_${Date.now().toString(36)}`;
 
-    const consumer = new PushConsumer({
-      ...clientSecurity(values),
+    const session = CONSUME_MODES[mode]({
+      connection: clientSecurity(values),
       namesrvAddr: namesrv,
       consumerGroup: group,
+      topic,
+      subscription: values.sql !== undefined ? { sql: values.sql } : (values.expression ?? '*'),
       consumeFromWhere: FROM_WHERE[from],
       consumeTimestamp: javaTimestamp(timestampMs),
-      consumeOrderly: values.orderly === true,
-      // Handlers past --count never settle; shutdown leaves them unconsumed instead of waiting.
-      awaitTerminationMillisWhenShutdown: 1000,
+      orderly: values.orderly === true,
     });
-    consumer.subscribe(topic, values.sql !== undefined ? { sql: values.sql } : (values.expression ?? '*'));
 
     const tracker = new ConsumeTracker();
     const print = values.quiet === true ? undefined : values.json === true ? printJson : printText;
@@ -108,25 +113,21 @@ ${CLIENT_SECURITY_HELP}`,
     const timer = Number.isFinite(durationMs) ? setTimeout(stop, durationMs) : undefined;
     let live: NodeJS.Timeout | undefined;
     try {
-      await consumer.start(async (message) => {
-        if (tracker.consumed >= count) {
-          // Past --count: never settle, so the committed offset stays below this message and the
-          // group gets it again; shutdown stops waiting after awaitTerminationMillisWhenShutdown.
-          consumer.pause();
-          return new Promise<never>(() => undefined);
-        }
+      await session.start((message) => {
+        if (tracker.consumed >= count) return false;
         tracker.record(message);
         print?.(message);
         if (tracker.consumed >= count) stop();
+        return true;
       });
-      if (values.quiet === true) live = setInterval(() => void liveLine(consumer, tracker), 1000);
+      if (values.quiet === true) live = setInterval(() => void liveLine(session, tracker), 1000);
       await stopped;
     } finally {
       clearTimeout(timer);
       clearInterval(live);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await consumer.shutdown();
+      await session.shutdown();
     }
     const summary = tracker.summary();
     if (values.json === true) console.log(JSON.stringify({ summary }));
@@ -226,11 +227,10 @@ function printText(m: ConsumerMessage): void {
   );
 }
 
-async function liveLine(consumer: PushConsumer, tracker: ConsumeTracker): Promise<void> {
+async function liveLine(session: ConsumeSession, tracker: ConsumeTracker): Promise<void> {
   const rate = Math.round(tracker.rateSinceLast());
-  let lag = 0;
-  for (const q of await consumer.lag().catch(() => [])) lag += q.lag;
-  process.stderr.write(`consumed ${tracker.consumed}   ${rate} msgs/s   lag ${lag}\n`);
+  const lag = session.lag === undefined ? '' : `   lag ${await session.lag()}`;
+  process.stderr.write(`consumed ${tracker.consumed}   ${rate} msgs/s${lag}\n`);
 }
 
 function printSummary(s: ConsumeSummary): void {

@@ -134,10 +134,37 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     }
   }
 
+  /**
+   * UPDATE_CONSUMER_OFFSET for several queues; resolves, per queue, whether the broker stored it.
+   *
+   * Per broker and topic the first update goes alone and the rest follow once it is answered: the
+   * real broker's `ConsumerOffsetManager#commitOffset` creates a group's topic map with an
+   * unguarded get-then-put, so concurrent first updates of one topic@group (its executor runs
+   * them on several threads) can each create a map and all but the last queue's offset is lost,
+   * while every update answers SUCCESS. Java's `persistAll` sends one queue after another.
+   */
+  async commitAll(mqs: readonly MessageQueue[]): Promise<boolean[]> {
+    const groups = new Map<string, number[]>();
+    for (const [i, mq] of mqs.entries()) {
+      const key = `${this.client.masterAddress(mq.brokerName) ?? mq.brokerName}\u0000${mq.topic}`;
+      const list = groups.get(key);
+      if (list === undefined) groups.set(key, [i]);
+      else list.push(i);
+    }
+    const ok = new Array<boolean>(mqs.length).fill(false);
+    await Promise.all(
+      [...groups.values()].map(async ([first, ...rest]) => {
+        ok[first!] = await this.commit(mqs[first!]!);
+        await Promise.all(rest.map(async (i) => (ok[i] = await this.commit(mqs[i]!))));
+      }),
+    );
+    return ok;
+  }
+
   /** Persists the offsets of the queues still held and forgets the others (Java `persistAll`). */
   async persistAll(held: Iterable<MessageQueue>): Promise<void> {
     const keep = new Set([...held].map(messageQueueKey));
     for (const { mq } of this.memory.entries()) if (!keep.has(messageQueueKey(mq))) this.memory.remove(mq);
-    await Promise.all(this.memory.entries().map((e) => this.commit(e.mq)));
+    await this.commitAll(this.memory.entries().map((e) => e.mq));
   }
 }

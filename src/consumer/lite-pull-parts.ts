@@ -1,0 +1,75 @@
+/**
+ * The push consumer's rebalance and pull loop, wired for lite pull (consumer.md §2.11): no
+ * orderly locks, no handler in flight, no commit offset in pulls, the consumed offset left alone
+ * when a pull finds nothing, and pulled messages handed to the poll cache.
+ */
+import type { MessageQueue } from '../client/route.js';
+import type { ConsumerScope } from './client-port.js';
+import { queueThresholds } from './flow-control.js';
+import type { LiteSubscription } from './lite-pull-subscriptions.js';
+import type { ConsumerMessage } from './message-view.js';
+import type { OffsetStore } from './offset-store/offset-store.js';
+import type { PullContext, QueueEntry } from './pull-loop.js';
+import { Rebalancer } from './rebalance.js';
+
+/** What the lite consumer supplies; the rest is the same for every lite consumer. */
+export interface LiteHooks {
+  offsetStore: OffsetStore;
+  /** Topics to rebalance (none in assign mode). */
+  topics(): string[];
+  startQueue(entry: QueueEntry): void;
+  /** Assign mode: the queue restarts at the broker's offset itself (no rebalance to re-add it). */
+  assignMode(): boolean;
+  restartQueue(mq: MessageQueue, offset: number): void;
+  isRunning(): boolean;
+  isPaused(mq: MessageQueue): boolean;
+  /** Messages waiting for poll() in all queues exceed pullThresholdForAll. */
+  overAllThreshold(): boolean;
+  subscription(topic: string): LiteSubscription | undefined;
+  dispatch(entry: QueueEntry, messages: ConsumerMessage[]): void;
+  later(ms: number, fn: () => void): void;
+  sleep(ms: number): Promise<void>;
+}
+
+export function liteParts(
+  scope: ConsumerScope,
+  hooks: LiteHooks,
+): { rebalancer: Rebalancer; pullCtx: PullContext } {
+  const rebalancer = new Rebalancer({
+    ...scope,
+    offsetStore: hooks.offsetStore,
+    topics: hooks.topics,
+    startQueue: hooks.startQueue,
+    changed: (event) => {
+      scope.logger.info('rebalance changed the queues held', {
+        topic: event.topic,
+        added: event.added.length,
+        removed: event.removed.length,
+      });
+      return Promise.resolve();
+    },
+    isConsuming: () => false,
+    later: hooks.later,
+  });
+  const pullCtx: PullContext = {
+    ...scope,
+    lite: true,
+    isRunning: hooks.isRunning,
+    isPaused: hooks.isPaused,
+    overAllThreshold: hooks.overAllThreshold,
+    subscription: hooks.subscription,
+    thresholds: () => queueThresholds(scope.options, 1),
+    committedOffset: () => -1,
+    // Java's lite pull leaves the consumed offset alone when a pull finds nothing.
+    updateOffset: () => undefined,
+    dispatch: hooks.dispatch,
+    prepareOrderly: () => Promise.resolve(true),
+    offsetMoved: (entry, nextOffset) => {
+      if (hooks.assignMode()) hooks.restartQueue(entry.mq, nextOffset);
+      else rebalancer.offsetMoved(entry, nextOffset);
+    },
+    subscriptionMissing: () => undefined,
+    sleep: hooks.sleep,
+  };
+  return { rebalancer, pullCtx };
+}
