@@ -81,13 +81,23 @@ export function startDledgerTopology(options: TopologyOptions = {}): Promise<Rea
 /**
  * Two master/slave groups and two NameServers: `broker-a` (ASYNC_MASTER a-master, slave a-slave)
  * and `broker-b` (SYNC_MASTER b-master, slave b-slave); brokerId 0/1, HA on listenPort+1.
+ * broker-b counts every consumer as slow (`accessMessageInMemoryMaxRatio=0`: any backlog is
+ * "beyond memory"), so it suggests its slave (`suggestWhichBrokerId=1`) whenever a consumer is
+ * behind, and consumers really read from the slave.
  */
 export function startMasterSlaveTopology(options: TopologyOptions = {}): Promise<RealCluster> {
+  const slowReader = { accessMessageInMemoryMaxRatio: 0 };
   return startTopology(options, [
     { node: NODES.asyncMaster, brokerName: ASYNC_GROUP, brokerId: 0, brokerRole: 'ASYNC_MASTER' },
     { node: NODES.asyncSlave, brokerName: ASYNC_GROUP, brokerId: 1, brokerRole: 'SLAVE' },
-    { node: NODES.syncMaster, brokerName: SYNC_GROUP, brokerId: 0, brokerRole: 'SYNC_MASTER' },
-    { node: NODES.syncSlave, brokerName: SYNC_GROUP, brokerId: 1, brokerRole: 'SLAVE' },
+    {
+      node: NODES.syncMaster,
+      brokerName: SYNC_GROUP,
+      brokerId: 0,
+      brokerRole: 'SYNC_MASTER',
+      config: slowReader,
+    },
+    { node: NODES.syncSlave, brokerName: SYNC_GROUP, brokerId: 1, brokerRole: 'SLAVE', config: slowReader },
   ]);
 }
 

@@ -181,8 +181,15 @@ export interface Receipt {
 
 export class ConsumeTracker {
   readonly received = new Map<number, Receipt>();
+  /** Broker address → pulls that failed there (from the consumer's 'pull failed' warnings). */
+  readonly pullFailures: ReadonlyMap<string, number>;
 
-  private constructor(readonly consumer: PushConsumer) {}
+  private constructor(
+    readonly consumer: PushConsumer,
+    failures: Map<string, number>,
+  ) {
+    this.pullFailures = failures;
+  }
 
   /** Our PushConsumer of `group` reading `topic` from its first offset. */
   static async start(
@@ -191,14 +198,26 @@ export class ConsumeTracker {
     group: string,
     options: Partial<PushConsumerOptions> = {},
   ): Promise<ConsumeTracker> {
+    const failures = new Map<string, number>();
+    const noop = (): void => undefined;
     const consumer = new PushConsumer({
       consumerGroup: group,
       namesrvAddr,
       instanceName: group,
       consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      logger: {
+        debug: noop,
+        info: noop,
+        error: noop,
+        warn: (msg, meta) => {
+          const address = (meta as { address?: unknown } | undefined)?.address;
+          if (msg === 'pull failed' && typeof address === 'string')
+            failures.set(address, (failures.get(address) ?? 0) + 1);
+        },
+      },
       ...options,
     });
-    const tracker = new ConsumeTracker(consumer);
+    const tracker = new ConsumeTracker(consumer, failures);
     consumer.subscribe(topic, '*');
     await consumer.start(async (msg) => {
       const seq = seqOf(msg.body);

@@ -19,6 +19,7 @@ const MASTER_ID = 0;
 
 /** Where one pull goes. */
 export interface PullTarget {
+  readonly brokerName: string;
   readonly address: string;
   readonly brokerId: number;
   /** Not the master: the pull must not carry a commit offset (Java `clearCommitOffsetFlag`). */
@@ -59,17 +60,24 @@ export class PullBrokerSelection {
     for (const id of order) {
       const address = ids.get(id);
       if (address === undefined) continue;
-      const t: PullTarget = { address, brokerId: id, slave: id !== MASTER_ID };
+      const t: PullTarget = { brokerName, address, brokerId: id, slave: id !== MASTER_ID };
       if ((this.avoidUntil.get(address) ?? 0) <= now) return t;
       fallback ??= t;
     }
     return fallback;
   }
 
-  /** The pull response's `suggestWhichBrokerId` (Java `updatePullFromWhichNode`). */
-  suggest(key: string, brokerId: number): void {
+  /**
+   * The pull response's `suggestWhichBrokerId` (Java `updatePullFromWhichNode`). True when the
+   * suggestion cannot be followed: the next pull would go back to `from`, the member that just
+   * sent the queue elsewhere (a lagging slave says "master" while the master is avoided). The
+   * caller then waits before pulling again instead of asking `from` in a tight loop.
+   */
+  suggest(key: string, brokerId: number, from?: PullTarget): boolean {
     if (brokerId === MASTER_ID) this.suggested.delete(key);
     else this.suggested.set(key, brokerId);
+    if (from === undefined || brokerId === from.brokerId) return false;
+    return this.target(key, from.brokerName)?.address === from.address;
   }
 
   /** `target` answered: it is reachable again. */

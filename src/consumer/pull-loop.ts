@@ -96,8 +96,8 @@ function overThreshold(ctx: PullContext, entry: QueueEntry, log: FlowLog): boole
   return true;
 }
 
-function masterTarget(address: string | undefined): PullTarget | undefined {
-  return address === undefined ? undefined : { address, brokerId: 0, slave: false };
+function masterTarget(brokerName: string, address: string | undefined): PullTarget | undefined {
+  return address === undefined ? undefined : { brokerName, address, brokerId: 0, slave: false };
 }
 
 export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<void> {
@@ -122,7 +122,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
     const target =
       ctx.pullFrom !== undefined
         ? ctx.pullFrom.target(entry.key, mq.brokerName)
-        : masterTarget(ctx.client.masterAddress(mq.brokerName));
+        : masterTarget(mq.brokerName, ctx.client.masterAddress(mq.brokerName));
     if (sub === undefined || target === undefined) {
       await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
@@ -188,7 +188,8 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       continue;
     }
     const h = PullMessageResponse.decode(response.extFields);
-    ctx.pullFrom?.suggest(entry.key, h.suggestWhichBrokerId);
+    // Sent elsewhere but nowhere else to go (a lagging slave while the master is down): wait.
+    const stuck = ctx.pullFrom?.suggest(entry.key, h.suggestWhichBrokerId, target) === true;
     pq.brokerMaxOffset = h.maxOffset;
     if (code === ResponseCode.PULL_OFFSET_MOVED) {
       ctx.logger.warn('pull offset illegal; the queue restarts at the broker’s offset', {
@@ -205,6 +206,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
     if (code !== ResponseCode.SUCCESS) {
       // correctTagsOffset: nothing cached and nothing new, so the queue is done up to here.
       if (pq.msgCount === 0) ctx.updateOffset(mq, h.nextBeginOffset, true);
+      if (stuck) await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
     }
     let messages: ConsumerMessage[];

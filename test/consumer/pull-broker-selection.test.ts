@@ -25,9 +25,9 @@ function setup(groups: Record<string, Record<number, string>>) {
 describe('PullBrokerSelection', () => {
   it('pulls from the master until the broker suggests a slave, then from that slave without commit', () => {
     const { sel } = setup({ b: { 0: MASTER, 1: SLAVE } });
-    assert.deepEqual(sel.target('q1', 'b'), { address: MASTER, brokerId: 0, slave: false });
+    assert.deepEqual(sel.target('q1', 'b'), { brokerName: 'b', address: MASTER, brokerId: 0, slave: false });
     sel.suggest('q1', 1);
-    assert.deepEqual(sel.target('q1', 'b'), { address: SLAVE, brokerId: 1, slave: true });
+    assert.deepEqual(sel.target('q1', 'b'), { brokerName: 'b', address: SLAVE, brokerId: 1, slave: true });
     // Per queue: another queue of the same group stays on the master.
     assert.equal(sel.target('q2', 'b')?.address, MASTER);
     sel.suggest('q1', 0);
@@ -37,7 +37,7 @@ describe('PullBrokerSelection', () => {
   it('falls back to the master when the suggested slave is not in the route', () => {
     const { sel } = setup({ b: { 0: MASTER } });
     sel.suggest('q', 2);
-    assert.deepEqual(sel.target('q', 'b'), { address: MASTER, brokerId: 0, slave: false });
+    assert.deepEqual(sel.target('q', 'b'), { brokerName: 'b', address: MASTER, brokerId: 0, slave: false });
   });
 
   it('a slave that fails sends the queue back to the master at once', () => {
@@ -57,7 +57,7 @@ describe('PullBrokerSelection', () => {
     assert.equal(sel.failed('q', 'b', master), true);
     assert.deepEqual(
       sel.target('q', 'b'),
-      { address: SLAVE, brokerId: 1, slave: true },
+      { brokerName: 'b', address: SLAVE, brokerId: 1, slave: true },
       'lowest slave id first',
     );
     advance(UNREACHABLE_AVOID_MS - 1);
@@ -83,6 +83,19 @@ describe('PullBrokerSelection', () => {
     assert.equal(sel.target('q', 'b')?.address, MASTER);
     assert.equal(sel.target('q', 'empty'), undefined);
     assert.equal(sel.target('q', 'unknown'), undefined);
+  });
+
+  it('a suggestion that leads back to the member that made it reports "stuck"', () => {
+    const { sel } = setup({ b: { 0: MASTER, 1: SLAVE } });
+    const master = sel.target('q', 'b')!;
+    sel.failed('q', 'b', master);
+    const slave = sel.target('q', 'b')!;
+    assert.equal(slave.address, SLAVE);
+    // The lagging slave says "master", but the master is avoided: the next pull would be the slave again.
+    assert.equal(sel.suggest('q', 0, slave), true);
+    sel.answered(master);
+    assert.equal(sel.suggest('q', 0, slave), false, 'the master can be followed again');
+    assert.equal(sel.suggest('q', 1, slave), false, 'staying where suggested is no loop');
   });
 
   it('forget drops the suggestion of a queue no longer held', () => {
