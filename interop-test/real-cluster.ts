@@ -438,6 +438,19 @@ export class RealCluster {
     }
   }
 
+  /** The logback log of one process (`broker.log` or `namesrv.log`); empty when none yet. */
+  serverLog(name: string): string {
+    const logs = join(this.dir, 'home', name, 'logs');
+    for (const file of ['broker.log', 'namesrv.log']) {
+      try {
+        return readFileSync(join(logs, file), 'utf8');
+      } catch {
+        // not this one
+      }
+    }
+    return '';
+  }
+
   /** The last lines of every server log (stdout/stderr and logback files), for failure messages. */
   logTails(lines = 15): string {
     const out: string[] = [];

@@ -71,8 +71,9 @@ describe(
 
     async function assertNothingLost(): Promise<void> {
       const acked = traffic.acked();
+      const sends = traffic.summary();
       const missing = await tracker.missingAfter(acked, READ_BACK_MS);
-      console.log(`# ${traffic.summary()}; ${acked.length} acknowledged, ${missing.length} not read back`);
+      console.log(`# ${sends}; ${acked.length} acknowledged, ${missing.length} not read back`);
       assert.deepEqual(missing.slice(0, 20), [], `${missing.length} acknowledged messages never read back`);
     }
 

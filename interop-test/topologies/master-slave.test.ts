@@ -14,6 +14,8 @@ import {
   NODES,
   SYNC_GROUP,
   createTopicEverywhere,
+  haHandshakes,
+  waitForSlaveReplicating,
   startMasterSlaveTopology,
   waitForNewMaster,
   waitUntil,
@@ -58,8 +60,9 @@ describe('real topology: ASYNC and SYNC master/slave groups, two NameServers', {
 
   async function assertNothingLost(): Promise<void> {
     const acked = traffic.acked();
+    const sends = traffic.summary();
     const missing = await tracker.missingAfter(acked, READ_BACK_MS);
-    console.log(`# ${traffic.summary()}; ${acked.length} acknowledged, ${missing.length} not read back`);
+    console.log(`# ${sends}; ${acked.length} acknowledged, ${missing.length} not read back`);
     assert.deepEqual(missing.slice(0, 20), [], `${missing.length} acknowledged messages never read back`);
   }
 
@@ -71,7 +74,9 @@ describe('real topology: ASYNC and SYNC master/slave groups, two NameServers', {
     const during = traffic.ackedBy(SYNC_GROUP, killedAt).length;
     const consumed = tracker.receivedSince(killedAt, SYNC_GROUP);
     const slaveFailures = tracker.pullFailures.get(cluster.broker(NODES.syncSlave).addr) ?? 0;
+    const handshakes = haHandshakes(cluster, NODES.syncMaster);
     await cluster.restart(NODES.syncSlave);
+    await waitForSlaveReplicating(cluster, NODES.syncMaster, handshakes);
     console.log(
       `# slave down: ${during} sends acknowledged by ${SYNC_GROUP}, ${consumed} of its messages consumed, ${slaveFailures} pulls failed at the slave`,
     );

@@ -85,9 +85,9 @@ export function startDledgerTopology(options: TopologyOptions = {}): Promise<Rea
  * "beyond memory"), so it suggests its slave (`suggestWhichBrokerId=1`) whenever a consumer is
  * behind, and consumers really read from the slave.
  */
-export function startMasterSlaveTopology(options: TopologyOptions = {}): Promise<RealCluster> {
+export async function startMasterSlaveTopology(options: TopologyOptions = {}): Promise<RealCluster> {
   const slowReader = { accessMessageInMemoryMaxRatio: 0 };
-  return startTopology(options, [
+  const cluster = await startTopology(options, [
     { node: NODES.asyncMaster, brokerName: ASYNC_GROUP, brokerId: 0, brokerRole: 'ASYNC_MASTER' },
     { node: NODES.asyncSlave, brokerName: ASYNC_GROUP, brokerId: 1, brokerRole: 'SLAVE' },
     {
@@ -99,6 +99,15 @@ export function startMasterSlaveTopology(options: TopologyOptions = {}): Promise
     },
     { node: NODES.syncSlave, brokerName: SYNC_GROUP, brokerId: 1, brokerRole: 'SLAVE', config: slowReader },
   ]);
+  try {
+    // Registered is not yet replicating: a slave connects to its master's HA port seconds later.
+    await waitForSlaveReplicating(cluster, NODES.asyncMaster);
+    await waitForSlaveReplicating(cluster, NODES.syncMaster);
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
 }
 
 /** The node the NameServers list as `brokerName`'s master (brokerId 0), if any. */
@@ -208,6 +217,30 @@ export async function waitForNamesrvToKnowAll(
       const table = await cluster.brokerAddrTable(index);
       return cluster.brokers.filter((b) => b.alive).every((b) => cluster.isRegistered(table, b.name));
     },
+    timeoutMs,
+    250,
+  );
+}
+
+/**
+ * HA handshakes a master logged so far (a slave connecting asks for its offset). A SYNC_MASTER
+ * holds every write until its slave acknowledged it, so writes stall for seconds while a slave
+ * that just (re)started connects; scenarios wait for the handshake before going on.
+ */
+export function haHandshakes(cluster: RealCluster, masterNode: string): number {
+  return cluster.serverLog(masterNode).split('request offset').length - 1;
+}
+
+/** Waits until `masterNode` logged more than `before` HA handshakes (its slave is replicating). */
+export async function waitForSlaveReplicating(
+  cluster: RealCluster,
+  masterNode: string,
+  before = 0,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await waitUntil(
+    `a slave of ${masterNode} replicating`,
+    () => haHandshakes(cluster, masterNode) > before,
     timeoutMs,
     250,
   );
