@@ -7,6 +7,7 @@
  *
  *   node build/bench/producer.js [--seconds 3] [--namesrv 127.0.0.1:9876] [--topic BenchProducer]
  *   node build/bench/producer.js --soak 1000000        # RSS of our producer over 1M sends at 64 concurrent
+ *   node build/bench/producer.js --serialize ROCKETMQ  # our producer with binary request headers
  *
  * "cpu µs/msg" is this process's CPU per send (the client's own cost; the broker runs in the
  * child), the fairest figure on a shared machine; "brk µs/msg" is the cluster child's CPU per
@@ -19,7 +20,8 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LatencyHistogram, formatMs } from '../src/cli/stats.js';
+import { formatMs } from '../src/cli/stats.js';
+import { measureCell, type Cell, type SendFn } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
 
@@ -35,21 +37,10 @@ const { values, positionals } = parseArgs({
     sizes: { type: 'string' },
     /** 'ours' or 'ali-ons': run one client only */
     only: { type: 'string' },
+    /** Our producer's serializeType: JSON (default) or ROCKETMQ (binary request headers). */
+    serialize: { type: 'string', default: 'JSON' },
   },
 });
-
-interface Cell {
-  /** Client-process CPU (user + system) per successful send, µs: robust to a busy machine. */
-  cpuUsPerMsg: number;
-  /** CPU of the cluster child per successful send, µs (NaN with --namesrv). */
-  brokerCpuUsPerMsg: number;
-  msgsPerSec: number;
-  p50: number;
-  p99: number;
-  failed: number;
-}
-
-type SendFn = (body: Buffer) => Promise<unknown>;
 
 /** The embedded cluster's child process, when there is one: asked for its CPU use per cell. */
 let clusterChild: ChildProcess | undefined;
@@ -81,54 +72,17 @@ async function serveCluster(): Promise<void> {
   process.on('disconnect', () => void cluster.stop().then(() => process.exit(0)));
 }
 
-async function measure(
+function measure(
   send: SendFn,
   body: Buffer,
   concurrency: number,
   seconds: number,
-  warmupSeconds: number,
+  warmup: number,
 ): Promise<Cell> {
-  const hist = new LatencyHistogram();
-  let ok = 0;
-  let failed = 0;
-  let recording = false;
-  const warmEnd = performance.now() + warmupSeconds * 1000;
-  const end = warmEnd + seconds * 1000;
-  let measuredStart = warmEnd;
-  let cpuStart = process.cpuUsage();
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const t0 = performance.now();
-      if (t0 >= end) return;
-      if (!recording && t0 >= warmEnd) {
-        recording = true;
-        measuredStart = t0;
-        cpuStart = process.cpuUsage();
-        markClusterCpu();
-      }
-      try {
-        await send(body);
-        if (recording) {
-          hist.record(performance.now() - t0);
-          ok++;
-        }
-      } catch {
-        if (recording) failed++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - measuredStart) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
-  const brokerCpu = await clusterCpuUs();
-  return {
-    cpuUsPerMsg: ok > 0 ? (cpu.user + cpu.system) / ok : NaN,
-    brokerCpuUsPerMsg: ok > 0 ? brokerCpu / ok : NaN,
-    msgsPerSec: ok / elapsed,
-    p50: hist.percentile(50),
-    p99: hist.percentile(99),
-    failed,
-  };
+  return measureCell(send, body, concurrency, seconds, warmup, {
+    mark: markClusterCpu,
+    report: clusterCpuUs,
+  });
 }
 
 interface OnsProducer {
@@ -176,7 +130,11 @@ async function startAliOns(namesrvAddr: string): Promise<{ send: SendFn; close: 
 async function startOurs(
   namesrvAddr: string,
 ): Promise<{ send: SendFn; close: () => Promise<void>; producer: Producer }> {
-  const producer = new Producer({ namesrvAddr, producerGroup: 'BENCH_ROCKETMQ_TS' });
+  const producer = new Producer({
+    namesrvAddr,
+    producerGroup: 'BENCH_ROCKETMQ_TS',
+    serializeType: values.serialize === 'ROCKETMQ' ? 'ROCKETMQ' : 'JSON',
+  });
   await producer.start();
   return {
     producer,

@@ -69,6 +69,10 @@ export interface RealClusterOptions {
   quickJit?: boolean;
   /** Extra broker.conf lines (key → value), applied to every broker. */
   brokerConfig?: Record<string, string | number | boolean>;
+  /** Files written under `${rocketmq.home.dir}/conf/` before any server starts (e.g. `plain_acl.yml`). */
+  confFiles?: Record<string, string>;
+  /** Extra JVM flags of the brokers only (e.g. `-Dtls.server.mode=enforcing`). */
+  brokerJvmArgs?: string[];
 }
 
 export interface RealBroker {
@@ -176,6 +180,7 @@ export class RealCluster {
   private readonly jvmExtra: readonly string[];
   /** Processes killed by `kill()`: their exit is no start failure while waiting for others. */
   private readonly killedOnPurpose = new Set<string>();
+  private brokerJvm: readonly string[] = [];
   private stopped = false;
 
   private constructor(
@@ -201,6 +206,8 @@ export class RealCluster {
     mkdirSync(join(dir, 'conf'));
     for (const n of ['namesrv', 'broker', 'tools'])
       writeFileSync(join(dir, 'conf', `logback_${n}.xml`), logbackXml(n));
+    for (const [name, text] of Object.entries(options.confFiles ?? {}))
+      writeFileSync(join(dir, 'conf', name), text);
 
     const taken = new Set<number>();
     const nsPorts: number[] = [];
@@ -213,6 +220,7 @@ export class RealCluster {
       nsPorts.map((p) => `127.0.0.1:${p}`),
       jvmExtra,
     );
+    cluster.brokerJvm = options.brokerJvmArgs ?? [];
     try {
       nsPorts.forEach((port, i) => {
         const name = namesrvNodeName(i);
@@ -500,6 +508,7 @@ export class RealCluster {
         `-Xms${heapMb}m`,
         `-Xmx${heapMb}m`,
         ...this.jvmExtra,
+        ...(mainClass.endsWith('.BrokerStartup') ? this.brokerJvm : []),
         `-Duser.home=${home}`,
         `-Drocketmq.home.dir=${this.dir}`,
         '-cp',

@@ -115,3 +115,40 @@ export class IllegalStateError extends RocketMQError {
     super('ERR_ILLEGAL_STATE', message, { retriable: false, ...options });
   }
 }
+
+/**
+ * The server refused the request on ACL grounds (docs/admin-security.md §4.6): a missing or
+ * unknown AccessKey, a bad signature, or a missing permission. Never retriable: another broker of
+ * the same cluster would refuse it too. A 4.9 broker says so with SYSTEM_ERROR and the
+ * `AclException` text in the remark, a 5.x broker (and ours) with NO_PERMISSION.
+ */
+export class AccessDeniedError extends RocketMQError {
+  /** The response code the server used (1 SYSTEM_ERROR from 4.9, 16 NO_PERMISSION from 5.x). */
+  readonly responseCode: number;
+  /** The server's reason, verbatim. */
+  readonly remark: string;
+  /** What was refused, e.g. `topic:TopicA`, `group:GroupA`, `code=17`; undefined when the reason is the identity. */
+  readonly resource: string | undefined;
+  /** The permission that was missing (`PUB`, `SUB`, `ADMIN`), when known. */
+  readonly permission: string | undefined;
+  readonly address: string | undefined;
+  constructor(
+    responseCode: number,
+    remark: string,
+    details: { resource?: string | undefined; permission?: string | undefined; address?: string | undefined },
+    options: RocketMQErrorOptions = {},
+  ) {
+    const what =
+      details.resource !== undefined ? ` (${details.permission ?? 'access'} on ${details.resource})` : '';
+    super(
+      'ERR_ACCESS_DENIED',
+      `access denied${what}${details.address ? ` by ${details.address}` : ''}: ${remark}`,
+      { ...options, retriable: false },
+    );
+    this.responseCode = responseCode;
+    this.remark = remark;
+    this.resource = details.resource;
+    this.permission = details.permission;
+    this.address = details.address;
+  }
+}

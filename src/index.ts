@@ -19,17 +19,24 @@ export {
   BackpressureError,
   BrokerResponseError,
   IllegalStateError,
+  AccessDeniedError,
 } from './errors.js';
 export type { RocketMQErrorOptions } from './errors.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
+export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';
+export { QueueSendFailedError } from './producer/queue-select.js';
+export { RequestTimeoutError } from './producer/request-reply.js';
+export { ReplyNotPossibleError } from './consumer/reply.js';
 
 // producer
 export { Producer } from './producer/producer.js';
 export type { ProducerEvents, SendTraceContext } from './producer/producer.js';
 export { PRODUCER_DEFAULTS, DEFAULT_RETRY_RESPONSE_CODES } from './producer/options.js';
 export type { ProducerOptions, LatencyFaultStrategyName } from './producer/options.js';
+// ACL credentials and TLS, taken by every client
+export type { ClientConnectionOptions, ClientTlsOptions, Credentials } from './client/connection-options.js';
 export type { Message } from './producer/message.js';
 export type { SendResult, SendStatus } from './producer/send-result.js';
 export type {
@@ -39,6 +46,18 @@ export type {
   FailureKind,
 } from './producer/fault/latency-fault-tolerance.js';
 export type { MessageQueue } from './client/route.js';
+export type { SendOptions, QueueSelector } from './producer/queue-select.js';
+export { TransactionProducer, TRANSACTION_PRODUCER_DEFAULTS } from './producer/transaction-producer.js';
+export type {
+  TransactionProducerOptions,
+  TransactionSendResult,
+  TransactionCheckMessage,
+  LocalTransactionState,
+  LocalTransaction,
+  CheckListener,
+} from './producer/transaction-producer.js';
+export type { ReplyMessage } from './producer/request-reply.js';
+export type { ReceivedMessage } from './producer/received-message.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
 
 // consumers: push (callback), lite pull (poll / for await), and the pull reader used by the demo
@@ -74,8 +93,16 @@ export {
   type ReadMessage,
   type QueueLocation,
 } from './consumer/index.js';
+export {
+  SimpleConsumer,
+  PopNotSupportedError,
+  InvalidReceiptHandleError,
+  type SimpleConsumerOptions,
+  type PoppedMessage,
+} from './consumer/index.js';
 
-// admin: the admin client is exported here when it lands
+// admin: the Admin client (mqadmin as a library), its typed errors and result types
+export * from './admin/index.js';
 
 // values an application compares against: broker response codes and message property names
 export { ResponseCode, responseCodeName } from './protocol/codes.js';

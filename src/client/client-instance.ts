@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { RequestCode } from '../protocol/codes.js';
 import { resolveCommandDefaults, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { ConnectionPool } from '../remoting/pool.js';
+import { connectionPoolOptions, type ClientConnection } from './connection-options.js';
 import { Heartbeat } from './heartbeat.js';
 import { InboundRequests } from './inbound.js';
 import { NamesrvClient } from './namesrv-client.js';
@@ -38,6 +39,11 @@ export interface ClientInstanceConfig {
    * client that created the instance.
    */
   logger: Logger;
+  /**
+   * ACL credentials and TLS of every connection (connection-options.ts); part of the instance key.
+   * @default plain, unsigned
+   */
+  connection?: ClientConnection | undefined;
   /** Index of the first NameServer to use; random when absent (tests pin it). */
   namesrvStartIndex?: number | undefined;
   /**
@@ -73,6 +79,7 @@ export class ClientInstance {
       connectTimeoutMs: config.mqClientApiTimeout,
       logger: config.logger,
       requestHandler: this.inbound.dispatch,
+      ...connectionPoolOptions(config.connection),
     });
     this.namesrv = new NamesrvClient(
       config.namesrvAddr,

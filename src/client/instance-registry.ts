@@ -9,6 +9,7 @@
  * events go to the logger of the producer that created the instance (see ClientInstanceConfig).
  */
 import { ClientInstance, type ClientInstanceConfig } from './client-instance.js';
+import { connectionKey } from './connection-options.js';
 
 interface Slot {
   instance: ClientInstance;
@@ -28,6 +29,7 @@ export function instanceKey(c: ClientInstanceConfig): string {
     c.heartbeatBrokerInterval,
     c.createTopicKey,
     c.defaultTopicQueueNums,
+    connectionKey(c.connection),
   ]);
 }
 

@@ -3,9 +3,10 @@
  * random, as Java does) and moves to the next when it fails to answer; the caller's timeout is
  * shared across the NameServers tried.
  */
-import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import { responseError } from './access-denied.js';
+import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import { RequestCode, ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { RequestCode, ResponseCode } from '../protocol/codes.js';
 import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { GetBrokerClusterInfo, parseClusterInfo, type ClusterInfo } from '../protocol/headers/register.js';
 import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
@@ -93,12 +94,7 @@ export class NamesrvClient {
 
   private successBody(response: RemotingCommand): Uint8Array {
     if (response.code !== ResponseCode.SUCCESS || response.body === undefined) {
-      throw new BrokerResponseError(
-        response.code,
-        responseCodeName(response.code),
-        response.remark,
-        this.currentAddress,
-      );
+      throw responseError(response, this.currentAddress);
     }
     return response.body;
   }

@@ -3,9 +3,10 @@
  * (where a new group starts, lag, reset), the group's member list (rebalance), and the orderly
  * queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ, consumer.md §1.7).
  */
+import { responseError } from '../client/access-denied.js';
 import { BrokerResponseError, IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { MessageQueue } from '../client/route.js';
-import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import {
   CheckClientConfig,
@@ -35,8 +36,7 @@ async function ask(
   const address = client.masterAddress(brokerName);
   if (address === undefined) throw new IllegalStateError(`no master address known for broker ${brokerName}`);
   const response = await client.request(address, request, timeoutMs);
-  if (response.code !== ResponseCode.SUCCESS)
-    throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
+  if (response.code !== ResponseCode.SUCCESS) throw responseError(response, address);
   return response;
 }
 

@@ -7,6 +7,8 @@
  * to the smallest offset still in flight. A message the broker would not take back stays cached
  * and is consumed again here after 5 s, so it is never lost.
  */
+import type { ConsumeTracer } from './msg-trace.js';
+import type { SubBeforeTrace } from '../protocol/trace/trace-data.js';
 import type { Logger } from '../observability/logger.js';
 import { PropertyKey } from '../protocol/message/properties.js';
 import type { MessageQueue } from '../client/route.js';
@@ -31,6 +33,8 @@ export interface ConsumeContext {
   /** Statistics of one handler call. */
   record(entry: QueueEntry, count: number, ok: boolean, rtMs: number): void;
   trace(entry: QueueEntry, messages: ConsumerMessage[]): ConsumeTraceContext;
+  /** Java message trace (`enableMsgTrace`); undefined when off. */
+  readonly msgTrace?: ConsumeTracer | undefined;
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
   handlerFailed(
     entry: QueueEntry,
@@ -56,6 +60,7 @@ export async function callHandler(
   const { pq } = entry;
   let skipped = false;
   const started = Date.now();
+  let traced: SubBeforeTrace | undefined;
   const outcome = await ctx.pool.run(
     () => {
       if (pq.dropped || !ctx.isRunning()) {
@@ -64,10 +69,12 @@ export async function callHandler(
       }
       const now = String(started);
       for (const m of messages) m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
+      traced = ctx.msgTrace?.before(messages);
       return ctx.invoke(messages);
     },
     () => ctx.trace(entry, messages),
   );
+  if (traced !== undefined) ctx.msgTrace?.after(traced, outcome);
   if (pq.dropped || skipped) return undefined;
   ctx.record(entry, messages.length, outcome.ok, Date.now() - started);
   if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);

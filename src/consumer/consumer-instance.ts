@@ -45,6 +45,7 @@ export async function openConsumerInstance(
     // A consumer creates no topic; the producer defaults let it share a default producer's instance.
     createTopicKey: 'TBW102',
     defaultTopicQueueNums: 4,
+    connection: o.connection,
   });
   if (!registerConsumer(instance, wireGroup, consumer)) {
     await releaseClientInstance(instance);

@@ -39,3 +39,13 @@ export {
   type LitePullConsumerOptions,
   type ResolvedLitePullConsumerOptions,
 } from './lite-pull-options.js';
+
+export { SimpleConsumer, checkReceiveArgs } from './simple-consumer.js';
+export {
+  SIMPLE_CONSUMER_DEFAULTS,
+  resolveSimpleConsumerOptions,
+  type SimpleConsumerOptions,
+  type ResolvedSimpleConsumerOptions,
+} from './simple-consumer-options.js';
+export type { PoppedMessage } from './pop-response.js';
+export { PopNotSupportedError, InvalidReceiptHandleError } from './pop-errors.js';

@@ -38,6 +38,8 @@ const SHARED_OPTION_NAMES = [
   'mqClientApiTimeout',
   'language',
   'logger',
+  'credentials',
+  'tls',
 ] as const satisfies ReadonlyArray<keyof PushConsumerOptions>;
 
 export interface LitePullConsumerOptions extends Pick<

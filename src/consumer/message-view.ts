@@ -60,19 +60,19 @@ export interface ConsumerMessage {
   readonly transactionId: string | undefined;
 }
 
-/** The algorithms of sysFlag bits 8–10 other than zlib, which has no runtime dependency here. */
+/** The algorithms of sysFlag bits 8–10 whose inflater an application may replace. */
 export type PluggableCompression = Exclude<CompressionType, 'ZLIB'>;
 
-/** Inflaters an application may supply for LZ4 (frame format) and ZSTD bodies. */
+/** Inflaters an application may supply for LZ4 (frame format) and ZSTD bodies, replacing the built-in ones. */
 export type Decompressors = Partial<Record<PluggableCompression, (body: Buffer) => Buffer>>;
 
-/** A body compressed with an algorithm no decompressor was given for. */
+/** A body whose sysFlag names a compression type outside ZLIB / LZ4 / ZSTD. */
 export class UnsupportedCompressionError extends RocketMQError {
   readonly compressionType: string;
   constructor(compressionType: string, sysFlag: number) {
     super(
       'ERR_UNSUPPORTED_COMPRESSION',
-      `message body compressed with ${compressionType} (sysFlag ${sysFlag}); pass a ${compressionType} decompressor`,
+      `message body compressed with ${compressionType} (sysFlag ${sysFlag}), which no RocketMQ client knows`,
       { retriable: false },
     );
     this.compressionType = compressionType;
@@ -91,7 +91,7 @@ export interface DecodePullBodyOptions {
   /** Pull response minOffset/maxOffset, put into MIN_OFFSET / MAX_OFFSET like Java. */
   minOffset?: number | undefined;
   maxOffset?: number | undefined;
-  /** LZ4 / ZSTD inflaters; without one such a body throws UnsupportedCompressionError. */
+  /** LZ4 / ZSTD inflaters replacing the built-in ones. */
   decompressors?: Decompressors | undefined;
 }
 
@@ -100,12 +100,13 @@ const BATCH_FLAGS = MessageSysFlag.INNER_BATCH_FLAG | MessageSysFlag.NEED_UNWRAP
 function inflate(body: Buffer, sysFlag: number, decompressors: Decompressors | undefined): Buffer {
   if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) === 0) return body;
   const type = compressionTypeOf(sysFlag);
-  if (type === CompressionType.ZLIB) return decompressBody(body, sysFlag);
-  const name = type ?? `unknown type ${(sysFlag & MessageSysFlag.COMPRESSION_TYPE_COMPARATOR) >> 8}`;
-  // The hook for LZ4 / ZSTD: the application brings the library, this package stays dependency-free.
-  const decompress = type === undefined ? undefined : decompressors?.[type];
-  if (decompress === undefined) throw new UnsupportedCompressionError(name, sysFlag);
-  return decompress(body);
+  if (type === undefined) {
+    const value = (sysFlag & MessageSysFlag.COMPRESSION_TYPE_COMPARATOR) >> 8;
+    throw new UnsupportedCompressionError(`unknown type ${value}`, sysFlag);
+  }
+  // ZLIB, LZ4 and ZSTD are built in; an application may still bring its own LZ4 / ZSTD inflater.
+  const override = type === CompressionType.ZLIB ? undefined : decompressors?.[type];
+  return override !== undefined ? override(body) : decompressBody(body, sysFlag);
 }
 
 /**
@@ -166,7 +167,12 @@ function toConsumerMessage(
     systemProperties,
     msgId: uniqKey ?? offsetMsgId,
     offsetMsgId,
-    queue: { topic: o.queue.topic, brokerName: o.queue.brokerName, queueId: o.queue.queueId },
+    // queueId −1 (a POP of every queue of a broker): each record names its own queue.
+    queue: {
+      topic: o.queue.topic,
+      brokerName: o.queue.brokerName,
+      queueId: o.queue.queueId < 0 ? stored.queueId : o.queue.queueId,
+    },
     queueOffset: stored.queueOffset + (o.offsetDelta ?? 0),
     commitLogOffset: stored.physicalOffset,
     reconsumeTimes: stored.reconsumeTimes,

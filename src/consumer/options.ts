@@ -3,12 +3,19 @@
  * (consumer.md §2.1), one frozen defaults object and one validator that rejects unknown keys.
  * Deviations from Java are marked "Deviation" in the TSDoc and listed in the README.
  */
+import {
+  CLIENT_CONNECTION_OPTION_KEYS,
+  resolveClientConnection,
+  type ClientConnection,
+  type ClientConnectionOptions,
+} from '../client/connection-options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { checkBoolean, checkEnum, checkInt, checkLogger, keyList, withDefaults } from '../options.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger.js';
 import { checkGroup } from '../protocol/validation.js';
 import { parseNamesrvAddr } from '../producer/options.js';
+import { resolveTraceOptions } from '../producer/trace/settings.js';
 import {
   resolveAllocateStrategy,
   type AllocateStrategy,
@@ -20,7 +27,7 @@ export type MessageModelName = 'CLUSTERING' | 'BROADCASTING';
 export type ConsumeFromWhereName =
   'CONSUME_FROM_LAST_OFFSET' | 'CONSUME_FROM_FIRST_OFFSET' | 'CONSUME_FROM_TIMESTAMP';
 
-export interface PushConsumerOptions {
+export interface PushConsumerOptions extends ClientConnectionOptions {
   /** Consumer group; required, `DEFAULT_CONSUMER` is refused as in Java. */
   consumerGroup: string;
   /** NameServer addresses, `"host:port;host:port"` or an array. @default process.env.NAMESRV_ADDR */
@@ -116,11 +123,21 @@ export interface PushConsumerOptions {
   mqClientApiTimeout?: number;
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
+  /**
+   * Java message trace: `SubBefore`/`SubAfter` records of every handler call go, in batches and
+   * off the consume path, to the trace topic (Java's format). Never slows or fails consumption;
+   * a full trace queue drops records (counted in `traceStats()`). @default false
+   */
+  enableMsgTrace?: boolean;
+  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
+  customizedTraceTopic?: string;
   /** @default silentLogger */
   logger?: Logger;
 }
 
 export interface ResolvedPushConsumerOptions {
+  /** ACL credentials and TLS (client/connection-options.ts). */
+  connection: ClientConnection;
   consumerGroup: string;
   namesrvAddr: readonly string[];
   messageModel: MessageModelName;
@@ -163,6 +180,8 @@ export interface ResolvedPushConsumerOptions {
   heartbeatBrokerInterval: number;
   mqClientApiTimeout: number;
   language: string;
+  enableMsgTrace: boolean;
+  customizedTraceTopic: string | undefined;
   logger: Logger;
 }
 
@@ -244,7 +263,10 @@ const OPTION_NAMES = keyList<PushConsumerOptions>({
   heartbeatBrokerInterval: true,
   mqClientApiTimeout: true,
   language: true,
+  enableMsgTrace: true,
+  customizedTraceTopic: true,
   logger: true,
+  ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 
 function optionalString(field: string, value: unknown): string | undefined {
@@ -414,6 +436,8 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     heartbeatBrokerInterval: checkInt('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10, MAX_INT),
     mqClientApiTimeout: checkInt('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
     language,
+    ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
     logger,
+    connection: resolveClientConnection(o),
   };
 }

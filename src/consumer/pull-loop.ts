@@ -4,9 +4,9 @@
  * holds the pull for brokerSuspendMaxTimeMillis), the client-side tag re-check, and Java's handling
  * of every pull status. The loop ends when its ProcessQueue is dropped.
  */
-import { BrokerResponseError } from '../errors.js';
+import { responseError } from '../client/access-denied.js';
 import type { MessageQueue } from '../client/route.js';
-import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest } from '../protocol/command.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { buildPullSysFlag, PullMessage, PullMessageResponse } from '../protocol/headers/pull.js';
@@ -182,7 +182,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       if (target.slave) ctx.pullFrom?.suggest(entry.key, 0);
       ctx.logger.warn('pull refused', {
         mq,
-        error: new BrokerResponseError(code, responseCodeName(code), response.remark, address),
+        error: responseError(response, address, { permission: 'SUB' }),
       });
       await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;

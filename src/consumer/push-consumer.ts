@@ -9,6 +9,10 @@
  * send-back.ts (retry), offset-store/ (commits), client-requests.ts (what brokers ask).
  */
 import { EventEmitter } from 'node:events';
+import { Producer } from '../producer/producer.js';
+import { TraceDispatcher, type TraceStats } from '../producer/trace/dispatcher.js';
+import { traceProducerOptions, traceTopicOf } from '../producer/trace/settings.js';
+import { ConsumeTracer } from './msg-trace.js';
 import type { ConsumeHandler, PushConsumerEvents, QueueLag } from './consumer-types.js';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { ClientInstance } from '../client/client-instance.js';
@@ -48,6 +52,7 @@ import { mqKey } from '../protocol/body/message-queue-map.js';
 import { watchMasterChanges } from './master-change.js';
 import { PullBrokerSelection } from './pull-broker-selection.js';
 import { SendBack } from './send-back.js';
+import { sendReply } from './reply.js';
 import {
   buildSubscriptionData,
   forgetGroupSubscriptions,
@@ -55,6 +60,9 @@ import {
   sameFilter,
   type SubscriptionExpression,
 } from './subscription.js';
+
+/** A reply is an ordinary send for the responder: Java's default sendMsgTimeout. */
+const REPLY_TIMEOUT_MS = 3000;
 
 export type {
   BatchHandler,
@@ -97,6 +105,9 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private readonly life = new ConsumerLifecycle();
   private stopWatchingMasters: (() => void) | undefined;
   private pullFrom: PullBrokerSelection | undefined;
+  /** Message trace (`enableMsgTrace`): dispatcher and SubBefore/SubAfter hook. */
+  private readonly traceDispatcher: TraceDispatcher | undefined;
+  private readonly msgTrace: ConsumeTracer | undefined;
   private pausedAll = false;
   private readonly pausedTopics = new Set<string>();
   /** When start() finished (ms); 0 before. */
@@ -112,6 +123,19 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.logger = o.logger;
     this.clientId = consumerClientId(o);
     this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
+    const traceTopic = traceTopicOf(o);
+    if (traceTopic !== undefined) {
+      this.traceDispatcher = new TraceDispatcher(
+        new Producer(traceProducerOptions('CONSUME', o.consumerGroup, o.namesrvAddr, o.logger)),
+        { traceTopic, logger: o.logger },
+      );
+      this.msgTrace = new ConsumeTracer(this.traceDispatcher, o.consumerGroup);
+    }
+  }
+
+  /** Message trace counters (`enableMsgTrace`); undefined when tracing is off. */
+  traceStats(): TraceStats | undefined {
+    return this.traceDispatcher?.stats();
   }
 
   get clustering(): boolean {
@@ -200,6 +224,14 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     const { instance, client } = opened;
     this.instance = instance;
     this.client = client;
+    if (this.traceDispatcher !== undefined) {
+      // As Java: a trace producer that cannot start costs the traces, not the consumer.
+      await this.traceDispatcher.start().catch((err: unknown) =>
+        this.logger.warn('message trace producer did not start; consumption is not traced', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+    }
     this.state = 'RUNNING';
     try {
       await this.startParts(instance, client);
@@ -284,6 +316,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       },
       record: (entry, count, ok, rtMs) => this.stats.record(entry.mq.topic, count, ok, rtMs),
       trace: (entry, messages) => this.traceContext(entry, messages),
+      msgTrace: this.msgTrace,
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       handlerFailed: (entry, messages, outcome) => this.handlerFailed(entry, messages, outcome),
       later: (ms, fn) => this.life.later(ms, fn),
@@ -513,6 +546,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     await this.persistOffsets(held);
     if (this.options.consumeOrderly && this.clustering) await this.rebalancer?.unlockAll(held);
     this.rebalancer?.table.clear();
+    await this.traceDispatcher?.shutdown();
     const instance = this.instance;
     if (instance !== undefined)
       await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, this.subs.keys());
@@ -525,6 +559,26 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       group: this.options.consumerGroup,
       clientId: this.clientId,
     });
+  }
+
+  /**
+   * Replies to a request message (request-reply, reply.ts), typically inside the handler;
+   * resolves when the broker has pushed the reply to the requester.
+   */
+  async reply(
+    request: ConsumerMessage,
+    body: Buffer | Uint8Array | string,
+    properties?: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    const client = this.client;
+    if (client === undefined || !this.running) throw new IllegalStateError('consumer is not running');
+    await sendReply(
+      client,
+      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS },
+      request,
+      body,
+      properties,
+    );
   }
 
   /** Whether the consumer runs (started and not shutting down). */

@@ -294,8 +294,12 @@ export class Rebalancer {
     offsets: ReadonlyArray<{ mq: MessageQueue; offset: number }>,
   ): Promise<void> {
     const store = this.ctx.offsetStore;
+    // Only the queues named (Java `resetOffset`): each broker sends its own queues, often at the
+    // same moment, and dropping the whole topic here would drop queues another reset's rebalance
+    // has just re-created at their new offsets.
+    const named = new Set(offsets.map((e) => mqKey(e.mq)));
     for (const e of [...this.table.values()]) {
-      if (e.mq.topic !== topic) continue;
+      if (e.mq.topic !== topic || !named.has(e.key)) continue;
       e.pq.dropped = true;
       e.pq.clear();
       this.table.delete(e.key);

@@ -6,8 +6,10 @@
 import { InvalidArgumentError } from '../errors.js';
 import { wrapNamespace } from '../client/namespace.js';
 import { encodeBatch } from '../protocol/message/batch.js';
-import { compressBody, ZLIB_COMPRESSED_SYSFLAG } from '../protocol/message/compression.js';
+import { COMPRESSED_SYSFLAG, compressWith } from '../protocol/message/compression.js';
+import type { CompressionType } from '../protocol/message/sysflag.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
+import { timerProperty } from './timer.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
   appendProperty,
@@ -32,6 +34,13 @@ export interface Message {
   properties?: Readonly<Record<string, string>> | undefined;
   /** Delay level 1..18 of the broker's default `messageDelayLevel`; 0 or absent = none. */
   delayTimeLevel?: number | undefined;
+  /**
+   * [5.x] Deliver at this time (epoch ms or a Date): TIMER_DELIVER_MS. At most 3 days ahead
+   * (the broker's `timerMaxDelaySec`). A 4.9 broker rejects the send (TimerNotSupportedError).
+   */
+  deliverAt?: number | Date | undefined;
+  /** [5.x] Deliver this many ms after the broker stores it: TIMER_DELAY_MS. Same limits as `deliverAt`. */
+  deliverAfterMs?: number | undefined;
   /** WAIT property: the broker answers after the store (and flush, if sync) completes. @default true */
   waitStoreMsgOK?: boolean | undefined;
   /** User int, stored with the message. @default 0 */
@@ -54,12 +63,16 @@ export interface PreparedMessage {
   readonly batch: boolean;
   /** Message count (1, or the batch size). */
   readonly count: number;
+  /** Epoch ms a timer message is due (deliverAt / deliverAfterMs); absent for others. */
+  readonly deliverAt?: number | undefined;
 }
 
 export interface PrepareSettings {
   maxMessageSize: number;
   compressMsgBodyOverHowmuch: number;
   compressLevel: number;
+  /** @default 'ZLIB' */
+  compressType?: CompressionType | undefined;
   namespace: string | undefined;
 }
 
@@ -77,6 +90,8 @@ export const MESSAGE_FIELD_NAMES = keyList<Message>({
   keys: true,
   properties: true,
   delayTimeLevel: true,
+  deliverAt: true,
+  deliverAfterMs: true,
   waitStoreMsgOK: true,
   flag: true,
 });
@@ -166,23 +181,38 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
     );
   }
   const flag = checkFlag(msg.flag, 'flag');
+  const timer = timerProperty(msg, '', Date.now());
   const msgId = ids.next();
-  const properties = appendProperty(encodeMessageProperties(msg, ''), PropertyKey.UNIQ_KEY, msgId);
+  let properties = encodeMessageProperties(msg, '');
+  if (timer !== undefined) properties = appendProperty(properties, timer.key, timer.value);
+  properties = appendProperty(properties, PropertyKey.UNIQ_KEY, msgId);
   if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {
     throw new InvalidArgumentError('properties', `encoded properties exceed ${MAX_PROPERTIES_LENGTH} bytes`);
   }
   let body = raw;
   let sysFlag = 0;
   if (raw.byteLength >= s.compressMsgBodyOverHowmuch) {
-    // Incompressible data grows under zlib; sending it raw keeps the stored body within
+    // Incompressible data grows when compressed; sending it raw keeps the stored body within
     // maxMessageSize, which is what the broker checks (docs/protocol.md §3.5).
-    const compressed = compressBody(raw, s.compressLevel);
+    const type = s.compressType ?? 'ZLIB';
+    const compressed = compressWith(type, raw, s.compressLevel);
     if (compressed.byteLength < raw.byteLength) {
       body = compressed;
-      sysFlag |= ZLIB_COMPRESSED_SYSFLAG;
+      sysFlag |= COMPRESSED_SYSFLAG[type];
     }
   }
-  return { topic, userTopic: msg.topic, body, sysFlag, flag, properties, msgId, batch: false, count: 1 };
+  const prepared = {
+    topic,
+    userTopic: msg.topic,
+    body,
+    sysFlag,
+    flag,
+    properties,
+    msgId,
+    batch: false,
+    count: 1,
+  };
+  return timer === undefined ? prepared : { ...prepared, deliverAt: timer.deliverAt };
 }
 
 /**
@@ -220,6 +250,10 @@ export function prepareBatch(
     }
     if (m.delayTimeLevel !== undefined && m.delayTimeLevel !== 0) {
       throw new InvalidArgumentError(`${f}delayTimeLevel`, 'delayed messages are not supported in a batch');
+    }
+    if (m.deliverAt !== undefined || m.deliverAfterMs !== undefined) {
+      const which = m.deliverAt !== undefined ? 'deliverAt' : 'deliverAfterMs';
+      throw new InvalidArgumentError(`${f}${which}`, 'timer messages are not supported in a batch');
     }
     const body = bodyBytes(m.body, `${f}body`);
     if (body.byteLength === 0) throw new InvalidArgumentError(`${f}body`, 'is empty');

@@ -3,10 +3,18 @@
  * defaults object and one validator. Deviations from Java are marked "Deviation" in the TSDoc
  * and listed in the README.
  */
+import {
+  CLIENT_CONNECTION_OPTION_KEYS,
+  resolveClientConnection,
+  type ClientConnection,
+  type ClientConnectionOptions,
+} from '../client/connection-options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
 import type { Logger } from '../observability/logger.js';
+import { resolveTraceOptions } from './trace/settings.js';
+import type { CompressionType } from '../protocol/message/sysflag.js';
 import { silentLogger } from '../observability/logger.js';
 import {
   checkBoolean,
@@ -33,7 +41,7 @@ export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze([
   ResponseCode.GO_AWAY,
 ]);
 
-export interface ProducerOptions {
+export interface ProducerOptions extends ClientConnectionOptions {
   /** Producer group (the broker uses it for transaction checks). @default 'DEFAULT_PRODUCER' */
   producerGroup?: string;
   /**
@@ -68,8 +76,39 @@ export interface ProducerOptions {
   retryResponseCodes?: Iterable<number>;
   /** Bodies of at least this many bytes are zlib-compressed (not batches). @default 4096 */
   compressMsgBodyOverHowmuch?: number;
-  /** zlib level 0..9. @default 5 */
+  /** Compression level: zlib 0..9, ZSTD 1..22 (LZ4 ignores it, as lz4-java does). @default 5 */
   compressLevel?: number;
+  /**
+   * Algorithm for bodies of at least `compressMsgBodyOverHowmuch` bytes (Java
+   * `rocketmq.message.compressType`; LZ4 and ZSTD are read by Java clients from 4.9.4 on).
+   * @default 'ZLIB'
+   */
+  compressType?: CompressionType;
+  /**
+   * Header encoding of every request this producer sends: 'JSON' (Java's default) or the
+   * cheaper 'ROCKETMQ' binary form (docs/protocol.md §1.4). A 4.9 broker answers in kind, a 5.x
+   * broker answers JSON; both are read. @default 'JSON'
+   */
+  serializeType?: 'JSON' | 'ROCKETMQ';
+  /**
+   * [5.x] Coalesce concurrent `send()`s to one topic into SEND_BATCH_MESSAGE
+   * (src/producer/auto-batch.ts). @default false
+   */
+  autoBatch?: boolean;
+  /** Longest a message is held for a batch, ms (Java `batchMaxDelayMs`; -1 there = 10). @default 10 */
+  batchMaxDelayMs?: number;
+  /** A batch is sent once it holds more than this, bytes (Java `batchMaxBytes`; 1 B..2 MiB). @default 32768 */
+  batchMaxBytes?: number;
+  /** While batches hold this many bytes, further sends go alone (Java `totalBatchMaxBytes`). @default 33554432 */
+  totalBatchMaxBytes?: number;
+  /**
+   * Sends in flight at most; more wait for room until their sendMsgTimeout, then reject with
+   * BackpressureError. Deviation: Java applies it to async sends only, and only with
+   * `enableBackpressureForAsyncMode`; every send here is asynchronous. @default 10000
+   */
+  backPressureForAsyncSendNum?: number;
+  /** Body bytes in flight at most (same waiting rule; at least 1 MiB). @default 104857600 */
+  backPressureForAsyncSendSize?: number;
   /** Largest body (before compression) or batch accepted (bytes). @default 4194304 */
   maxMessageSize?: number;
   /** Queue count of a topic auto-created through `createTopicKey`. @default 4 */
@@ -117,6 +156,29 @@ export interface ProducerOptions {
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
   /**
+   * Hedged sends: an attempt still unanswered after `hedgeDelayMultiplier` × its broker's recent
+   * p99 (at least `hedgeDelayFloorMs`) makes the fault strategy stop choosing that broker, and
+   * the same message (same msgId) is sent to another broker; the first success wins and a late
+   * success of the other is counted as a duplicate (`'hedgedDuplicate'` event, `brokerHealth()`).
+   * Never applied to oneway sends or sends pinned to a queue (ordering). Consumers that must not
+   * see a message twice dedupe on msgId, as with any retry. Deviation: no Java equivalent.
+   * @default true
+   */
+  hedgeSends?: boolean;
+  /** Hedge delay as a multiple of the broker's recent p99 latency. @default 10 */
+  hedgeDelayMultiplier?: number;
+  /** Lower bound of the hedge delay (ms). @default 50 */
+  hedgeDelayFloorMs?: number;
+  /**
+   * Java message trace: a `Pub` record of every successful send goes, in batches and off the
+   * send path, to the trace topic (Java's format, so `mqadmin queryMsgTraceById` and
+   * rocketmq-dashboard show it). A full trace queue drops records (counted in `traceStats()`);
+   * it never slows or fails a send. @default false
+   */
+  enableMsgTrace?: boolean;
+  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
+  customizedTraceTopic?: string;
+  /**
    * Logger of this producer (its sends, its fault strategy). Producers sharing a client instance
    * (same clientId and settings) log instance-level events — route refresh, heartbeats,
    * NameServer failover — through the logger of the producer that created the instance; a
@@ -128,6 +190,8 @@ export interface ProducerOptions {
 
 /** Options after defaults and validation. */
 export interface ResolvedProducerOptions {
+  /** ACL credentials and TLS (client/connection-options.ts). */
+  connection: ClientConnection;
   producerGroup: string;
   namesrvAddr: readonly string[];
   instanceName: string;
@@ -141,6 +205,14 @@ export interface ResolvedProducerOptions {
   retryResponseCodes: Set<number>;
   compressMsgBodyOverHowmuch: number;
   compressLevel: number;
+  compressType: CompressionType;
+  serializeType: 'JSON' | 'ROCKETMQ';
+  autoBatch: boolean;
+  batchMaxDelayMs: number;
+  batchMaxBytes: number;
+  totalBatchMaxBytes: number;
+  backPressureForAsyncSendNum: number;
+  backPressureForAsyncSendSize: number;
   maxMessageSize: number;
   defaultTopicQueueNums: number;
   createTopicKey: string;
@@ -155,6 +227,11 @@ export interface ResolvedProducerOptions {
   detectInterval: number | undefined;
   detectTimeout: number;
   language: string;
+  hedgeSends: boolean;
+  hedgeDelayMultiplier: number;
+  hedgeDelayFloorMs: number;
+  enableMsgTrace: boolean;
+  customizedTraceTopic: string | undefined;
   logger: Logger;
 }
 
@@ -168,6 +245,14 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   retryResponseCodes: DEFAULT_RETRY_RESPONSE_CODES,
   compressMsgBodyOverHowmuch: 4096,
   compressLevel: 5,
+  compressType: 'ZLIB' as CompressionType,
+  serializeType: 'JSON' as 'JSON' | 'ROCKETMQ',
+  autoBatch: false,
+  batchMaxDelayMs: 10,
+  batchMaxBytes: 32 * 1024,
+  totalBatchMaxBytes: 32 * 1024 * 1024,
+  backPressureForAsyncSendNum: 10_000,
+  backPressureForAsyncSendSize: 100 * 1024 * 1024,
   maxMessageSize: 4 * 1024 * 1024,
   defaultTopicQueueNums: 4,
   createTopicKey: 'TBW102',
@@ -178,10 +263,15 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   mqClientApiTimeout: 3000,
   detectTimeout: 200,
   language: 'JAVA',
+  hedgeSends: true,
+  hedgeDelayMultiplier: 10,
+  hedgeDelayFloorMs: 50,
 });
 
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
 const ADDRESS_PATTERN = /^[^\s;:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
+const COMPRESSION_TYPES: readonly CompressionType[] = ['ZLIB', 'LZ4', 'ZSTD'];
+const SERIALIZE_TYPES: readonly ('JSON' | 'ROCKETMQ')[] = ['JSON', 'ROCKETMQ'];
 const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9', 'java-5'];
 
 /** Options only some strategies read; setting one for another strategy is a mistake worth a throw. */
@@ -212,6 +302,14 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   retryResponseCodes: true,
   compressMsgBodyOverHowmuch: true,
   compressLevel: true,
+  compressType: true,
+  serializeType: true,
+  autoBatch: true,
+  batchMaxDelayMs: true,
+  batchMaxBytes: true,
+  totalBatchMaxBytes: true,
+  backPressureForAsyncSendNum: true,
+  backPressureForAsyncSendSize: true,
   maxMessageSize: true,
   defaultTopicQueueNums: true,
   createTopicKey: true,
@@ -226,7 +324,13 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   detectInterval: true,
   detectTimeout: true,
   language: true,
+  hedgeSends: true,
+  hedgeDelayMultiplier: true,
+  hedgeDelayFloorMs: true,
+  enableMsgTrace: true,
+  customizedTraceTopic: true,
   logger: true,
+  ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 
 function name(field: string, value: unknown, maxLength = 255): string {
@@ -322,6 +426,11 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   if (typeof language !== 'string') throw new InvalidArgumentError('language', 'must be a LanguageCode name');
   // Only names in the LanguageCode table: older brokers reject unknown ones.
   resolveCommandDefaults({ language });
+  const compressType = checkEnum(
+    'compressType',
+    o.compressType ?? PRODUCER_DEFAULTS.compressType,
+    COMPRESSION_TYPES,
+  );
   const attemptDefault = Math.ceil(sendMsgTimeout / (retries + 1));
   return {
     producerGroup: name('producerGroup', o.producerGroup ?? PRODUCER_DEFAULTS.producerGroup),
@@ -348,7 +457,49 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.compressMsgBodyOverHowmuch ?? PRODUCER_DEFAULTS.compressMsgBodyOverHowmuch,
       0,
     ),
-    compressLevel: checkInt('compressLevel', o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel, 0, 9),
+    compressType,
+    compressLevel: checkInt(
+      'compressLevel',
+      o.compressLevel ?? PRODUCER_DEFAULTS.compressLevel,
+      compressType === 'ZSTD' ? 1 : 0,
+      compressType === 'ZSTD' ? 22 : 9,
+    ),
+    autoBatch: checkBoolean('autoBatch', o.autoBatch ?? PRODUCER_DEFAULTS.autoBatch),
+    batchMaxDelayMs: checkInt(
+      'batchMaxDelayMs',
+      o.batchMaxDelayMs ?? PRODUCER_DEFAULTS.batchMaxDelayMs,
+      1,
+      30_000,
+    ),
+    batchMaxBytes: checkInt(
+      'batchMaxBytes',
+      o.batchMaxBytes ?? PRODUCER_DEFAULTS.batchMaxBytes,
+      1,
+      2 * 1024 * 1024,
+    ),
+    totalBatchMaxBytes: checkInt(
+      'totalBatchMaxBytes',
+      o.totalBatchMaxBytes ?? PRODUCER_DEFAULTS.totalBatchMaxBytes,
+      1,
+      2 ** 53 - 1,
+    ),
+    backPressureForAsyncSendNum: checkInt(
+      'backPressureForAsyncSendNum',
+      o.backPressureForAsyncSendNum ?? PRODUCER_DEFAULTS.backPressureForAsyncSendNum,
+      10,
+      2 ** 31 - 1,
+    ),
+    backPressureForAsyncSendSize: checkInt(
+      'backPressureForAsyncSendSize',
+      o.backPressureForAsyncSendSize ?? PRODUCER_DEFAULTS.backPressureForAsyncSendSize,
+      1024 * 1024,
+      2 ** 53 - 1,
+    ),
+    serializeType: checkEnum(
+      'serializeType',
+      o.serializeType ?? PRODUCER_DEFAULTS.serializeType,
+      SERIALIZE_TYPES,
+    ),
     maxMessageSize: checkInt(
       'maxMessageSize',
       o.maxMessageSize ?? PRODUCER_DEFAULTS.maxMessageSize,
@@ -389,6 +540,20 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       o.detectInterval === undefined ? undefined : checkInt('detectInterval', o.detectInterval, 10),
     detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
     language,
+    hedgeSends: checkBoolean('hedgeSends', o.hedgeSends ?? PRODUCER_DEFAULTS.hedgeSends),
+    hedgeDelayMultiplier: checkInt(
+      'hedgeDelayMultiplier',
+      o.hedgeDelayMultiplier ?? PRODUCER_DEFAULTS.hedgeDelayMultiplier,
+      1,
+      1000,
+    ),
+    hedgeDelayFloorMs: checkInt(
+      'hedgeDelayFloorMs',
+      o.hedgeDelayFloorMs ?? PRODUCER_DEFAULTS.hedgeDelayFloorMs,
+      1,
+    ),
+    ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
     logger,
+    connection: resolveClientConnection(o),
   };
 }

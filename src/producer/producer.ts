@@ -1,7 +1,7 @@
 /**
  * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
  * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events: 'brokerIsolated', 'brokerRecovered',
- * 'routeUpdated'. Each send is traced on the `rocketmq:send` diagnostics channel.
+ * 'routeUpdated', 'hedgedDuplicate'. Each send is traced on the `rocketmq:send` diagnostics channel.
  */
 import { EventEmitter } from 'node:events';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
@@ -13,6 +13,10 @@ import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instanc
 import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import { createFaultStrategy } from './fault/index.js';
+import { SendHedger, type BrokerHedgeStats, type HedgedDuplicateEvent } from './hedge.js';
+import { TraceDispatcher, type TraceStats } from './trace/dispatcher.js';
+import { SendTracer } from './trace/send-trace.js';
+import { traceProducerOptions, traceTopicOf } from './trace/settings.js';
 import type {
   BrokerHealth,
   BrokerIsolatedEvent,
@@ -28,11 +32,17 @@ import {
 } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
+import { TimerSupport } from './timer.js';
+import { SendPermits } from './backpressure.js';
+import { ProduceAccumulator } from './auto-batch.js';
 import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
-import { resolveCommandDefaults } from '../protocol/command.js';
+import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
+import { loadCompressor } from '../protocol/message/compression.js';
+import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
+import { sendRequest } from './request-reply.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -53,6 +63,8 @@ export interface ProducerEvents {
   brokerIsolated: [BrokerIsolatedEvent];
   brokerRecovered: [BrokerRecoveredEvent];
   routeUpdated: [RouteUpdatedEvent];
+  /** A hedged send was stored twice (same msgId on two brokers): consumers may see it twice. */
+  hedgedDuplicate: [HedgedDuplicateEvent];
 }
 
 export class Producer extends EventEmitter<ProducerEvents> {
@@ -68,10 +80,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
+  private readonly timerSupport: TimerSupport;
+  private readonly permits: SendPermits;
+  private readonly accumulator: ProduceAccumulator | undefined;
   private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
     this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
   };
   private readonly ids: UniqIdGenerator;
+  /** Message trace (`enableMsgTrace`): the dispatcher and its Pub hook. */
+  private readonly trace: { dispatcher: TraceDispatcher; tracer: SendTracer } | undefined;
 
   constructor(options: ProducerOptions) {
     super();
@@ -94,20 +111,42 @@ export class Producer extends EventEmitter<ProducerEvents> {
       maxMessageSize: o.maxMessageSize,
       compressMsgBodyOverHowmuch: o.compressMsgBodyOverHowmuch,
       compressLevel: o.compressLevel,
+      compressType: o.compressType,
       namespace: o.namespace,
     };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
-      commandDefaults: resolveCommandDefaults({ language: o.language }),
+      commandDefaults: resolveCommandDefaults({
+        language: o.language,
+        serializeType: o.serializeType === 'ROCKETMQ' ? SerializeType.ROCKETMQ : SerializeType.JSON,
+      }),
       sendMsgTimeout: o.sendMsgTimeout,
       retryTimesWhenSendFailed: o.retryTimesWhenSendFailed,
       retryAnotherBrokerWhenNotStoreOK: o.retryAnotherBrokerWhenNotStoreOK,
       retryResponseCodes: o.retryResponseCodes,
       sendAttemptTimeout: o.sendAttemptTimeout,
       logger: o.logger,
+      hedger: o.hedgeSends
+        ? new SendHedger(
+            { multiplier: o.hedgeDelayMultiplier, floorMs: o.hedgeDelayFloorMs },
+            (brokerName, overdueMs) => this.strategy.onOverdue?.(brokerName, overdueMs),
+            (e) => this.emit('hedgedDuplicate', e),
+          )
+        : undefined,
     };
+    const traceTopic = traceTopicOf(o);
+    if (traceTopic !== undefined) {
+      const dispatcher = new TraceDispatcher(
+        new Producer(traceProducerOptions('PRODUCE', o.producerGroup, o.namesrvAddr, o.logger)),
+        { traceTopic, logger: o.logger },
+      );
+      const tracer = new SendTracer(dispatcher, o.producerGroup, (name) =>
+        this.instance?.routes.masterAddress(name),
+      );
+      this.trace = { dispatcher, tracer };
+    }
     const group = this.loopSettings.producerGroup;
     this.membership = { producerGroups: () => [group] };
     this.transport = {
@@ -115,7 +154,22 @@ export class Producer extends EventEmitter<ProducerEvents> {
       brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
       request: (address, cmd, timeoutMs) => this.requireInstance().pool.request(address, cmd, timeoutMs),
       oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
+      checkTimer: (brokerName, address, deliverAt, timeoutMs) =>
+        this.timerSupport.check(brokerName, address, deliverAt, timeoutMs),
     };
+    this.timerSupport = new TimerSupport(this.transport.request, this.loopSettings.commandDefaults);
+    this.permits = new SendPermits(o.backPressureForAsyncSendNum, o.backPressureForAsyncSendSize);
+    this.accumulator = o.autoBatch
+      ? new ProduceAccumulator(
+          {
+            batchMaxDelayMs: o.batchMaxDelayMs,
+            batchMaxBytes: o.batchMaxBytes,
+            totalBatchMaxBytes: o.totalBatchMaxBytes,
+            maxMessageSize: o.maxMessageSize,
+          },
+          (p) => runSend(p, false, this.transport, this.strategy, this.loopSettings) as Promise<SendResult>,
+        )
+      : undefined;
   }
 
   /** `clientIP@instanceName[@unitName]`. */
@@ -136,6 +190,12 @@ export class Producer extends EventEmitter<ProducerEvents> {
     if (this.state !== 'CREATED') throw new IllegalStateError(`producer cannot start in state ${this.state}`);
     this.state = 'STARTING';
     const o = this.options;
+    try {
+      await loadCompressor(o.compressType);
+    } catch (err) {
+      this.state = 'CREATED';
+      throw err;
+    }
     const instance = acquireClientInstance({
       clientId: this.clientId,
       namesrvAddr: o.namesrvAddr,
@@ -147,6 +207,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       createTopicKey: o.createTopicKey,
       defaultTopicQueueNums: o.defaultTopicQueueNums,
       logger: o.logger,
+      connection: o.connection,
     });
     if (!instance.heartbeat.register(this.membership)) {
       await releaseClientInstance(instance);
@@ -164,6 +225,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
     }
     instance.routes.on('routeUpdated', this.onRouteUpdated);
     this.strategy.start();
+    if (this.trace !== undefined) {
+      // As Java: a trace producer that cannot start costs the traces, not the producer.
+      await this.trace.dispatcher.start().catch((err: unknown) =>
+        this.logger.warn('message trace producer did not start; sends are not traced', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+    }
     this.state = 'RUNNING';
     this.logger.info('producer started', {
       group: o.producerGroup,
@@ -172,18 +241,66 @@ export class Producer extends EventEmitter<ProducerEvents> {
     });
   }
 
-  /** Sends one message; retries per the options; resolves with the SendResult. */
-  send(message: Message): Promise<SendResult> {
-    return this.track(
-      'send',
-      () => prepareMessage(message, this.prepareSettings, this.ids),
-      false,
-    ) as Promise<SendResult>;
+  /**
+   * Sends one message; retries per the options; resolves with the SendResult. With
+   * `options.queue`, `shardingKey` or `selector` it makes one attempt on that queue only
+   * (queue-select.ts).
+   */
+  send(message: Message, options?: SendOptions): Promise<SendResult> {
+    return this.sendWith(message, (p) => p, options);
   }
 
   /** Fire and forget: one attempt, resolves when the request is written. */
-  async sendOneway(message: Message): Promise<void> {
-    await this.track('oneway', () => prepareMessage(message, this.prepareSettings, this.ids), true);
+  async sendOneway(message: Message, options?: SendOptions): Promise<void> {
+    let selection: QueueSelection | undefined;
+    await this.track(
+      'oneway',
+      () => {
+        selection = queueSelection(options, message, this.options.namespace);
+        return prepareMessage(message, this.prepareSettings, this.ids);
+      },
+      true,
+      () => selection,
+    );
+  }
+
+  /**
+   * Request-reply (RIP-16): sends `message` with CORRELATION_ID / REPLY_TO_CLIENT / TTL and
+   * resolves with the reply a responder sends back (request-reply.ts).
+   */
+  request(message: Message, timeoutMs: number): ReturnType<typeof sendRequest> {
+    return sendRequest(this, message, timeoutMs);
+  }
+
+  /**
+   * `send` with the prepared message adjusted before it goes out (half messages, requests):
+   * for the mechanisms built on this producer, not for applications.
+   * @internal
+   */
+  sendWith(
+    message: Message,
+    adjust: (p: PreparedMessage) => PreparedMessage,
+    options?: SendOptions,
+  ): Promise<SendResult> {
+    let selection: QueueSelection | undefined;
+    return this.track(
+      'send',
+      () => {
+        selection = queueSelection(options, message, this.options.namespace);
+        return adjust(prepareMessage(message, this.prepareSettings, this.ids));
+      },
+      false,
+      () => selection,
+    ) as Promise<SendResult>;
+  }
+
+  /**
+   * The running client instance (connections, routes, inbound table) for the mechanisms built
+   * on this producer.
+   * @internal
+   */
+  get client(): ClientInstance {
+    return this.requireInstance();
   }
 
   /** Sends messages of one topic as one SEND_BATCH_MESSAGE (same retry rules as `send`). */
@@ -195,9 +312,33 @@ export class Producer extends EventEmitter<ProducerEvents> {
     ) as Promise<SendResult>;
   }
 
-  /** Per-broker health as the fault strategy sees it. */
-  brokerHealth(): BrokerHealth[] {
-    return this.strategy.health();
+  /**
+   * Per-broker health as the fault strategy sees it, with the hedging counters (`hedged`,
+   * `hedgedDuplicates`) when `hedgeSends` is on.
+   */
+  brokerHealth(): (BrokerHealth & Partial<BrokerHedgeStats>)[] {
+    const health: (BrokerHealth & Partial<BrokerHedgeStats>)[] = this.strategy.health();
+    const hedger = this.loopSettings.hedger;
+    if (hedger === undefined) return health;
+    const out = health.map((h) => ({ ...h, ...hedger.stats(h.brokerName) }));
+    // A strategy without per-broker state (none) still shows the brokers that hedged.
+    for (const name of hedger.brokers()) {
+      if (!out.some((h) => h.brokerName === name))
+        out.push({
+          brokerName: name,
+          isolated: false,
+          latencyMs: 0,
+          failures: 0,
+          reachable: true,
+          ...hedger.stats(name),
+        });
+    }
+    return out;
+  }
+
+  /** Message trace counters (`enableMsgTrace`); undefined when tracing is off. */
+  traceStats(): TraceStats | undefined {
+    return this.trace?.dispatcher.stats();
   }
 
   /**
@@ -212,6 +353,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       return;
     }
     this.state = 'SHUTTING_DOWN';
+    this.accumulator?.flushAll();
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -224,6 +366,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       clearTimeout(timer);
     }
     this.strategy.stop();
+    await this.trace?.dispatcher.shutdown();
     const instance = this.instance;
     if (instance) {
       instance.routes.off('routeUpdated', this.onRouteUpdated);
@@ -253,10 +396,50 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return routes.get(topic, deadline).then((entry) => entry.publishInfo);
   }
 
+  /** Backpressure first (waiting eats into the send's budget), then the batch or the send loop. */
+  private dispatch(
+    p: PreparedMessage,
+    oneway: boolean,
+    kind: SendTraceContext['kind'],
+    selection: QueueSelection | undefined,
+  ): Promise<SendResult | undefined> {
+    const bytes = p.body.byteLength;
+    const release = (): void => this.permits.release(bytes);
+    const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
+    if (waiting === undefined)
+      return this.sendNow(p, oneway, kind, this.loopSettings, selection).finally(release);
+    const started = Date.now();
+    return waiting.then(() => {
+      const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
+      const settings = { ...this.loopSettings, sendMsgTimeout: left };
+      return this.sendNow(p, oneway, kind, settings, selection).finally(release);
+    });
+  }
+
+  private sendNow(
+    p: PreparedMessage,
+    oneway: boolean,
+    kind: SendTraceContext['kind'],
+    settings: SendLoopSettings,
+    selection: QueueSelection | undefined,
+  ): Promise<SendResult | undefined> {
+    // A selected queue is never batched with other messages: the batch goes where the batcher picks.
+    if (selection === undefined) {
+      if (kind === 'send' && this.accumulator?.canBatch(p)) return this.accumulator.add(p);
+      return runSend(p, oneway, this.transport, this.strategy, settings);
+    }
+    return runSend(p, oneway, this.transport, this.strategy, settings, (tp) => selection.pick(tp)).catch(
+      (err: unknown) => {
+        throw selection.wrap(err);
+      },
+    );
+  }
+
   private track(
     kind: SendTraceContext['kind'],
     prepare: () => PreparedMessage,
     oneway: boolean,
+    selected: () => QueueSelection | undefined = () => undefined,
   ): Promise<SendResult | undefined> {
     if (this.state !== 'RUNNING') {
       return Promise.reject(
@@ -269,8 +452,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     } catch (err) {
       return Promise.reject(err);
     }
-    const run = (): Promise<SendResult | undefined> =>
-      runSend(prepared, oneway, this.transport, this.strategy, this.loopSettings);
+    const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, kind, selected());
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
       const ctx: SendTraceContext = {
@@ -286,6 +468,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
       }, ctx);
     } else {
       promise = run();
+    }
+    const trace = this.trace;
+    if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
+      const startedAt = Date.now();
+      promise.then(
+        (r) => trace.tracer.onSent(prepared, r, startedAt),
+        () => {},
+      );
     }
     this.inFlight.add(promise);
     const done = (): void => {

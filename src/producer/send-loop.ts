@@ -9,7 +9,9 @@
  *   rejects at once (a producer shut down mid-send as SendFailedError with its attempts);
  * - `retryAnotherBrokerWhenNotStoreOK` retries a stored-but-not-OK status elsewhere and returns
  *   the last such result if no attempt gets SEND_OK;
- * - exhaustion rejects with SendFailedError listing every attempt.
+ * - exhaustion rejects with SendFailedError listing every attempt;
+ * - with a hedger (hedge.ts), an attempt overdue by far more than its broker's recent latency
+ *   is re-sent to another broker and the first success wins (not for oneway or fixed-queue sends).
  * I/O goes through `SendTransport` and time through `clock`, so this file is tested without
  * sockets or wall time.
  */
@@ -28,8 +30,14 @@ import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { MessageQueue } from '../client/route.js';
 import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
-import { chooseQueue, type FailureKind, type LatencyFaultStrategy } from './fault/latency-fault-tolerance.js';
+import {
+  brokerToAvoid,
+  chooseQueue,
+  type FailureKind,
+  type LatencyFaultStrategy,
+} from './fault/latency-fault-tolerance.js';
 import type { PreparedMessage } from './message.js';
+import type { SendHedger } from './hedge.js';
 import { buildSendRequest, type RequestSettings } from './request-builder.js';
 import { interpretSendResponse, type SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
@@ -45,6 +53,16 @@ export interface SendTransport {
   brokerAddress(brokerName: string): string | undefined;
   request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand>;
   oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void>;
+  /**
+   * For a timer message (`p.deliverAt`): settles when the broker honours it, else rejects
+   * (TimerNotSupportedError); undefined when already known to be fine. Absent = no check.
+   */
+  checkTimer?(
+    brokerName: string,
+    address: string,
+    deliverAt: number,
+    timeoutMs: number,
+  ): Promise<void> | undefined;
 }
 
 export interface SendLoopSettings extends RequestSettings {
@@ -55,6 +73,8 @@ export interface SendLoopSettings extends RequestSettings {
   /** Cap of every attempt but the last; 0 = off. */
   sendAttemptTimeout: number;
   logger: Logger;
+  /** Hedges overdue attempts (`hedgeSends`); undefined = off. */
+  hedger?: SendHedger | undefined;
   /** Time source of the budget and the latencies (tests inject one). @default Date.now */
   clock?: Clock | undefined;
 }
@@ -100,6 +120,13 @@ class NotStoreOkError extends RocketMQError {
   }
 }
 
+/** What one attempt returns to the loop. */
+interface AttemptResult {
+  result: SendResult | undefined;
+  address: string;
+  latency: number;
+}
+
 function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -136,14 +163,25 @@ function sendFailed(
   return new SendFailedError(p.userTopic, attempts, elapsedMs, reason, { cause });
 }
 
-/** Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. */
+/** A selected-queue send reports nothing to the strategy, as Java's `sendSelectImpl`. */
+const NOT_REPORTED: Pick<LatencyFaultStrategy, 'onSuccess' | 'onFailure'> = {
+  onSuccess: () => undefined,
+  onFailure: () => undefined,
+};
+
+/**
+ * Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. With
+ * `select` (queue-select.ts) the one attempt goes to the queue it picks: no retry elsewhere.
+ */
 export async function runSend(
   p: PreparedMessage,
   oneway: boolean,
   transport: SendTransport,
   strategy: LatencyFaultStrategy,
   s: SendLoopSettings,
+  select?: (tp: TopicPublishInfo) => MessageQueue,
 ): Promise<SendResult | undefined> {
+  const report = select === undefined ? strategy : NOT_REPORTED;
   const clock = s.clock ?? Date.now;
   const deadline = Deadline.after(s.sendMsgTimeout, clock);
   const started = deadline.at - s.sendMsgTimeout;
@@ -168,46 +206,105 @@ export async function runSend(
     );
   }
 
-  const total = oneway ? 1 : 1 + s.retryTimesWhenSendFailed;
+  const total = oneway || select !== undefined ? 1 : 1 + s.retryTimesWhenSendFailed;
   let last: string | undefined;
   let notOk: SendResult | undefined;
   let lastError: unknown;
   let timedOut = false;
+  let hedged: MessageQueue | undefined;
 
-  for (let i = 0; i < total; i++) {
+  /**
+   * One attempt on `mq`: reports its outcome to the strategy (and the hedger's latency window)
+   * and lists a failure in `attempts` itself, since a hedged attempt may settle after the send.
+   */
+  const attemptOn = async (mq: MessageQueue, cap: number): Promise<AttemptResult> => {
+    const attemptStart = clock();
+    let address: string | undefined;
+    try {
+      address = transport.brokerAddress(mq.brokerName);
+      if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
+      if (p.deliverAt !== undefined) {
+        const pending = transport.checkTimer?.(mq.brokerName, address, p.deliverAt, cap);
+        if (pending !== undefined) await pending;
+      }
+      const cmd = buildSendRequest(p, mq, s, attemptStart);
+      if (oneway) {
+        await transport.oneway(address, cmd, cap);
+        report.onSuccess(mq.brokerName, clock() - attemptStart);
+        return { result: undefined, address, latency: clock() - attemptStart };
+      }
+      const response = await transport.request(address, cmd, cap);
+      const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
+      const latency = clock() - attemptStart;
+      report.onSuccess(mq.brokerName, latency);
+      s.hedger?.record(mq.brokerName, latency);
+      return { result, address, latency };
+    } catch (err) {
+      const latency = clock() - attemptStart;
+      report.onFailure(mq.brokerName, latency, classifyFailure(err, s.retryResponseCodes), err);
+      attempts.push({
+        brokerName: mq.brokerName,
+        address,
+        queueId: mq.queueId,
+        error: toError(err),
+        latencyMs: latency,
+      });
+      throw err;
+    }
+  };
+
+  // A hedge is an early retry that does not cancel its attempt: it uses one of the attempts.
+  let hedges = 0;
+  for (let i = 0; i + hedges < total; i++) {
     const remaining = deadline.remaining();
     if (remaining <= 0) {
       timedOut = true;
       break;
     }
     // From here on the strategy counts this attempt: every path reports back to it.
-    const mq = chooseQueue(strategy, tp, last, i);
+    const index = i + hedges;
+    let mq = select === undefined ? chooseQueue(strategy, tp, last, index) : select(tp);
     last = mq.brokerName;
-    const attemptStart = clock();
-    const isLast = i === total - 1;
+    const isLast = index === total - 1;
     const cap = !isLast && s.sendAttemptTimeout > 0 ? Math.min(remaining, s.sendAttemptTimeout) : remaining;
-    let address: string | undefined;
     try {
-      address = transport.brokerAddress(mq.brokerName);
-      if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
-      const cmd = buildSendRequest(p, mq, s, attemptStart);
-      if (oneway) {
-        await transport.oneway(address, cmd, cap);
-        strategy.onSuccess(mq.brokerName, clock() - attemptStart);
-        return undefined;
+      let outcome: AttemptResult;
+      const hedger = s.hedger;
+      // A selected queue (ordering, sharding) must never be raced on another broker.
+      if (hedger === undefined || oneway || select !== undefined || isLast) {
+        outcome = await attemptOn(mq, cap);
+      } else {
+        const primaryMq = mq;
+        const raced = await hedger.race(
+          mq.brokerName,
+          attemptOn(mq, cap),
+          () => {
+            // Only another broker helps; the strategy has just been told to avoid this one.
+            if (index + 1 >= total || brokerToAvoid(tp, primaryMq.brokerName) === undefined) return undefined;
+            hedges++;
+            const alt = chooseQueue(strategy, tp, primaryMq.brokerName, index + 1);
+            const left = deadline.remaining();
+            const altIsLast = index + 1 === total - 1;
+            const altCap =
+              !altIsLast && s.sendAttemptTimeout > 0 ? Math.min(left, s.sendAttemptTimeout) : left;
+            hedged = alt;
+            return { brokerName: alt.brokerName, promise: attemptOn(alt, Math.max(1, altCap)) };
+          },
+          { topic: p.userTopic, msgId: p.msgId },
+        );
+        outcome = raced.value;
+        if (raced.hedgeWon && hedged !== undefined) mq = hedged;
       }
-      const response = await transport.request(address, cmd, cap);
-      const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
-      const latency = clock() - attemptStart;
-      strategy.onSuccess(mq.brokerName, latency);
+      const result = outcome.result;
+      if (result === undefined) return undefined;
       if (result.status !== 'SEND_OK' && s.retryAnotherBrokerWhenNotStoreOK && !isLast) {
         notOk = result;
         attempts.push({
           brokerName: mq.brokerName,
-          address,
+          address: outcome.address,
           queueId: mq.queueId,
           error: new NotStoreOkError(result.status),
-          latencyMs: latency,
+          latencyMs: outcome.latency,
         });
         s.logger.warn('stored but not SEND_OK, retrying on another broker', {
           status: result.status,
@@ -217,16 +314,6 @@ export async function runSend(
       }
       return result;
     } catch (err) {
-      const latency = clock() - attemptStart;
-      const kind = classifyFailure(err, s.retryResponseCodes);
-      strategy.onFailure(mq.brokerName, latency, kind, err);
-      attempts.push({
-        brokerName: mq.brokerName,
-        address,
-        queueId: mq.queueId,
-        error: toError(err),
-        latencyMs: latency,
-      });
       lastError = err;
       if (!shouldRetry(err, s.retryResponseCodes)) {
         if (notOk !== undefined) return notOk;
@@ -238,7 +325,6 @@ export async function runSend(
       s.logger.warn('send attempt failed, trying again', {
         broker: mq.brokerName,
         queueId: mq.queueId,
-        latencyMs: latency,
         error: toError(err).message,
       });
     }

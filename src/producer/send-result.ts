@@ -1,6 +1,6 @@
 /** SendResult and the interpretation of a send response (docs/protocol.md §3.2–§3.3). */
-import { BrokerResponseError } from '../errors.js';
-import { ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { responseError } from '../client/access-denied.js';
+import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import { DEFAULT_REGION_ID, SendMessageResponse } from '../protocol/headers/send.js';
 import type { MessageQueue } from '../client/route.js';
@@ -42,9 +42,7 @@ export function interpretSendResponse(
 ): SendResult {
   const status = STATUS_BY_CODE.get(response.code);
   if (status === undefined) {
-    throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address, {
-      retriable: retryCodes.has(response.code),
-    });
+    throw responseError(response, address, { retriable: retryCodes.has(response.code), permission: 'PUB' });
   }
   // ProtocolError when msgId/queueId/queueOffset is missing or malformed.
   const h = SendMessageResponse.decode(response.extFields);

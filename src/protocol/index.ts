@@ -14,3 +14,4 @@ export * from './validation.js';
 export * from './acl.js';
 export * from './message/index.js';
 export * from './headers/index.js';
+export * from './pop/extra-info.js';

@@ -9,6 +9,7 @@
  */
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import {
   BackpressureError,
   ConnectError,
@@ -126,20 +127,32 @@ export class Connection extends EventEmitter {
       return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: target.host, port: target.port });
+      // A TLS connection is ready after its handshake; a failed handshake (bad certificate,
+      // a plain server closing on the ClientHello) surfaces as 'error' or 'close' before it.
+      const secure = opts.tls !== undefined;
+      const socket: net.Socket = secure
+        ? tls.connect({ ...opts.tls, host: target.host, port: target.port })
+        : net.connect({ host: target.host, port: target.port });
+      const readyEvent = secure ? 'secureConnect' : 'connect';
       const onAbort = (): void => fail(new ConnectError(address, 'aborted'));
       const fail = (err: ConnectError): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        socket.removeListener('connect', onConnect);
+        socket.removeListener(readyEvent, onConnect);
+        socket.removeListener('close', onClose);
         socket.destroy();
         reject(err);
       };
       const onError = (err: Error): void => fail(new ConnectError(address, err.message, { cause: err }));
+      const onClose = (): void =>
+        fail(
+          new ConnectError(address, secure ? 'TLS handshake failed: connection closed' : 'connection closed'),
+        );
       const onConnect = (): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         socket.removeListener('error', onError);
+        socket.removeListener('close', onClose);
         resolve(new Connection(socket, { ...opts, remoteAddress: opts.remoteAddress ?? address }));
       };
       const timer = setTimeout(
@@ -148,7 +161,8 @@ export class Connection extends EventEmitter {
       );
       timer.unref();
       socket.once('error', onError);
-      socket.once('connect', onConnect);
+      socket.once('close', onClose);
+      socket.once(readyEvent, onConnect);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });

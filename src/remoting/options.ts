@@ -2,6 +2,7 @@
  * Options shared by client and server connections: one interface, one frozen defaults object,
  * one validator (docs/architecture.md §4).
  */
+import type { ConnectionOptions as TlsConnectOptions } from 'node:tls';
 import { InvalidArgumentError } from '../errors.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { checkInt, checkLogger, withDefaults } from '../options.js';
@@ -49,6 +50,11 @@ export interface ConnectionOptions {
    * `remoteAddress:remotePort`
    */
   remoteAddress?: string | undefined;
+  /**
+   * Connect with TLS using these `node:tls` options (`Connection.connect` only); the connection is
+   * usable once the handshake is done, and a failed handshake is a ConnectError. @default undefined: plain TCP
+   */
+  tls?: Readonly<TlsConnectOptions> | undefined;
 }
 
 export const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.freeze({
@@ -60,6 +66,7 @@ export const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.fr
   hooks: [],
   requestHandler: undefined,
   remoteAddress: undefined,
+  tls: undefined,
 });
 
 /** Fills defaults and rejects bad values with InvalidArgumentError. */
@@ -74,6 +81,8 @@ export function validateConnectionOptions(options: Partial<ConnectionOptions> = 
   if (o.requestHandler !== undefined && typeof o.requestHandler !== 'function') {
     throw new InvalidArgumentError('requestHandler', 'must be a function');
   }
+  if (o.tls !== undefined && (o.tls === null || typeof o.tls !== 'object'))
+    throw new InvalidArgumentError('tls', 'must be an object of node:tls connect options');
   return o;
 }
 

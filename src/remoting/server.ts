@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
-import { IllegalStateError, InvalidArgumentError } from '../errors.js';
+import { AccessDeniedError, IllegalStateError, InvalidArgumentError } from '../errors.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { createResponse, FLAG_ONEWAY, SerializeType, type RemotingCommand } from '../protocol/command.js';
@@ -13,6 +13,7 @@ import { Connection } from './connection.js';
 import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
 import { checkInt, checkLogger, checkString, withDefaults } from '../options.js';
 import { validateConnectionOptions, type RequestHandler } from './options.js';
+import { acceptTls, resolveServerTls, type ServerTls, type ServerTlsOptions } from './tls-server.js';
 
 export interface RemotingServerOptions {
   /** Interface to bind. Keep loopback unless you mean to expose the server. @default '127.0.0.1' */
@@ -29,6 +30,12 @@ export interface RemotingServerOptions {
   logger: Logger;
   /** Called before dispatch (`beforeRequest`) and before each response is written (`afterResponse`). @default [] */
   hooks: RpcHook[];
+  /**
+   * TLS (Java `tls.server.mode` and certificate settings). A `beforeRequest` hook may refuse a
+   * request by throwing AccessDeniedError: it is answered with its response code and remark.
+   * @default undefined: plain TCP only
+   */
+  tls?: ServerTlsOptions | undefined;
 }
 
 export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = Object.freeze({
@@ -39,6 +46,7 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   maxQueued: 10000,
   logger: silentLogger,
   hooks: [],
+  tls: undefined,
 });
 
 export function validateRemotingServerOptions(
@@ -65,10 +73,14 @@ export class RemotingServer extends EventEmitter {
   private readonly live = new Set<Connection>();
   private boundAddress: string | undefined;
   private closing: Promise<void> | undefined;
+  private readonly tls: ServerTls | undefined;
+  /** Sockets still in their TLS handshake or first-byte sniff. */
+  private readonly handshaking = new Set<net.Socket>();
 
   constructor(options: Partial<RemotingServerOptions> = {}) {
     super();
     this.options = validateRemotingServerOptions(options);
+    this.tls = resolveServerTls(this.options.tls);
     this.server = net.createServer((socket) => this.accept(socket));
     this.server.on('error', (err) => this.options.logger.error('server socket error', { error: err }));
   }
@@ -113,6 +125,7 @@ export class RemotingServer extends EventEmitter {
         if (!this.server.listening) resolve();
         else this.server.close(() => resolve());
       });
+      for (const s of this.handshaking) s.destroy();
       const conns = [...this.live];
       for (const c of conns) c.close();
       await Promise.all([listenerClosed, ...conns.map((c) => c.whenClosed())]);
@@ -125,8 +138,29 @@ export class RemotingServer extends EventEmitter {
       socket.destroy();
       return;
     }
+    if (this.tls === undefined) {
+      this.open(socket, undefined);
+      return;
+    }
+    const remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+    this.handshaking.add(socket);
+    socket.once('close', () => this.handshaking.delete(socket));
+    acceptTls(
+      socket,
+      this.tls,
+      (stream) => {
+        this.handshaking.delete(socket);
+        if (this.closing !== undefined) stream.destroy();
+        else this.open(stream, remoteAddress);
+      },
+      (err) => this.options.logger.debug('TLS accept failed', { address: remoteAddress, error: err }),
+    );
+  }
+
+  private open(socket: net.Socket, remoteAddress: string | undefined): void {
     const o = this.options;
     const conn = new Connection(socket, {
+      remoteAddress,
       maxFrameSize: o.maxFrameSize,
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,
@@ -144,7 +178,16 @@ export class RemotingServer extends EventEmitter {
 
   private readonly dispatch: RequestHandler = (request, conn) => {
     const hooks = this.options.hooks;
-    if (hooks.length > 0) runBeforeHooks(hooks, conn.remoteAddress, request);
+    if (hooks.length > 0) {
+      try {
+        runBeforeHooks(hooks, conn.remoteAddress, request);
+      } catch (err) {
+        if (!(err instanceof AccessDeniedError)) throw err;
+        if ((request.flag & FLAG_ONEWAY) === 0)
+          conn.sendResponse(createResponse(request, err.responseCode, err.remark));
+        return undefined;
+      }
+    }
     const handler = this.processors.get(request.code) ?? this.defaultProcessor;
     if (handler === undefined) {
       // Java 4.9 answers an unknown code even when the request is oneway, in its default (JSON) type.

@@ -10,6 +10,8 @@ export { Broker } from './broker/broker.js';
 export type { BrokerFaults, BrokerStopOptions } from './broker/broker.js';
 export { DEFAULT_BROKER_OPTIONS } from './broker/options.js';
 export type { BrokerOptions, FlushDiskType } from './broker/options.js';
+export type { AclAccount, AclConfig } from './acl/acl-config.js';
+export type { ServerTlsOptions, TlsServerMode } from '../remoting/tls-server.js';
 export {
   FAULT_INJECTION_REQUEST_CODE,
   faultSpecToExtFields,

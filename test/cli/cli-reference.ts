@@ -28,7 +28,7 @@ export function referenceRows(section: string): ReferenceRow[] {
     const m = /^\|\s*`((?:[^`\\]|\\.)*)`\s*\|/.exec(line);
     if (!m) continue;
     const usage = m[1]!.replace(/\\\|/g, '|');
-    const path = (/^[a-z][a-z -]*?(?=\s+[[-]|$)/.exec(usage)?.[0] ?? '').trim();
+    const path = (/^[a-z][a-zA-Z -]*?(?=\s+[[-]|$)/.exec(usage)?.[0] ?? '').trim();
     rows.push({ path, flags: mentionedFlags(usage) });
   }
   return rows;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
   UnsupportedCompressionError,
@@ -8,6 +8,9 @@ import {
   type ConsumerMessage,
 } from '../../src/consumer/message-view.js';
 import { ProtocolError } from '../../src/errors.js';
+import { COMPRESSED_SYSFLAG, compressWith, loadCompressor } from '../../src/protocol/message/compression.js';
+
+before(() => loadCompressor('ZSTD'));
 
 const props = (p: Record<string, string>): string =>
   Object.entries(p)
@@ -160,23 +163,33 @@ describe('decodePullBody', () => {
     }
   });
 
-  it('LZ4 and ZSTD bodies need a supplied decompressor and otherwise name the algorithm', () => {
-    const lz4 = record({ topic: 'T', body: Buffer.from('packed'), sysFlag: 0x101, properties: {} });
-    const zstd = record({ topic: 'T', body: Buffer.from('packed'), sysFlag: 0x201, properties: {} });
-    for (const [body, type] of [
-      [lz4, 'LZ4'],
-      [zstd, 'ZSTD'],
-    ] as const) {
-      assert.throws(
-        () => decodePullBody(body, { queue: QUEUE }),
-        (err: unknown) => err instanceof UnsupportedCompressionError && err.compressionType === type,
-      );
+  it('LZ4 and ZSTD bodies are inflated by default; a supplied decompressor replaces the built-in one', () => {
+    const text = 'compressible '.repeat(500);
+    for (const type of ['LZ4', 'ZSTD'] as const) {
+      const sysFlag = COMPRESSED_SYSFLAG[type];
+      const body = record({
+        topic: 'T',
+        body: Buffer.from(compressWith(type, Buffer.from(text), 3)),
+        sysFlag,
+        properties: {},
+      });
+      assert.equal(decodePullBody(body, { queue: QUEUE })[0]?.body.toString(), text);
     }
+    const lz4 = record({ topic: 'T', body: Buffer.from('packed'), sysFlag: 0x101, properties: {} });
     const decoded = decodePullBody(lz4, {
       queue: QUEUE,
       decompressors: { LZ4: (b) => Buffer.from(b.toString().toUpperCase()) },
     });
     assert.equal(decoded[0]?.body.toString(), 'PACKED');
+  });
+
+  it('a compression type outside ZLIB, LZ4 and ZSTD is UnsupportedCompressionError', () => {
+    const odd = record({ topic: 'T', body: Buffer.from('packed'), sysFlag: 0x501, properties: {} });
+    assert.throws(
+      () => decodePullBody(odd, { queue: QUEUE }),
+      (err: unknown) =>
+        err instanceof UnsupportedCompressionError && err.compressionType === 'unknown type 5',
+    );
   });
 
   it('a retried message shows its original topic, without the namespace', () => {

@@ -1,5 +1,9 @@
 /** Helpers for producer tests against the embedded cluster. */
-import type { EmbeddedCluster } from '../../src/server/cluster.js';
+import { after, before } from 'node:test';
+import { EmbeddedCluster as EmbeddedClusterClass, type EmbeddedCluster } from '../../src/server/cluster.js';
+import { Producer } from '../../src/producer/producer.js';
+import type { ProducerOptions } from '../../src/producer/options.js';
+import type { RemotingCommand } from '../../src/protocol/command.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
 
@@ -55,4 +59,72 @@ export async function waitFor(
     await sleep(20);
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Producers on one cluster, each in its own group `<prefix>_<n>`; `shutdownAll` ends them. */
+export function producerPool(
+  cluster: () => EmbeddedCluster,
+  prefix: string,
+): { start(options?: Partial<ProducerOptions>): Promise<Producer>; shutdownAll(): Promise<void> } {
+  const producers: Producer[] = [];
+  return {
+    async start(options = {}) {
+      const p = new Producer({
+        namesrvAddr: cluster().namesrvAddr,
+        producerGroup: `${prefix}_${producers.length}`,
+        ...options,
+      });
+      producers.push(p);
+      await p.start();
+      return p;
+    },
+    async shutdownAll() {
+      for (const p of producers.splice(0)) await p.shutdown();
+    },
+  };
+}
+
+/**
+ * Watches the requests a started producer sends through its connection pool: `seen` gets every
+ * request command and the response it got (undefined until it arrives).
+ */
+export function watchRequests(p: Producer): Array<{ request: RemotingCommand; response?: RemotingCommand }> {
+  const seen: Array<{ request: RemotingCommand; response?: RemotingCommand }> = [];
+  const pool = (
+    p as unknown as { instance: { pool: { request: (...a: unknown[]) => Promise<RemotingCommand> } } }
+  ).instance.pool;
+  const original = pool.request.bind(pool);
+  pool.request = async (address: unknown, cmd: unknown, timeout: unknown) => {
+    const entry: { request: RemotingCommand; response?: RemotingCommand } = {
+      request: cmd as RemotingCommand,
+    };
+    seen.push(entry);
+    entry.response = await original(address, cmd, timeout);
+    return entry.response;
+  };
+  return seen;
+}
+
+/**
+ * For a describe block: a one-broker embedded cluster started before its tests and stopped
+ * after them, with a producer pool whose producers are shut down first.
+ */
+export function oneBrokerCluster(prefix: string): {
+  cluster(): EmbeddedCluster;
+  startProducer(options?: Partial<ProducerOptions>): Promise<Producer>;
+} {
+  let c: EmbeddedCluster | undefined;
+  const cluster = (): EmbeddedCluster => {
+    if (c === undefined) throw new Error('the cluster is not started yet');
+    return c;
+  };
+  const pool = producerPool(cluster, prefix);
+  before(async () => {
+    c = await EmbeddedClusterClass.start({ brokers: 1 });
+  });
+  after(async () => {
+    await pool.shutdownAll();
+    await c?.stop();
+  });
+  return { cluster, startProducer: pool.start };
 }

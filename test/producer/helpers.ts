@@ -1,6 +1,8 @@
 /** Shared fixtures for producer unit tests. */
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../src/protocol/command.js';
+import type { SendLoopSettings } from '../../src/producer/send-loop.js';
 import type {
   BrokerIsolatedEvent,
   BrokerRecoveredEvent,
@@ -58,4 +60,40 @@ export function fakeHost(randomValues: number[] = []): FakeHost {
     logger: silentLogger,
   };
   return host;
+}
+
+/** Send-loop settings of the unit tests (Java defaults, a 1 s attempt cap), with overrides. */
+export function sendLoopSettings(over: Partial<SendLoopSettings> = {}): SendLoopSettings {
+  return {
+    producerGroup: 'PG',
+    createTopicKey: 'TBW102',
+    defaultTopicQueueNums: 4,
+    commandDefaults: DEFAULT_COMMAND_DEFAULTS,
+    sendMsgTimeout: 3000,
+    retryTimesWhenSendFailed: 2,
+    retryAnotherBrokerWhenNotStoreOK: false,
+    retryResponseCodes: new Set([1, 2, 14, 16, 17]),
+    sendAttemptTimeout: 1000,
+    logger: silentLogger,
+    ...over,
+  };
+}
+
+/** A broker's answer to a send: `code` (SUCCESS by default) for the queue the request named. */
+export function sendResponse(cmd: RemotingCommand, code = 0): RemotingCommand {
+  return {
+    code,
+    language: 'JAVA',
+    version: 407,
+    opaque: 0,
+    flag: 1,
+    serializeType: 0,
+    extFields: {
+      msgId: 'OFF',
+      queueId: cmd.extFields?.['e'] ?? '0',
+      queueOffset: '7',
+      MSG_REGION: 'R',
+      TRACE_ON: 'true',
+    },
+  };
 }

@@ -8,9 +8,8 @@ import {
   ProtocolError,
   TimeoutError,
 } from '../../src/errors.js';
-import { DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../src/protocol/command.js';
+import type { RemotingCommand } from '../../src/protocol/command.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-import { silentLogger } from '../../src/observability/logger.js';
 import { SendFailedError, SendResultUnknownError } from '../../src/producer/errors.js';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
 import {
@@ -21,27 +20,11 @@ import { Java49FaultStrategy } from '../../src/producer/fault/java-4.9.js';
 import { prepareMessage } from '../../src/producer/message.js';
 import { runSend, type SendLoopSettings, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-import { fakeHost, routeOf } from './helpers.js';
+import { fakeHost, routeOf, sendLoopSettings, sendResponse } from './helpers.js';
 
 type Behaviour = (cmd: RemotingCommand, timeoutMs: number) => Promise<RemotingCommand>;
 
-function ok(cmd: RemotingCommand, code = 0): RemotingCommand {
-  return {
-    code,
-    language: 'JAVA',
-    version: 407,
-    opaque: 0,
-    flag: 1,
-    serializeType: 0,
-    extFields: {
-      msgId: 'OFF',
-      queueId: cmd.extFields?.['e'] ?? '0',
-      queueOffset: '7',
-      MSG_REGION: 'R',
-      TRACE_ON: 'true',
-    },
-  };
-}
+const ok = sendResponse;
 
 function transport(brokers: Record<string, Behaviour>): SendTransport & { calls: string[] } {
   const tp = new TopicPublishInfo('T', routeOf(Object.fromEntries(Object.keys(brokers).map((b) => [b, 2]))));
@@ -61,19 +44,7 @@ function transport(brokers: Record<string, Behaviour>): SendTransport & { calls:
   };
 }
 
-const settings = (over: Partial<SendLoopSettings> = {}): SendLoopSettings => ({
-  producerGroup: 'PG',
-  createTopicKey: 'TBW102',
-  defaultTopicQueueNums: 4,
-  commandDefaults: DEFAULT_COMMAND_DEFAULTS,
-  sendMsgTimeout: 3000,
-  retryTimesWhenSendFailed: 2,
-  retryAnotherBrokerWhenNotStoreOK: false,
-  retryResponseCodes: new Set([1, 2, 14, 16, 17]),
-  sendAttemptTimeout: 1000,
-  logger: silentLogger,
-  ...over,
-});
+const settings = sendLoopSettings;
 
 const ids = new UniqIdGenerator();
 const msg = () =>

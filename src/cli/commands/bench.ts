@@ -1,4 +1,6 @@
 import { RocketMQError } from '../../errors.js';
+import type { ClientConnectionOptions } from '../../client/connection-options.js';
+import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { Producer } from '../../producer/producer.js';
 import type { Message } from '../../producer/message.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
@@ -14,6 +16,7 @@ an embedded 2-broker cluster when none is given. Prints a progress line every se
 summary; MB/s counts body bytes (1 MB = 10^6 bytes).
 
 Options:
+${CLIENT_SECURITY_HELP}
   --namesrv <host:port> NameServer of a running cluster (default: start an embedded one)
   --topic <name>        topic (default BenchmarkTest; created on the embedded cluster)
   --concurrency <n>     concurrent senders (default 64)
@@ -36,6 +39,8 @@ export interface BenchFlags {
   compress: boolean;
   oneway: boolean;
   json: boolean;
+  /** `credentials` / `tls` from the flags and environment. */
+  security: ClientConnectionOptions;
 }
 
 const BENCH_FLAGS = {
@@ -48,12 +53,14 @@ const BENCH_FLAGS = {
   compress: { type: 'boolean', default: false },
   oneway: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  ...CLIENT_SECURITY_FLAGS,
 } as const;
 
 export function parseBenchFlags(argv: string[]): BenchFlags {
   const values = parseFlags(argv, BENCH_FLAGS);
   return {
     namesrv: values.namesrv === undefined ? undefined : parseNamesrv('--namesrv', values.namesrv),
+    security: clientSecurity(values),
     topic: values.topic,
     concurrency: parsePositiveInt('--concurrency', values.concurrency, 10_000),
     size: parsePositiveInt('--size', values.size, 4 * 1024 * 1024),
@@ -98,6 +105,7 @@ export async function runBench(flags: BenchFlags, log: (line: string) => void): 
     producer = new Producer({
       producerGroup: 'rocketmq-ts-bench',
       namesrvAddr,
+      ...flags.security,
       ...(flags.compress ? { compressMsgBodyOverHowmuch: 1 } : {}),
     });
     await producer.start();

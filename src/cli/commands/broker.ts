@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors.js';
+import { SERVER_SECURITY_FLAGS, SERVER_SECURITY_HELP, serverSecurity } from '../security-flags.js';
 import { consoleLogger } from '../../observability/logger.js';
 import { Broker } from '../../server/broker/broker.js';
 import type { CliCommand } from '../command.js';
@@ -19,6 +20,7 @@ const FLAGS = {
   cluster: { type: 'string' },
   flush: { type: 'string' },
   'fault-injection': { type: 'boolean' },
+  ...SERVER_SECURITY_FLAGS,
 } as const;
 
 export const brokerCommand: CliCommand = {
@@ -30,6 +32,7 @@ export const brokerCommand: CliCommand = {
 Runs one master broker that registers with the NameServer(s), until SIGINT/SIGTERM.
 
 Options:
+${SERVER_SECURITY_HELP}
   --name N           broker name (default broker-a)
   --namesrv A        NameServer address(es), ';'-separated (required)
   --port P           TCP port; 0 picks a free one (default 10911)
@@ -52,6 +55,7 @@ Prints "broker NAME listening on HOST:PORT" once registered.`,
       brokerClusterName: values.cluster ?? 'DefaultCluster',
       flushDiskType: parseFlush(values.flush) === 'sync' ? 'SYNC_FLUSH' : 'ASYNC_FLUSH',
       faultInjection: values['fault-injection'] ?? false,
+      ...serverSecurity(values),
       ...(values.verbose ? { logger: consoleLogger(`broker:${values.name ?? 'broker-a'}`) } : {}),
     });
     const addr = await listenOn('--port', () => broker.start());

@@ -1,4 +1,5 @@
 import { consoleLogger } from '../../observability/logger.js';
+import { SERVER_SECURITY_FLAGS, SERVER_SECURITY_HELP, serverSecurity } from '../security-flags.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, parseFlags, parsePort } from '../flags.js';
@@ -12,6 +13,7 @@ const FLAGS = {
   flush: { type: 'string' },
   'fault-injection': { type: 'boolean' },
   json: { type: 'boolean' },
+  ...SERVER_SECURITY_FLAGS,
 } as const;
 
 export const clusterCommand: CliCommand = {
@@ -24,6 +26,7 @@ Starts a NameServer and N brokers (broker-a, broker-b, ...) on 127.0.0.1 and run
 SIGINT/SIGTERM, then stops them cleanly.
 
 Options:
+${SERVER_SECURITY_HELP}
   --brokers N        number of brokers (default 2)
   --namesrv-port P   NameServer port; 0 picks a free one (default 9876)
   --data-dir D       parent folder of the brokers' stores (default: a temp dir, removed on exit)
@@ -35,8 +38,11 @@ Options:
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
     const count = intFlag('--brokers', values.brokers, 2, 1, 26);
+    const { acl, tls } = serverSecurity(values);
     const options = {
       brokers: count,
+      brokerOptions: { ...(acl !== undefined ? { acl } : {}), ...(tls !== undefined ? { tls } : {}) },
+      namesrvOptions: tls !== undefined ? { tls } : {},
       namesrvPort: parsePort('--namesrv-port', values['namesrv-port'], 9876),
       dataDir: values['data-dir'],
       flush: parseFlush(values.flush),

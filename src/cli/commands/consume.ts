@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, oneOf, parseDuration, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
 import { LatencyHistogram, formatMs } from '../stats.js';
+import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { validateTopic } from '../../protocol/validation.js';
 
 export interface ConsumeSummary {
@@ -38,6 +39,7 @@ const CONSUME_FLAGS = {
   orderly: { type: 'boolean' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
+  ...CLIENT_SECURITY_FLAGS,
 } as const;
 
 export const consumeCommand: CliCommand = {
@@ -62,7 +64,8 @@ Options:
   --duration D        stop after D (30, 30s, 500ms, 2m)
   --orderly           orderly consumption (one message at a time per queue, queues locked)
   --json              one JSON line per message, then one summary line
-  --quiet             no message lines; a live "consumed, msgs/s, lag" line on stderr`,
+  --quiet             no message lines; a live "consumed, msgs/s, lag" line on stderr
+${CLIENT_SECURITY_HELP}`,
   flags: CONSUME_FLAGS,
   async run(argv) {
     const values = parseFlags(argv, CONSUME_FLAGS);
@@ -84,6 +87,7 @@ Options:
     const group = values.group ?? `rocketmq_ts_cli_${Date.now().toString(36)}`;
 
     const consumer = new PushConsumer({
+      ...clientSecurity(values),
       namesrvAddr: namesrv,
       consumerGroup: group,
       consumeFromWhere: FROM_WHERE[from],

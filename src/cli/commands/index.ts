@@ -10,6 +10,7 @@ import { topicCreateCommand } from './topic-create.js';
 import { sendCommand } from './send.js';
 import { consumeCommand } from './consume.js';
 import { routeCommand } from './route.js';
+import { adminCommands } from './admin/index.js';
 
 /** Every CLI command; each helper file adds itself here. */
 export const commands: CliCommand[] = [
@@ -24,4 +25,5 @@ export const commands: CliCommand[] = [
   sendCommand,
   consumeCommand,
   routeCommand,
+  ...adminCommands,
 ];

@@ -1,4 +1,5 @@
 import { consoleLogger } from '../../observability/logger.js';
+import { SERVER_TLS_FLAGS, SERVER_TLS_HELP, serverSecurity } from '../security-flags.js';
 import { NameServer } from '../../server/namesrv/namesrv.js';
 import type { CliCommand } from '../command.js';
 import { intFlag, parseFlags, parsePort } from '../flags.js';
@@ -8,6 +9,7 @@ const FLAGS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'expire-ms': { type: 'string' },
+  ...SERVER_TLS_FLAGS,
 } as const;
 
 export const namesrvCommand: CliCommand = {
@@ -18,6 +20,7 @@ export const namesrvCommand: CliCommand = {
 Runs a NameServer (brokers register here, clients look up routes) until SIGINT/SIGTERM.
 
 Options:
+${SERVER_TLS_HELP}
   --port P        TCP port to listen on; 0 picks a free one (default 9876)
   --host H        interface to bind (default 127.0.0.1)
   --expire-ms MS  drop a broker that has not registered for MS ms (default 120000)
@@ -34,6 +37,7 @@ Prints "namesrv listening on HOST:PORT" once ready.`,
       listenPort: parsePort('--port', values.port, 9876),
       host: values.host ?? '127.0.0.1',
       ...(expire !== undefined ? { brokerChannelExpiredMs: expire } : {}),
+      ...serverSecurity(values),
       ...(values.verbose ? { logger: consoleLogger('namesrv') } : {}),
     });
     const addr = await listenOn('--port', () => namesrv.start());

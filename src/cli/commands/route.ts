@@ -1,4 +1,6 @@
 import { silentLogger } from '../../observability/logger.js';
+import { connectionPoolOptions, resolveClientConnection } from '../../client/connection-options.js';
+import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
 import { permToString } from '../../protocol/perm.js';
 import { validateTopic } from '../../protocol/validation.js';
@@ -9,7 +11,12 @@ import { parseNamesrvAddr } from '../../producer/options.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
 
-const FLAGS = { namesrv: { type: 'string' }, topic: { type: 'string' }, json: { type: 'boolean' } } as const;
+const FLAGS = {
+  namesrv: { type: 'string' },
+  topic: { type: 'string' },
+  json: { type: 'boolean' },
+  ...CLIENT_SECURITY_FLAGS,
+} as const;
 
 export const routeCommand: CliCommand = {
   path: ['route'],
@@ -20,6 +27,7 @@ Asks the NameServer (GET_ROUTEINFO_BY_TOPIC) and prints each broker with its add
 (id 0 = master) and its read/write queue counts and permission.
 
 Options:
+${CLIENT_SECURITY_HELP}
   --namesrv A   NameServer address(es), "h:p;h:p" (required)
   --topic T     topic (required)
   --json        print the raw route as JSON`,
@@ -28,7 +36,7 @@ Options:
     const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);
     validateTopic(values.topic, '--topic');
-    const pool = new ConnectionPool();
+    const pool = new ConnectionPool(connectionPoolOptions(resolveClientConnection(clientSecurity(values))));
     try {
       const client = new NamesrvClient(
         parseNamesrvAddr(namesrv, '--namesrv'),

@@ -1,4 +1,5 @@
 import { Producer } from '../../producer/producer.js';
+import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import type { SendResult } from '../../producer/send-result.js';
 import type { CliCommand } from '../command.js';
 import { STRATEGIES, intFlag, oneOf, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
@@ -28,6 +29,7 @@ const FLAGS = {
   timeout: { type: 'string' },
   strategy: { type: 'string' },
   json: { type: 'boolean' },
+  ...CLIENT_SECURITY_FLAGS,
 } as const;
 
 export const sendCommand: CliCommand = {
@@ -40,6 +42,7 @@ With --count 1 (the default) prints the SendResult. With more, sends --count mes
 and p99. Exits non-zero if any send failed.
 
 Options:
+${CLIENT_SECURITY_HELP}
   --namesrv A         NameServer address(es), "h:p;h:p" (required)
   --topic T           topic (required)
   --count N           messages to send (default 1)
@@ -65,6 +68,7 @@ Options:
       namesrvAddr: namesrv,
       producerGroup: values.group ?? 'rocketmq_ts_cli',
       sendMsgTimeout: timeout,
+      ...clientSecurity(values),
       ...(values.strategy ? { latencyFaultStrategy: oneOf('--strategy', values.strategy, STRATEGIES) } : {}),
     });
     const body = Buffer.alloc(size, 'x');

@@ -1,4 +1,6 @@
 import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
+import { connectionPoolOptions, resolveClientConnection } from '../../client/connection-options.js';
+import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { UpdateAndCreateTopic } from '../../protocol/headers/admin.js';
@@ -14,6 +16,7 @@ const FLAGS = {
   queues: { type: 'string' },
   cluster: { type: 'string' },
   perm: { type: 'string' },
+  ...CLIENT_SECURITY_FLAGS,
 } as const;
 
 export const topicCreateCommand: CliCommand = {
@@ -25,6 +28,7 @@ Sends UPDATE_AND_CREATE_TOPIC to every master broker the NameServer lists (optio
 those of cluster C); each broker registers the topic with the NameServer at once.
 
 Options:
+${CLIENT_SECURITY_HELP}
   --namesrv A   NameServer address (required)
   --topic T     topic name (required)
   --queues Q    read and write queues per broker (default 8)
@@ -37,7 +41,9 @@ Options:
     validateTopic(values.topic, '--topic');
     const queues = intFlag('--queues', values.queues, 8, 1, 1024);
     const perm = intFlag('--perm', values.perm, 6, 0, 15);
-    const info = await fetchClusterInfo(namesrv);
+    const security = clientSecurity(values);
+    const poolOptions = connectionPoolOptions(resolveClientConnection(security));
+    const info = await fetchClusterInfo(namesrv, 3000, security);
     const targets: Array<{ name: string; addr: string }> = [];
     for (const [cluster, names] of Object.entries(info.clusterAddrTable ?? {})) {
       if (values.cluster !== undefined && cluster !== values.cluster) continue;
@@ -59,7 +65,7 @@ Options:
       order: false,
     });
     for (const t of targets) {
-      const conn = await Connection.connect(t.addr);
+      const conn = await Connection.connect(t.addr, poolOptions);
       try {
         const response = await conn.request(createRequest(UpdateAndCreateTopic.code, header), 5000);
         if (response.code !== ResponseCode.SUCCESS)

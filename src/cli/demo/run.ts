@@ -131,8 +131,9 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       namesrvAddr,
       latencyFaultStrategy: options.strategy,
       sendLatencyFaultEnable: true,
-      // The Java clients have no per-attempt cap: a hung broker can eat the whole send timeout.
-      ...(javaLike ? { sendAttemptTimeout: 0 } : {}),
+      // The Java clients have no per-attempt cap (a hung broker can eat the whole send timeout)
+      // and no hedged sends.
+      ...(javaLike ? { sendAttemptTimeout: 0, hedgeSends: false } : {}),
     });
     await producer.start();
     consumers = new DemoConsumerGroup({

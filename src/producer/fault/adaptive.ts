@@ -298,13 +298,25 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
       return;
     }
     if (started < s.readmittedAt) return; // a leftover of the incident that just ended
+    this.isolate(s, now, kind, error instanceof Error ? `${kind}: ${error.message}` : kind);
+  }
+
+  /** An overdue attempt (hedged sends) is the start of a timeout incident: isolate at once. */
+  onOverdue(brokerName: string, overdueMs: number): void {
+    const s = this.state(brokerName);
+    const now = this.host.now();
+    if (s.isolated || now - overdueMs < s.readmittedAt) return;
+    this.isolate(s, now, 'timeout', `overdue: no answer for ${overdueMs} ms`);
+  }
+
+  private isolate(s: BrokerState, now: number, kind: FailureKind, reason: string): void {
+    const brokerName = s.name;
     s.strikes = 1;
     s.isolated = true;
     s.isolatedAt = now;
     s.isolatedUntil = now + this.isolationFor(1, kind);
     s.trialSince = 0;
     s.lastKind = kind;
-    const reason = error instanceof Error ? `${kind}: ${error.message}` : kind;
     this.host.logger.warn('broker isolated', { brokerName, reason, forMs: s.isolatedUntil - now });
     this.host.onIsolated({ brokerName, reason, untilMs: s.isolatedUntil });
     this.scheduleProbe(s);

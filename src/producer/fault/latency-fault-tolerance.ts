@@ -78,6 +78,12 @@ export interface LatencyFaultStrategy {
   isAvailable?(brokerName: string): boolean;
   onSuccess(brokerName: string, latencyMs: number): void;
   onFailure(brokerName: string, latencyMs: number, kind: FailureKind, error?: unknown): void;
+  /**
+   * An attempt on the broker, started `overdueMs` ago, is still unanswered long past its recent
+   * latency (hedged sends): stop choosing the broker now rather than at the attempt's timeout.
+   * The attempt still ends with `onSuccess`/`onFailure`. Absent: the strategy learns at the end.
+   */
+  onOverdue?(brokerName: string, overdueMs: number): void;
   health(): BrokerHealth[];
   /** Starts background work (probes, detectors); timers are unref'd. */
   start(): void;

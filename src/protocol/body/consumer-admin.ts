@@ -58,13 +58,31 @@ export function javaDoubleText(n: number): string {
   return Number.isInteger(n) ? n.toFixed(1) : String(n);
 }
 
-export function encodeConsumerConnection(c: ConsumerConnection): Buffer {
-  const connectionSet = c.connectionSet.map((e) => ({
+/** A `connectionSet` array in fastjson's key order (also the producer connection body's). */
+export function connectionSetJson(set: readonly ConsumerConnectionEntry[]): Array<Record<string, unknown>> {
+  return set.map((e) => ({
     clientAddr: e.clientAddr,
     clientId: e.clientId,
     language: e.language,
     version: e.version,
   }));
+}
+
+/** A parsed `connectionSet` array; absent reads as empty. */
+export function parseConnectionSet(value: unknown): ConsumerConnectionEntry[] {
+  return expectArray(value ?? [], 'connectionSet').map((v) => {
+    const e = expectObject(v, 'Connection');
+    return {
+      clientId: jsonString(e.clientId, 'Connection.clientId', ''),
+      clientAddr: jsonString(e.clientAddr, 'Connection.clientAddr', ''),
+      language: jsonString(e.language, 'Connection.language', ''),
+      version: jsonNumber(e.version, 'Connection.version', 0),
+    };
+  });
+}
+
+export function encodeConsumerConnection(c: ConsumerConnection): Buffer {
+  const connectionSet = connectionSetJson(c.connectionSet);
   const subscriptionTable: Record<string, unknown> = {};
   for (const topic of Object.keys(c.subscriptionTable).sort())
     subscriptionTable[topic] = subscriptionJson(c.subscriptionTable[topic]!);
@@ -86,15 +104,7 @@ export function parseConsumerConnection(body: Uint8Array | string): ConsumerConn
   for (const [topic, sub] of Object.entries(expectObject(o.subscriptionTable ?? {}, 'subscriptionTable')))
     subscriptionTable[topic] = parseSubscription(sub);
   return {
-    connectionSet: expectArray(o.connectionSet ?? [], 'connectionSet').map((v) => {
-      const e = expectObject(v, 'Connection');
-      return {
-        clientId: jsonString(e.clientId, 'Connection.clientId', ''),
-        clientAddr: jsonString(e.clientAddr, 'Connection.clientAddr', ''),
-        language: jsonString(e.language, 'Connection.language', ''),
-        version: jsonNumber(e.version, 'Connection.version', 0),
-      };
-    }),
+    connectionSet: parseConnectionSet(o.connectionSet),
     subscriptionTable,
     consumeType: jsonString(o.consumeType, 'consumeType', ''),
     messageModel: jsonString(o.messageModel, 'messageModel', ''),

@@ -4,8 +4,10 @@
  * ConsumerRunningInfo (GET_CONSUMER_RUNNING_INFO, read by `mqadmin consumerStatus`),
  * GetConsumerStatusBody (GET_CONSUMER_STATUS_FROM_CLIENT) and ConsumeMessageDirectlyResult.
  */
-import type { SubscriptionData } from '../headers/heartbeat.js';
-import { encodeMessageQueueMap, type MessageQueueData } from './message-queue-map.js';
+import { parseFastjson, parseFastjsonBytes } from '../fastjson.js';
+import { expectArray, expectObject, jsonBool, jsonNumber, jsonString } from '../headers/fields.js';
+import { parseSubscription, type SubscriptionData } from '../headers/heartbeat.js';
+import { decodeMessageQueueMap, encodeMessageQueueMap, type MessageQueueData } from './message-queue-map.js';
 
 /** Java `ConsumerRunningInfo` property names `mqadmin` reads. */
 export const RunningInfoProperty = {
@@ -91,4 +93,91 @@ export function encodeConsumeMessageDirectlyResult(r: {
   spentTimeMills: number;
 }): Buffer {
   return Buffer.from(sortedJson(r), 'utf8');
+}
+
+function parseBody(body: Uint8Array | string, what: string): Record<string, unknown> {
+  return expectObject(typeof body === 'string' ? parseFastjson(body) : parseFastjsonBytes(body), what);
+}
+
+const PROCESS_QUEUE_NUMBERS = [
+  'commitOffset',
+  'cachedMsgMinOffset',
+  'cachedMsgMaxOffset',
+  'cachedMsgCount',
+  'cachedMsgSizeInMiB',
+  'transactionMsgMinOffset',
+  'transactionMsgMaxOffset',
+  'transactionMsgCount',
+  'tryUnlockTimes',
+  'lastLockTimestamp',
+  'lastPullTimestamp',
+  'lastConsumeTimestamp',
+] as const;
+const STATUS_NUMBERS = [
+  'pullRT',
+  'pullTPS',
+  'consumeRT',
+  'consumeOKTPS',
+  'consumeFailedTPS',
+  'consumeFailedMsgs',
+] as const;
+
+/** A client's `ConsumerRunningInfo` (Java's or ours); missing numbers read as 0. */
+export function parseConsumerRunningInfo(body: Uint8Array | string): ConsumerRunningInfoData {
+  const o = parseBody(body, 'ConsumerRunningInfo');
+  const properties: Record<string, string> = {};
+  for (const [k, v] of Object.entries(expectObject(o.properties ?? {}, 'properties')))
+    properties[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  const mqTable = [
+    ...decodeMessageQueueMap(
+      o.mqTable,
+      (v, what) => {
+        const q = expectObject(v, what);
+        const out = {
+          locked: jsonBool(q.locked, `${what}.locked`, false),
+          droped: jsonBool(q.droped, `${what}.droped`, false),
+        };
+        for (const k of PROCESS_QUEUE_NUMBERS)
+          (out as Record<string, unknown>)[k] = jsonNumber(q[k], `${what}.${k}`, 0);
+        return out as ProcessQueueInfoData;
+      },
+      'mqTable',
+    ).values(),
+  ].map((e): [MessageQueueData, ProcessQueueInfoData] => [e.mq, e.value]);
+  const statusTable: Record<string, ConsumeStatusData> = {};
+  for (const [topic, v] of Object.entries(expectObject(o.statusTable ?? {}, 'statusTable'))) {
+    const st = expectObject(v, `statusTable[${topic}]`);
+    const out: Record<string, number> = {};
+    for (const k of STATUS_NUMBERS) out[k] = jsonNumber(st[k], `statusTable[${topic}].${k}`, 0);
+    statusTable[topic] = out as unknown as ConsumeStatusData;
+  }
+  const info: ConsumerRunningInfoData = {
+    properties,
+    subscriptionSet: expectArray(o.subscriptionSet ?? [], 'subscriptionSet').map(parseSubscription),
+    mqTable,
+    statusTable,
+  };
+  if (typeof o.jstack === 'string') info.jstack = o.jstack;
+  return info;
+}
+
+export interface ConsumeMessageDirectlyResultData {
+  order: boolean;
+  autoCommit: boolean;
+  consumeResult: string;
+  remark: string | undefined;
+  spentTimeMills: number;
+}
+
+export function parseConsumeMessageDirectlyResult(
+  body: Uint8Array | string,
+): ConsumeMessageDirectlyResultData {
+  const o = parseBody(body, 'ConsumeMessageDirectlyResult');
+  return {
+    order: jsonBool(o.order, 'order', false),
+    autoCommit: jsonBool(o.autoCommit, 'autoCommit', true),
+    consumeResult: jsonString(o.consumeResult, 'consumeResult', ''),
+    remark: typeof o.remark === 'string' ? o.remark : undefined,
+    spentTimeMills: jsonNumber(o.spentTimeMills, 'spentTimeMills', 0),
+  };
 }

@@ -42,3 +42,9 @@ export const GetBrokerRuntimeInfo = declareRequest(
   'GET_BROKER_RUNTIME_INFO',
   {},
 );
+
+/**
+ * What the embedded broker (versioned 4.9.7, with a timer wheel of its own) lists in its
+ * GET_BROKER_CONFIG answer to say it honours timer messages; no Apache broker writes it.
+ */
+export const EMBEDDED_TIMER_KEY = 'rocketmqTsTimerWheel';

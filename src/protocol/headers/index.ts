@@ -8,6 +8,11 @@ export * from './pull.js';
 export * from './offset.js';
 export * from './query.js';
 export * from './admin.js';
+export * from './broker-admin.js';
+export * from './namesrv-admin.js';
 export * from './consumer.js';
 export * from './transaction.js';
+export * from './reply.js';
+
+export * from './pop.js';
 export * from './registry.js';

@@ -142,7 +142,7 @@ export function dataVersionEquals(a: DataVersion, b: DataVersion): boolean {
   );
 }
 
-function topicConfigJson(tc: TopicConfig): Record<string, unknown> {
+export function topicConfigJson(tc: TopicConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (tc.attributes !== undefined) out.attributes = tc.attributes;
   out.order = tc.order;

@@ -17,7 +17,20 @@ import {
   ResetConsumerClientOffset,
   UnlockBatchMQ,
 } from './consumer.js';
+import {
+  DeleteSubscriptionGroup,
+  GetAllSubscriptionGroupConfig,
+  GetBrokerConfig,
+  GetProducerConnectionList,
+  GetTopicConfig,
+  GetTopicStatsInfo,
+  InvokeBrokerToResetOffset,
+  QueryTopicConsumeByWho,
+  UpdateAndCreateSubscriptionGroup,
+  UpdateBrokerConfig,
+} from './broker-admin.js';
 import { GetConsumeStats, GetConsumerConnectionList } from './consumer-admin.js';
+import { DeleteTopicInNamesrv, GetTopicsByCluster } from './namesrv-admin.js';
 import type { HeaderSpec, RequestDeclaration } from './fields.js';
 import { HeartBeat, UnregisterClient } from './heartbeat.js';
 import {
@@ -28,6 +41,7 @@ import {
   SearchOffsetByTimestamp,
   UpdateConsumerOffset,
 } from './offset.js';
+import { AckMessage, ChangeInvisibleTime, Notification, PopMessage } from './pop.js';
 import { PullMessage } from './pull.js';
 import { QueryMessage, ViewMessageById } from './query.js';
 import {
@@ -41,6 +55,7 @@ import {
   UnregisterBroker,
 } from './register.js';
 import { GetAllTopicListFromNameserver, GetRouteInfoByTopic } from './route.js';
+import { PushReplyMessageToClient } from './reply.js';
 import { SendBatchMessage, SendMessage, SendMessageV2, SendReplyMessageV2 } from './send.js';
 import { CheckTransactionState, EndTransaction } from './transaction.js';
 
@@ -49,6 +64,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   SendMessageV2,
   SendBatchMessage,
   SendReplyMessageV2,
+  PushReplyMessageToClient,
   PullMessage,
   QueryMessage,
   ViewMessageById,
@@ -88,6 +104,23 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   UnlockBatchMQ,
   GetConsumerConnectionList,
   GetConsumeStats,
+  UpdateBrokerConfig,
+  GetBrokerConfig,
+  GetTopicStatsInfo,
+  GetTopicConfig,
+  QueryTopicConsumeByWho,
+  InvokeBrokerToResetOffset,
+  GetProducerConnectionList,
+  UpdateAndCreateSubscriptionGroup,
+  GetAllSubscriptionGroupConfig,
+  DeleteSubscriptionGroup,
+  DeleteTopicInNamesrv,
+  GetTopicsByCluster,
+
+  PopMessage,
+  AckMessage,
+  ChangeInvisibleTime,
+  Notification,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -6,7 +6,8 @@ import { ProtocolError } from '../../errors.js';
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, defineHeader, type HeaderOf } from './fields.js';
 
-const sendSpec = {
+/** SEND_MESSAGE's fields (long names); PUSH_REPLY_MESSAGE_TO_CLIENT (reply.ts) starts with the same. */
+export const sendSpec = {
   producerGroup: F.string.required(),
   topic: F.string.required(),
   defaultTopic: F.string.required(),

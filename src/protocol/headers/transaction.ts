@@ -12,6 +12,8 @@ export const EndTransaction = declareRequest(RequestCode.END_TRANSACTION, 'END_T
   msgId: F.string.required(),
   transactionId: F.string.optional(),
   bname: F.string.optional(),
+  /** [5.x] the message's topic (ACL resource); 4.9 brokers ignore it. */
+  topic: F.string.optional(),
 });
 export type EndTransactionRequestHeader = HeaderOf<typeof EndTransaction.spec>;
 

@@ -12,6 +12,8 @@ import { isReadable, isWriteable } from '../../protocol/perm.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { RequestHandler } from '../../remoting/options.js';
 import { RemotingServer } from '../../remoting/server.js';
+import { aclServerHook } from '../acl/access-validator.js';
+import { AclSource } from '../acl/acl-source.js';
 import type { Logger } from '../../observability/logger.js';
 import { MessageStore } from '../store/message-store.js';
 import type { MessageToStore, PutResult } from '../store/types.js';
@@ -28,6 +30,12 @@ import { applyDelayLevel } from './message-util.js';
 import { NamesrvRegistrar, parseNamesrvAddrList, type BrokerIdentity } from './namesrv-registrar.js';
 import { parseDelayLevels, validateBrokerOptions, type BrokerOptions } from './options.js';
 import { consumerAdminProcessors } from './processors/consumer-admin.js';
+import { brokerConfigProcessors } from './processors/broker-config.js';
+import { groupAdminProcessors } from './processors/group-admin.js';
+import { relayProcessors } from './processors/relay.js';
+import { topicStatsProcessors } from './processors/topic-stats.js';
+import { resetOffsetProcessors } from './processors/reset-offset.js';
+import { SubscriptionGroupManager } from './subscription-group-manager.js';
 import { adminProcessors } from './processors/admin.js';
 import { clientProcessors } from './processors/client.js';
 import { offsetProcessors } from './processors/offsets.js';
@@ -36,8 +44,12 @@ import { queryProcessors } from './processors/query.js';
 import { retryProcessors } from './processors/send-back.js';
 import { sendProcessors } from './processors/send.js';
 import { transactionProcessors } from './processors/transaction.js';
+import { replyProcessors } from './processors/reply.js';
+import { PopService } from './pop/pop-service.js';
+import { popProcessors } from './processors/pop.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
+import { TimerMessageService } from './timer-service.js';
 import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
 import { TransactionCheckService } from './transaction-check.js';
 
@@ -80,9 +92,14 @@ export class Broker implements BrokerContext {
   private readonly switchboard = new FaultSwitchboard();
   private storeRef: MessageStore | undefined;
   private topicsRef: TopicConfigManager | undefined;
+  private groupsRef: SubscriptionGroupManager | undefined;
+  private popRef: PopService | undefined;
   private server: RemotingServer | undefined;
+  /** The ACL in force, when `acl` is set (reloaded from its file). */
+  private acl: AclSource | undefined;
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
+  private timerService: TimerMessageService | undefined;
   private transactionCheck: TransactionCheckService | undefined;
   private timers: NodeJS.Timeout[] = [];
   private port: number;
@@ -114,6 +131,17 @@ export class Broker implements BrokerContext {
   get topics(): TopicConfigManager {
     if (!this.topicsRef) throw new IllegalStateError('broker is not started');
     return this.topicsRef;
+  }
+
+  get subscriptionGroups(): SubscriptionGroupManager {
+    if (!this.groupsRef) throw new IllegalStateError('broker is not started');
+    return this.groupsRef;
+  }
+
+  /** [5.x] POP state: checkpoints, orderly locks, revive. */
+  get pop(): PopService {
+    if (!this.popRef) throw new IllegalStateError('broker is not started');
+    return this.popRef;
   }
 
   get transactions(): TransactionCheckService {
@@ -174,15 +202,32 @@ export class Broker implements BrokerContext {
         onChange: () => void this.registerBrokerAll(),
       });
       await topics.load();
+      const groups = new SubscriptionGroupManager(
+        join(o.storePathRootDir, 'config', 'subscriptionGroup.json'),
+        this.logger,
+      );
+      await groups.load();
+      this.groupsRef = groups;
       this.storeRef = store;
       this.topicsRef = topics;
+      this.popRef = new PopService(this);
+      await this.popRef.start();
       this.stats.resetTail();
       store.on('messageArrived', (topic: string, queueId: number, maxOffset: number) => {
         this.stats.noteArrival(topic, queueId, maxOffset);
         this.pullHold.notifyMessageArriving(topic, queueId, maxOffset);
       });
 
-      const server = new RemotingServer({ host: o.listenHost, port: this.port, logger: this.logger });
+      this.acl?.close();
+      this.acl = o.acl === undefined ? undefined : new AclSource(o.acl, this.logger);
+      const acl = this.acl;
+      const server = new RemotingServer({
+        host: o.listenHost,
+        port: this.port,
+        logger: this.logger,
+        hooks: acl === undefined ? [] : [aclServerHook(() => acl.current, this.logger)],
+        tls: o.tls,
+      });
       this.registerProcessors(server);
       server.on('connection', (conn: Connection) => {
         if (this.options.faultInjection && this.switchboard.refusing) conn.close();
@@ -190,11 +235,14 @@ export class Broker implements BrokerContext {
       server.on('disconnect', (conn: Connection) => {
         this.clients.connectionClosed(conn);
         this.pullHold.releaseOwner(conn);
+        this.popRef?.waiters.releaseOwner(conn);
       });
       const { port } = await server.listen();
       this.port = port;
       this.server = server;
     } catch (err) {
+      await this.popRef?.stop().catch(() => undefined);
+      this.popRef = undefined;
       await store.close().catch(() => undefined);
       this.storeRef = undefined;
       throw err;
@@ -202,6 +250,11 @@ export class Broker implements BrokerContext {
 
     this.schedule = new ScheduleMessageService(this, join(o.storePathRootDir, 'config', 'delayOffset.json'));
     await this.schedule.start();
+    this.timerService = new TimerMessageService(
+      this,
+      join(o.storePathRootDir, 'config', 'timerCheckpoint.json'),
+    );
+    await this.timerService.start();
     this.transactionCheck = new TransactionCheckService(
       this,
       join(o.storePathRootDir, 'config', 'transaction.json'),
@@ -212,7 +265,8 @@ export class Broker implements BrokerContext {
     });
 
     this.stats.start();
-    this.registrar = new NamesrvRegistrar(this.logger);
+    // Java: the broker talks TLS to the NameServer when its own server mode is enforcing.
+    this.registrar = new NamesrvRegistrar(this.logger, o.tls?.mode === 'enforcing');
     await this.registerBrokerAll();
     this.every(o.registerNameServerPeriod, () => void this.registerBrokerAll());
     this.every(CLIENT_SCAN_INTERVAL_MS, () => this.clients.scanNotActive(o.channelExpiredTimeout));
@@ -243,9 +297,16 @@ export class Broker implements BrokerContext {
       ...offsetProcessors(this),
       ...adminProcessors(this),
       ...consumerAdminProcessors(this),
+      ...brokerConfigProcessors(this),
+      ...groupAdminProcessors(this),
+      ...resetOffsetProcessors(this),
+      ...relayProcessors(this),
+      ...topicStatsProcessors(this),
       ...queryProcessors(this),
       ...retryProcessors(this),
       ...transactionProcessors(this),
+      ...replyProcessors(this),
+      ...popProcessors(this, this.pop),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
@@ -298,7 +359,15 @@ export class Broker implements BrokerContext {
   }
 
   putMessage(msg: MessageToStore): Promise<PutResult> {
-    return this.store.putMessage(applyDelayLevel(msg, this.delayLevels.length));
+    const delayed = applyDelayLevel(msg, this.delayLevels.length);
+    // A DELAY level wins over timer properties, as in Java 5.x.
+    if (delayed !== msg || this.timerService === undefined) return this.store.putMessage(delayed);
+    return this.timerService.put(msg);
+  }
+
+  /** The timer-message service (undefined while stopped). */
+  get timerMessages(): TimerMessageService | undefined {
+    return this.timerService;
   }
 
   /** Registers with every NameServer now; concurrent calls coalesce into one more round. */
@@ -343,9 +412,11 @@ export class Broker implements BrokerContext {
     this.switchboard.dispose();
     this.stats.stop();
     this.pullHold.stop();
+    await this.popRef?.stop();
     // Background runs put messages and write state files: let them finish before the store
     // closes and before a caller removes the data directory.
     await this.schedule?.stop();
+    await this.timerService?.stop();
     await this.transactionCheck?.stop({ persist: graceful });
     await this.registering?.catch(() => undefined);
     if (graceful && this.registrar)
@@ -354,16 +425,21 @@ export class Broker implements BrokerContext {
     this.registrar = undefined;
     await server.close();
     this.server = undefined;
+    this.acl?.close();
+    this.acl = undefined;
     if (graceful) {
       await this.schedule?.persist().catch(() => undefined);
       await this.topicsRef?.persist().catch(() => undefined);
     }
     await this.schedule?.settled();
     await this.topicsRef?.settled();
+    await this.groupsRef?.settled();
     await this.storeRef?.close();
     this.storeRef = undefined;
     this.topicsRef = undefined;
+    this.popRef = undefined;
     this.schedule = undefined;
+    this.timerService = undefined;
     this.transactionCheck = undefined;
     this.logger.info('broker stopped', { brokerName: this.options.brokerName, graceful });
   }

@@ -74,6 +74,23 @@ export class ClientManager {
     return undefined;
   }
 
+  /** The live channels of a producer group (GET_PRODUCER_CONNECTION_LIST). */
+  producerChannels(group: string): ReadonlyMap<Connection, ClientChannelInfo> | undefined {
+    return this.producers.get(group);
+  }
+
+  /** Names of the consumer groups with a live channel. */
+  consumerGroupNames(): string[] {
+    return [...this.consumers.keys()];
+  }
+
+  /** The live connection of client `clientId` registered for any producer group (Java `findChannel`, for replies). */
+  producerChannelOfClient(clientId: string): Connection | undefined {
+    for (const channels of this.producers.values())
+      for (const [conn, info] of channels) if (info.clientId === clientId && !conn.closed) return conn;
+    return undefined;
+  }
+
   registerConsumer(data: HeartbeatConsumer, conn: Connection, info: ClientChannelInfo): void {
     let group = this.consumers.get(data.groupName);
     if (!group) {

@@ -7,6 +7,7 @@ import type { ClientManager } from './client-manager.js';
 import type { BrokerStats } from './broker-stats.js';
 import type { BrokerOptions } from './options.js';
 import type { PullHoldService } from './pull-hold.js';
+import type { SubscriptionGroupManager } from './subscription-group-manager.js';
 import type { TopicConfigManager } from './topic-config-manager.js';
 
 /** Resolved half messages, by commit-log offset (END_TRANSACTION and the check service share it). */
@@ -20,6 +21,7 @@ export interface BrokerContext {
   readonly logger: Logger;
   readonly store: MessageStore;
   readonly topics: TopicConfigManager;
+  readonly subscriptionGroups: SubscriptionGroupManager;
   readonly clients: ClientManager;
   readonly pullHold: PullHoldService;
   /** brokerIP1 + listen port: written as store host, encoded in offsetMsgIds. */
@@ -30,7 +32,10 @@ export interface BrokerContext {
   readonly stats: BrokerStats;
   /** True once stop() began: held pulls are dropped instead of answered. */
   readonly stopping: boolean;
-  /** Puts one message, turning DELAY > 0 into a SCHEDULE_TOPIC_XXXX message (Java CommitLog). */
+  /**
+   * Puts one message, turning DELAY > 0 into a SCHEDULE_TOPIC_XXXX message (Java CommitLog) and
+   * a future timer into a `rmq_sys_wheel_timer` message (timer-service.ts).
+   */
   putMessage(msg: MessageToStore): Promise<PutResult>;
   /** Registers with every NameServer now. */
   registerBrokerAll(): Promise<void>;

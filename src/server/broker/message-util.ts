@@ -6,7 +6,7 @@ import {
   NAME_VALUE_SEPARATOR,
   PropertyKey,
 } from '../../protocol/message/properties.js';
-import type { SocketAddress } from '../../protocol/message/stored-message.js';
+import type { DecodedStoredMessage, SocketAddress } from '../../protocol/message/stored-message.js';
 import { transactionValue, MessageSysFlag } from '../../protocol/message/sysflag.js';
 import { SystemTopic } from '../../protocol/validation.js';
 import type { MessageToStore, PutStatus } from '../store/types.js';
@@ -90,6 +90,33 @@ export function applyDelayLevel(msg: MessageToStore, levelCount: number): Messag
     ...msg,
     topic: SystemTopic.RMQ_SYS_SCHEDULE_TOPIC,
     queueId: level - 1,
+    properties: encodeProperties(props),
+  };
+}
+
+/**
+ * A parked message (delay level or timer) back to the topic and queue it was sent to, with
+ * `props` (edited by the caller) as its properties; undefined when there is no REAL_TOPIC.
+ */
+export function toRealTopic(
+  msg: DecodedStoredMessage,
+  props: Record<string, string>,
+  realTopic: string | undefined,
+  realQid: number,
+  storeHost: SocketAddress,
+): MessageToStore | undefined {
+  if (realTopic === undefined) return undefined;
+  return {
+    topic: realTopic,
+    queueId: Number.isInteger(realQid) && realQid >= 0 ? realQid : 0,
+    flag: msg.flag,
+    sysFlag: msg.sysFlag,
+    bornTimestamp: msg.bornTimestamp,
+    bornHost: msg.bornHost,
+    storeHost,
+    reconsumeTimes: msg.reconsumeTimes,
+    preparedTransactionOffset: msg.preparedTransactionOffset,
+    body: msg.body,
     properties: encodeProperties(props),
   };
 }

@@ -34,8 +34,16 @@ export function parseNamesrvAddrList(list: string): string[] {
 export class NamesrvRegistrar {
   private readonly pool: ConnectionPool;
 
-  constructor(private readonly logger: Logger) {
-    this.pool = new ConnectionPool({ logger, connectTimeoutMs: REGISTER_TIMEOUT_MS });
+  constructor(
+    private readonly logger: Logger,
+    useTls = false,
+  ) {
+    this.pool = new ConnectionPool({
+      logger,
+      connectTimeoutMs: REGISTER_TIMEOUT_MS,
+      // Java's `useTLS` client: encrypt, trust any certificate, no host name check.
+      ...(useTls ? { tls: { rejectUnauthorized: false, checkServerIdentity: () => undefined } } : {}),
+    });
   }
 
   /** Registers with every NameServer in parallel; failures are logged, not thrown. Resolves to the number that accepted. */

@@ -5,7 +5,17 @@ import { InvalidArgumentError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
-import { checkBoolean, checkEnum, checkInt, checkLogger, checkString, withDefaults } from '../../options.js';
+import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
+import type { AclConfig } from '../acl/acl-config.js';
+import {
+  checkBoolean,
+  checkEnum,
+  checkInt,
+  checkLogger,
+  checkObject,
+  checkString,
+  withDefaults,
+} from '../../options.js';
 
 export type FlushDiskType = 'ASYNC_FLUSH' | 'SYNC_FLUSH';
 
@@ -62,8 +72,14 @@ export interface BrokerOptions {
   shortPollingTimeMills: number;
   /** Delay levels (Java `messageDelayLevel`): units ms, s, m, h, d. @default '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h' */
   messageDelayLevel: string;
+  /** [5.x] Accept timer messages (TIMER_DELAY_SEC / TIMER_DELAY_MS / TIMER_DELIVER_MS). @default true */
+  timerWheelEnable: boolean;
+  /** [5.x] Longest timer delay accepted, s (Java's default: 3 days). @default 259200 */
+  timerMaxDelaySec: number;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
+  /** [5.x POP] How often expired POP checkpoints are revived into the retry topic, ms (Java `reviveInterval`). @default 1000 */
+  reviveInterval: number;
   /** Refuse TRAN_MSG half messages. @default false */
   rejectTransactionMessage: boolean;
   /** A half message unresolved after this long is checked with the producer, ms. @default 6000 */
@@ -76,6 +92,14 @@ export interface BrokerOptions {
   flushConsumerOffsetInterval: number;
   /** Accept fault-injection control (code 9901, `broker.faults`). @default false */
   faultInjection: boolean;
+  /**
+   * ACL 1.0 (Java `aclEnable=true` + `plain_acl.yml`): the accounts inline, or the path of a
+   * `plain_acl.yml`-compatible file, reloaded when it changes (src/server/acl/).
+   * @default undefined: no ACL, every request allowed
+   */
+  acl: AclConfig | string | undefined;
+  /** TLS (Java `tls.server.mode` + certificate). @default undefined: plain TCP */
+  tls: ServerTlsOptions | undefined;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -106,13 +130,18 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   enablePropertyFilter: false,
   shortPollingTimeMills: 1000,
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
+  timerWheelEnable: true,
+  timerMaxDelaySec: 259_200,
   maxReconsumeTimes: 16,
+  reviveInterval: 1000,
   rejectTransactionMessage: false,
   transactionTimeOut: 6000,
   transactionCheckInterval: 60_000,
   transactionCheckMax: 15,
   flushConsumerOffsetInterval: 5000,
   faultInjection: false,
+  acl: undefined,
+  tls: undefined,
   logger: silentLogger,
 });
 
@@ -156,6 +185,9 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   checkInt('channelExpiredTimeout', o.channelExpiredTimeout, 1);
   checkInt('shortPollingTimeMills', o.shortPollingTimeMills, 1);
   checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0);
+  checkInt('timerMaxDelaySec', o.timerMaxDelaySec, 1);
+
+  checkInt('reviveInterval', o.reviveInterval, 10);
   checkInt('transactionTimeOut', o.transactionTimeOut, 1);
   checkInt('transactionCheckInterval', o.transactionCheckInterval, 1);
   checkInt('transactionCheckMax', o.transactionCheckMax, 1);
@@ -167,12 +199,15 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'longPollingEnable',
     'rejectTransactionMessage',
     'faultInjection',
+    'timerWheelEnable',
   ] as const) {
     checkBoolean(field, o[field]);
   }
   for (const field of ['enablePropertyFilter', 'longPollingEnable'] as const)
     if (typeof o[field] !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
   parseDelayLevels(o.messageDelayLevel);
+  if (o.acl !== undefined && typeof o.acl !== 'string') checkObject('acl', o.acl);
+  resolveServerTls(o.tls);
   checkLogger('logger', o.logger);
   return o;
 }

@@ -4,12 +4,13 @@
  * Progress per level is persisted to `config/delayOffset.json` as `{"offsetTable":{"1":5}}`.
  */
 import { parseFastjson } from '../../protocol/fastjson.js';
-import { decodeProperties, encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
+import { decodeProperties, PropertyKey } from '../../protocol/message/properties.js';
 import { decodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { SystemTopic } from '../../protocol/validation.js';
 import type { BrokerContext } from './context.js';
 import { PeriodicTask } from './periodic-task.js';
 import { StateFile } from './state-file.js';
+import { toRealTopic } from './message-util.js';
 
 const TICK_MS = 100;
 const BATCH = 32;
@@ -86,20 +87,9 @@ export class ScheduleMessageService {
         const realTopic = props[PropertyKey.REAL_TOPIC];
         const realQid = Number(props[PropertyKey.REAL_QID]);
         delete props[PropertyKey.DELAY];
-        if (realTopic !== undefined) {
-          const result = await this.ctx.store.putMessage({
-            topic: realTopic,
-            queueId: Number.isInteger(realQid) && realQid >= 0 ? realQid : 0,
-            flag: msg.flag,
-            sysFlag: msg.sysFlag,
-            bornTimestamp: msg.bornTimestamp,
-            bornHost: msg.bornHost,
-            storeHost: this.ctx.storeHost,
-            reconsumeTimes: msg.reconsumeTimes,
-            preparedTransactionOffset: msg.preparedTransactionOffset,
-            body: msg.body,
-            properties: encodeProperties(props),
-          });
+        const real = toRealTopic(msg, props, realTopic, realQid, this.ctx.storeHost);
+        if (real !== undefined) {
+          const result = await this.ctx.store.putMessage(real);
           if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT') {
             this.ctx.logger.warn('delayed message could not be delivered yet', {
               status: result.status,

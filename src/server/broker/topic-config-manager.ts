@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { isInherited, PermName } from '../../protocol/perm.js';
 import { DEFAULT_TOPIC, SystemTopic } from '../../protocol/validation.js';
+import { replyTopicOf } from '../../protocol/headers/reply.js';
 import type { Logger } from '../../observability/logger.js';
 import {
   parseTopicConfigSerializeWrapper,
@@ -63,6 +64,7 @@ export class TopicConfigManager {
     this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_OFFSET_MOVED_EVENT, 1));
     this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_SCHEDULE_TOPIC, o.delayLevelCount));
     this.putSystem(newTopicConfig(SystemTopic.RMQ_SYS_TRANS_HALF_TOPIC, 1));
+    this.putSystem(newTopicConfig(replyTopicOf(o.clusterName), 1));
   }
 
   private putSystem(config: TopicConfig): void {

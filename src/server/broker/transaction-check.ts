@@ -2,7 +2,7 @@
  * Transaction check-back (Java `TransactionalMessageCheckService`, simplified): half messages
  * older than `transactionTimeOut` and not yet committed or rolled back are checked with a producer
  * of their group (CHECK_TRANSACTION_STATE, oneway) every `transactionCheckInterval`, at most
- * `transactionCheckMax` times, then dropped. Resolved offsets (at most MAX_RESOLVED) and the scan
+ * `transactionCheckMax` times, then moved to TRANS_CHECK_MAX_TIME_TOPIC. Resolved offsets (at most MAX_RESOLVED) and the scan
  * position are written to `config/transaction.json` every `flushConsumerOffsetInterval` when they
  * changed, and on stop; a crash loses at most that interval of resolutions (those half messages
  * are checked again).
@@ -13,6 +13,7 @@ import { encodeOffsetMsgId } from '../../protocol/message/message-id.js';
 import { decodeProperties, PropertyKey } from '../../protocol/message/properties.js';
 import { decodeStoredMessage, encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { SystemTopic } from '../../protocol/validation.js';
+import { PermName } from '../../protocol/perm.js';
 import type { BrokerContext, TransactionLedger } from './context.js';
 import { PeriodicTask } from './periodic-task.js';
 import { StateFile } from './state-file.js';
@@ -132,14 +133,40 @@ export class TransactionCheckService implements TransactionLedger {
         if (now - half.storeTimestamp < this.ctx.options.transactionTimeOut) return;
         const times = (this.checkTimes.get(half.physicalOffset) ?? 0) + 1;
         if (times > this.ctx.options.transactionCheckMax) {
-          this.ctx.logger.warn('half message checked too often, dropped', { offset: half.physicalOffset });
-          this.resolve(half.physicalOffset);
+          await this.discard(half);
           continue;
         }
         this.checkTimes.set(half.physicalOffset, times);
         this.sendCheck(half);
       }
     }
+  }
+
+  /**
+   * Java `resolveDiscardMsg`: a half message checked `transactionCheckMax` times without an
+   * answer is copied to TRANS_CHECK_MAX_TIME_TOPIC (for an operator to inspect) and never checked again.
+   */
+  private async discard(half: ReturnType<typeof decodeStoredMessage>['message']): Promise<void> {
+    const topic = SystemTopic.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC;
+    this.ctx.logger.warn('half message checked transactionCheckMax times, discarded', {
+      offset: half.physicalOffset,
+      topic,
+    });
+    this.ctx.topics.createTopicInSendMessageBackMethod(topic, 1, PermName.PERM_READ | PermName.PERM_WRITE);
+    await this.ctx.store.putMessage({
+      topic,
+      queueId: 0,
+      flag: half.flag,
+      sysFlag: half.sysFlag,
+      bornTimestamp: half.bornTimestamp,
+      bornHost: half.bornHost,
+      storeHost: this.ctx.storeHost,
+      reconsumeTimes: half.reconsumeTimes,
+      preparedTransactionOffset: 0,
+      body: half.body,
+      properties: half.properties,
+    });
+    this.resolve(half.physicalOffset);
   }
 
   private sendCheck(half: ReturnType<typeof decodeStoredMessage>['message']): void {

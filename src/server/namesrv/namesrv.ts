@@ -3,6 +3,7 @@
  * routes. Brokers that stop registering for `brokerChannelExpiredMs`, or whose connection closes,
  * drop out of every route.
  */
+import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
@@ -32,6 +33,7 @@ import {
   type RegisterBrokerBody,
 } from '../../protocol/headers/register.js';
 import { encodeTopicList, encodeTopicRouteData, GetRouteInfoByTopic } from '../../protocol/headers/route.js';
+import { DeleteTopicInNamesrv, GetTopicsByCluster } from '../../protocol/headers/namesrv-admin.js';
 import { requestHeader } from './decode-request.js';
 import { RouteInfoManager } from './route-info-manager.js';
 
@@ -54,6 +56,12 @@ export interface NameServerOptions {
    * @default 10000
    */
   maxKvConfigItems: number;
+  /**
+   * TLS (Java `tls.server.mode` + certificate). No ACL here: like Java's NameServer, signed
+   * requests are accepted and their signature ignored (docs/admin-security.md §4.9).
+   * @default undefined: plain TCP
+   */
+  tls: ServerTlsOptions | undefined;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -64,6 +72,7 @@ export const DEFAULT_NAMESERVER_OPTIONS: Readonly<NameServerOptions> = Object.fr
   brokerChannelExpiredMs: 120_000,
   scanNotActiveBrokerIntervalMs: 10_000,
   maxKvConfigItems: 10_000,
+  tls: undefined,
   logger: silentLogger,
 });
 
@@ -75,6 +84,7 @@ export function validateNameServerOptions(options: Partial<NameServerOptions> = 
   checkPositive('scanNotActiveBrokerIntervalMs', o.scanNotActiveBrokerIntervalMs);
   checkString('host', o.host);
   checkLogger('logger', o.logger);
+  resolveServerTls(o.tls);
   return o;
 }
 
@@ -105,6 +115,7 @@ export class NameServer {
       host: this.options.host,
       port: this.options.listenPort,
       logger: this.options.logger,
+      tls: this.options.tls,
     });
     const handlers: Array<[number, Handler]> = [
       [RequestCode.REGISTER_BROKER, (r, c) => this.registerBroker(r, c)],
@@ -127,6 +138,8 @@ export class NameServer {
       [RequestCode.GET_KV_CONFIG, (r) => this.getKv(r)],
       [RequestCode.DELETE_KV_CONFIG, (r) => this.deleteKv(r)],
       [RequestCode.GET_KVLIST_BY_NAMESPACE, (r) => this.kvList(r)],
+      [DeleteTopicInNamesrv.code, (r) => this.deleteTopic(r)],
+      [GetTopicsByCluster.code, (r) => this.topicsByCluster(r)],
     ];
     for (const [code, handler] of handlers) server.registerProcessor(code, handler);
     server.on('disconnect', (conn: Connection) => {
@@ -228,6 +241,18 @@ export class NameServer {
       QueryDataVersionResponse.encode({ changed }),
       body,
     );
+  }
+
+  private deleteTopic(request: RemotingCommand): RemotingCommand {
+    const { topic, clusterName } = requestHeader(DeleteTopicInNamesrv, request);
+    this.routes.deleteTopic(topic, clusterName);
+    return createResponse(request, ResponseCode.SUCCESS);
+  }
+
+  private topicsByCluster(request: RemotingCommand): RemotingCommand {
+    const { cluster } = requestHeader(GetTopicsByCluster, request);
+    const body = encodeTopicList({ topicList: this.routes.topicsByCluster(cluster) });
+    return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, body);
   }
 
   private allTopics(request: RemotingCommand): RemotingCommand {

@@ -207,6 +207,31 @@ export class RouteInfoManager {
     return { brokerAddrTable, clusterAddrTable };
   }
 
+  /**
+   * DELETE_TOPIC_IN_NAMESRV: with `clusterName`, drops the queues of that cluster's brokers (the
+   * topic goes when none is left); without, drops the topic.
+   */
+  deleteTopic(topic: string, clusterName?: string): void {
+    const queues = this.topicQueueTable.get(topic);
+    if (!queues) return;
+    if (clusterName === undefined || clusterName === '') {
+      this.topicQueueTable.delete(topic);
+      return;
+    }
+    for (const brokerName of this.clusterAddrTable.get(clusterName) ?? []) queues.delete(brokerName);
+    if (queues.size === 0) this.topicQueueTable.delete(topic);
+  }
+
+  /** GET_TOPICS_BY_CLUSTER: topics with a queue on any broker of `cluster`. */
+  topicsByCluster(cluster: string): string[] {
+    const brokers = this.clusterAddrTable.get(cluster);
+    if (!brokers) return [];
+    return [...this.topicQueueTable]
+      .filter(([, queues]) => [...queues.keys()].some((b) => brokers.has(b)))
+      .map(([topic]) => topic)
+      .sort();
+  }
+
   allTopics(): string[] {
     return [...this.topicQueueTable.keys()].sort();
   }

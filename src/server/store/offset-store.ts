@@ -67,6 +67,11 @@ export class ConsumerOffsetStore {
     }
   }
 
+  /** Drops the group's offsets of `topic` (Java `ConsumerOffsetManager#removeOffset`). */
+  removeGroupTopic(group: string, topic: string): void {
+    if (this.table.delete(`${topic}@${group}`)) this.dirty = true;
+  }
+
   /** Groups that have an offset for `topic`. */
   groupsOf(topic: string): string[] {
     const out: string[] = [];

@@ -70,7 +70,7 @@ function consumerConnectionList(ctx: BrokerContext, request: RemotingCommand): R
 }
 
 /** Store time of the message at `offset`, 0 when it is gone. */
-async function storeTimestampAt(
+export async function storeTimestampAt(
   ctx: BrokerContext,
   topic: string,
   queueId: number,

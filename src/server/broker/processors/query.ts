@@ -29,8 +29,24 @@ async function viewById(ctx: BrokerContext, request: RemotingCommand): Promise<R
   return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, record);
 }
 
+/**
+ * `mqadmin queryMsgByKey` sends Long.MAX_VALUE as "no end"; a JS number cannot hold it, and any
+ * time past Number.MAX_SAFE_INTEGER ms bounds the search the same way, so such values are clamped.
+ */
+function withSafeTimestamps(request: RemotingCommand): RemotingCommand {
+  const ext = request.extFields;
+  if (!ext) return request;
+  const out = { ...ext };
+  for (const k of ['beginTimestamp', 'endTimestamp']) {
+    const v = out[k]?.trim();
+    if (v !== undefined && /^\d{17,20}$/.test(v) && BigInt(v) > BigInt(Number.MAX_SAFE_INTEGER))
+      out[k] = String(Number.MAX_SAFE_INTEGER);
+  }
+  return { ...request, extFields: out };
+}
+
 async function queryMessage(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
-  const h = requestHeader(QueryMessage, request);
+  const h = requestHeader(QueryMessage, withSafeTimestamps(request));
   const { topic, key, beginTimestamp: begin, endTimestamp: end } = h;
   let maxNum = h.maxNum;
   if (h.uniqueKeyQuery === true) maxNum = DEFAULT_QUERY_MAX_NUM;

@@ -41,7 +41,7 @@ import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
 export const APPLY_TOPIC_HINT = 'http://rocketmq.apache.org/docs/faq/';
 
-class SendRejection {
+export class SendRejection {
   constructor(
     readonly code: number,
     readonly remark: string,
@@ -115,7 +115,7 @@ function offsetMsgId(ctx: BrokerContext, physicalOffset: number): string {
 
 /** The peer of a connection as a SocketAddress, parsed once per connection. */
 const bornHosts = new WeakMap<Connection, SocketAddress>();
-function bornHostOf(conn: Connection): SocketAddress {
+export function bornHostOf(conn: Connection): SocketAddress {
   let host = bornHosts.get(conn);
   if (host === undefined) {
     host = parseSocketAddress(conn.remoteAddress);
@@ -159,7 +159,11 @@ async function processSend(
 }
 
 /** Java `AbstractSendMessageProcessor.msgCheck` (+ auto-creation): the topic config to use. */
-function checkMessage(ctx: BrokerContext, header: SendMessageRequestHeader, batch: boolean): TopicConfig {
+export function checkMessage(
+  ctx: BrokerContext,
+  header: SendMessageRequestHeader,
+  batch: boolean,
+): TopicConfig {
   const { topic } = header;
   if (!isWriteable(ctx.options.brokerPermission)) {
     throw new SendRejection(

@@ -34,6 +34,37 @@ async function endTransaction(ctx: BrokerContext, request: RemotingCommand): Pro
   }
   const ledger = ctx.transactions;
   if (ledger.isResolved(commitLogOffset)) return createResponse(request, ResponseCode.SUCCESS);
+  // Two answers for one half message (a check sent again before the first answer landed) must
+  // not both commit it: they run one after the other, and the later one finds it resolved.
+  let chains = ending.get(ctx);
+  if (chains === undefined) ending.set(ctx, (chains = new Map()));
+  const previous = chains.get(commitLogOffset);
+  const work = (previous ?? Promise.resolve(undefined))
+    .catch(() => undefined)
+    .then(() =>
+      ledger.isResolved(commitLogOffset)
+        ? createResponse(request, ResponseCode.SUCCESS)
+        : end(ctx, request, producerGroup, commitLogOffset, type),
+    );
+  chains.set(commitLogOffset, work);
+  try {
+    return await work;
+  } finally {
+    if (chains.get(commitLogOffset) === work) chains.delete(commitLogOffset);
+  }
+}
+
+/** END_TRANSACTIONs being applied, by half-message commit-log offset, per broker. */
+const ending = new WeakMap<BrokerContext, Map<number, Promise<RemotingCommand>>>();
+
+async function end(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  producerGroup: string,
+  commitLogOffset: number,
+  type: number,
+): Promise<RemotingCommand> {
+  const ledger = ctx.transactions;
   const record = await ctx.store.readMessageAt(commitLogOffset);
   if (!record)
     return createResponse(request, ResponseCode.SYSTEM_ERROR, 'Find prepared transaction message failed');

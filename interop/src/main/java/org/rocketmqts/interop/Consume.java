@@ -41,6 +41,22 @@ final class Consume {
     }
   }
 
+  /** A push consumer on loopback from the first offset, short intervals, subscribed to all of `topic`. */
+  static DefaultMQPushConsumer consumer(String namesrv, String group, String topic, String role) throws Exception {
+    DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+    c.setNamesrvAddr(namesrv);
+    c.setVipChannelEnabled(false);
+    c.setInstanceName(Driver.instanceName(role));
+    c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+    c.setPollNameServerInterval(1000);
+    c.setHeartbeatBrokerInterval(2000);
+    c.setPersistConsumerOffsetInterval(1000);
+    c.setConsumeThreadMin(2);
+    c.setConsumeThreadMax(4);
+    c.subscribe(topic, "*");
+    return c;
+  }
+
   static Map<String, Object> run(Driver.Args a) throws Exception {
     String namesrv = a.str("namesrv");
     String topic = a.str("topic");
@@ -61,17 +77,7 @@ final class Consume {
     List<Map<String, Object>> noSeq = new CopyOnWriteArrayList<>();
     java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
 
-    DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
-    c.setNamesrvAddr(namesrv);
-    c.setVipChannelEnabled(false);
-    c.setInstanceName(Driver.instanceName("consumer"));
-    c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-    c.setPollNameServerInterval(1000);
-    c.setHeartbeatBrokerInterval(2000);
-    c.setPersistConsumerOffsetInterval(1000);
-    c.setConsumeThreadMin(2);
-    c.setConsumeThreadMax(4);
-    c.subscribe(topic, "*");
+    DefaultMQPushConsumer c = consumer(namesrv, group, topic, "consumer");
     c.registerMessageListener(
         (MessageListenerConcurrently)
             (msgs, ctx) -> {

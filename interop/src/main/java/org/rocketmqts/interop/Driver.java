@@ -22,6 +22,9 @@ import java.util.Map;
  * push    --namesrv A --topics T1,T2 --group G [--duration-ms D] [--from first|last]
  *         [--expression E | --sql S] [--threads N] [--max-messages K]
  * drain   --namesrv A --topic T --group G --expect N [--threads 20] [--timeout-ms M]
+ * request --namesrv A --topic T --count N [--timeout-ms M] [--group G]
+ * respond --namesrv A --topic T --group G --count N [--timeout-ms M]
+ * select  --namesrv A --topic T --keys k1,k2,...
  * </pre>
  */
 public final class Driver {
@@ -69,6 +72,15 @@ public final class Driver {
         return 0;
       case "drain":
         emit(Drain.run(new Args(args, 1)));
+        return 0;
+      case "request":
+        emit(RequestReply.request(new Driver.Args(args, 1)));
+        return 0;
+      case "select":
+        emit(Select.run(new Driver.Args(args, 1)));
+        return 0;
+      case "respond":
+        emit(RequestReply.respond(new Driver.Args(args, 1)));
         return 0;
       case "admin":
         if (args.length < 2) throw new IllegalArgumentException("admin clusterList|topicRoute");

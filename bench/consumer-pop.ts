@@ -1,0 +1,100 @@
+/**
+ * POP drain benchmark: a SimpleConsumer with a fresh group drains a backlog of `count` messages
+ * (receive 32 at a time on several receivers, ack every message). `drainWithPop` is the piece the
+ * consumer benchmark (`bench/consumer.ts --mode pop`) calls on a backlog it wrote; run alone
+ * (`node build/bench/consumer-pop.js [count]`) it fills an embedded cluster first and prints the figures.
+ */
+import { pathToFileURL } from 'node:url';
+import { SimpleConsumer } from '../src/consumer/simple-consumer.js';
+import { Producer } from '../src/producer/producer.js';
+import { EmbeddedCluster } from '../src/server/cluster.js';
+
+export interface PopDrainResult {
+  /** Messages received and acked. */
+  msgs: number;
+  /** Wall time from the start of the first receive to the last ack. */
+  ms: number;
+  /** Process CPU (user + system) over the same span, µs. */
+  cpuMicros: number;
+  /** Wall time spent waiting for acks, per message, µs (acks of one batch run in parallel). */
+  ackMicrosPerMsg: number;
+}
+
+/** Receivers popping at once (one POP request in flight each). */
+const RECEIVERS = 4;
+/** A receive this long without messages, after the backlog was seen, ends the drain. */
+const IDLE_MS = 3000;
+
+export async function drainWithPop(
+  namesrv: string,
+  topic: string,
+  group: string,
+  count: number,
+  timeoutMs = 300_000,
+): Promise<PopDrainResult> {
+  const consumer = new SimpleConsumer({
+    namesrvAddr: namesrv,
+    consumerGroup: group,
+    subscriptions: { [topic]: '*' },
+    awaitDuration: 1000,
+    invisibleDuration: 60_000,
+  });
+  await consumer.start();
+  const seen = new Set<string>();
+  let ackNanos = 0n;
+  let lastMessageAt = Date.now();
+  const deadline = Date.now() + timeoutMs;
+  const startCpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  try {
+    const receiver = async (): Promise<void> => {
+      while (seen.size < count && Date.now() < deadline && Date.now() - lastMessageAt < IDLE_MS) {
+        const batch = await consumer.receive(32);
+        if (batch.length === 0) continue;
+        lastMessageAt = Date.now();
+        for (const m of batch) seen.add(`${m.queue.brokerName}/${m.queue.queueId}/${m.queueOffset}`);
+        const t0 = process.hrtime.bigint();
+        await Promise.all(batch.map((m) => consumer.ack(m)));
+        ackNanos += process.hrtime.bigint() - t0;
+      }
+    };
+    await Promise.all(Array.from({ length: RECEIVERS }, receiver));
+  } finally {
+    await consumer.shutdown();
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = process.cpuUsage(startCpu);
+  return {
+    msgs: seen.size,
+    ms: Math.round(ms),
+    cpuMicros: cpu.user + cpu.system,
+    ackMicrosPerMsg: seen.size === 0 ? 0 : Math.round(Number(ackNanos) / 1000 / seen.size),
+  };
+}
+
+async function main(): Promise<void> {
+  const count = Number(process.argv[2] ?? 20_000);
+  const cluster = await EmbeddedCluster.start({ brokers: 2 });
+  const producer = new Producer({ producerGroup: 'bench_pop_pg', namesrvAddr: cluster.namesrvAddr });
+  try {
+    const topic = `bench_pop_${Date.now().toString(36)}`;
+    await cluster.createTopic(topic, 8);
+    await producer.start();
+    const body = Buffer.alloc(128, 'x');
+    for (let sent = 0; sent < count;) {
+      const n = Math.min(256, count - sent);
+      await Promise.all(Array.from({ length: n }, () => producer.send({ topic, body })));
+      sent += n;
+    }
+    const r = await drainWithPop(cluster.namesrvAddr, topic, `bench_pop_g_${Date.now().toString(36)}`, count);
+    console.log(
+      `POP drain: ${r.msgs} msgs in ${r.ms} ms = ${Math.round((r.msgs * 1000) / Math.max(1, r.ms))} msgs/s; ` +
+        `CPU ${Math.round(r.cpuMicros / Math.max(1, r.msgs))} µs/msg; ack wait ${r.ackMicrosPerMsg} µs/msg`,
+    );
+  } finally {
+    await producer.shutdown();
+    await cluster.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -1,0 +1,72 @@
+/** One benchmark cell: N concurrent callers sending for a while; shared by bench/producer.ts and bench/auto-batch.ts. */
+import { LatencyHistogram } from '../src/cli/stats.js';
+
+export interface Cell {
+  /** Client-process CPU (user + system) per successful send, µs: robust to a busy machine. */
+  cpuUsPerMsg: number;
+  /** CPU of the cluster child per successful send, µs (NaN without a child). */
+  brokerCpuUsPerMsg: number;
+  msgsPerSec: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+export type SendFn = (body: Buffer) => Promise<unknown>;
+
+/** Optional CPU accounting of a cluster child: `mark` at the start of recording, `report` after. */
+export interface ClusterCpu {
+  mark(): void;
+  report(): Promise<number>;
+}
+
+export async function measureCell(
+  send: SendFn,
+  body: Buffer,
+  concurrency: number,
+  seconds: number,
+  warmupSeconds: number,
+  clusterCpu?: ClusterCpu,
+): Promise<Cell> {
+  const hist = new LatencyHistogram();
+  let ok = 0;
+  let failed = 0;
+  let recording = false;
+  const warmEnd = performance.now() + warmupSeconds * 1000;
+  const end = warmEnd + seconds * 1000;
+  let measuredStart = warmEnd;
+  let cpuStart = process.cpuUsage();
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const t0 = performance.now();
+      if (t0 >= end) return;
+      if (!recording && t0 >= warmEnd) {
+        recording = true;
+        measuredStart = t0;
+        cpuStart = process.cpuUsage();
+        clusterCpu?.mark();
+      }
+      try {
+        await send(body);
+        if (recording) {
+          hist.record(performance.now() - t0);
+          ok++;
+        }
+      } catch {
+        if (recording) failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - measuredStart) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
+  const brokerCpu = clusterCpu === undefined ? NaN : await clusterCpu.report();
+  return {
+    cpuUsPerMsg: ok > 0 ? (cpu.user + cpu.system) / ok : NaN,
+    brokerCpuUsPerMsg: ok > 0 ? brokerCpu / ok : NaN,
+    msgsPerSec: ok / elapsed,
+    p50: hist.percentile(50),
+    p99: hist.percentile(99),
+    failed,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Our SimpleConsumer (POP over remoting) against real Apache RocketMQ: on 5.5.0 (timer wheel on,
+ * as POP needs) receive/ack, redelivery after a short invisible time with reconsumeTimes + 1, and
+ * FIFO order; on 4.9.7 `start()` fails fast with PopNotSupportedError. One broker each, kept short.
+ */
+import * as assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SimpleConsumer } from '../src/consumer/simple-consumer.js';
+import { PopNotSupportedError } from '../src/consumer/pop-errors.js';
+import type { PoppedMessage } from '../src/consumer/pop-response.js';
+import { Producer } from '../src/producer/producer.js';
+import { ResponseCode } from '../src/protocol/codes.js';
+import { UpdateAndCreateTopic } from '../src/protocol/headers/admin.js';
+import { RealCluster } from './real-cluster.js';
+import { rawRequest } from './raw-remoting.js';
+
+const run = Date.now().toString(36);
+
+async function createTopic(cluster: RealCluster, topic: string, queues: number): Promise<void> {
+  const r = await rawRequest(
+    cluster.broker('broker-a').addr,
+    UpdateAndCreateTopic.code,
+    UpdateAndCreateTopic.encode({
+      topic,
+      defaultTopic: 'TBW102',
+      readQueueNums: queues,
+      writeQueueNums: queues,
+      perm: 6,
+      topicFilterType: 'SINGLE_TAG',
+    }),
+  );
+  assert.equal(r.code, ResponseCode.SUCCESS, r.remark);
+}
+
+async function receiveAtLeast(
+  c: SimpleConsumer,
+  n: number,
+  invisibleMs: number,
+  timeoutMs: number,
+): Promise<PoppedMessage[]> {
+  const out: PoppedMessage[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (out.length < n && Date.now() < deadline) out.push(...(await c.receive(32, invisibleMs)));
+  return out;
+}
+
+describe('SimpleConsumer against real RocketMQ 5.5.0', { timeout: 300_000, concurrency: 1 }, () => {
+  let cluster: RealCluster;
+  let producer: Producer;
+  const consumers: SimpleConsumer[] = [];
+
+  before(async () => {
+    cluster = await RealCluster.start({
+      version: '5.5.0',
+      brokers: ['broker-a'],
+      brokerConfig: { timerWheelEnable: true },
+    });
+    producer = new Producer({
+      producerGroup: `pop_pg_${run}`,
+      namesrvAddr: cluster.namesrvAddr,
+      instanceName: `pop_${run}`,
+    });
+    await producer.start();
+  });
+
+  after(async () => {
+    for (const c of consumers) await c.shutdown().catch(() => undefined);
+    await producer?.shutdown();
+    await cluster?.stop();
+  });
+
+  async function consumer(topic: string, group: string, fifo = false): Promise<SimpleConsumer> {
+    const c = new SimpleConsumer({
+      namesrvAddr: cluster.namesrvAddr,
+      consumerGroup: group,
+      subscriptions: { [topic]: '*' },
+      awaitDuration: 2000,
+      fifo,
+      instanceName: `pop_${group}`,
+    });
+    consumers.push(c);
+    await c.start();
+    return c;
+  }
+
+  it('receive and ack, and an un-acked message comes back after its invisible time with reconsumeTimes + 1', async () => {
+    const topic = `pop_ts_${run}`;
+    await createTopic(cluster, topic, 2);
+    await new Promise((r) => setTimeout(r, 1500)); // the broker registers the topic with the NameServer
+    const sent: string[] = [];
+    for (let i = 0; i < 6; i++) sent.push((await producer.send({ topic, body: `m${i}` })).msgId);
+    const c = await consumer(topic, `pop_g_${run}`);
+    const got = await receiveAtLeast(c, 6, 5000, 30_000);
+    assert.deepEqual(got.map((m) => m.msgId).sort(), [...sent].sort());
+    const kept = got.find((m) => m.body.toString() === 'm0')!;
+    for (const m of got) if (m !== kept) await c.ack(m);
+    const back = await receiveAtLeast(c, 1, 30_000, 90_000);
+    assert.deepEqual(
+      back.map((m) => m.msgId),
+      [kept.msgId],
+      'only the un-acked message comes back',
+    );
+    assert.equal(back[0]!.reconsumeTimes, 1);
+    assert.equal(back[0]!.topic, topic);
+    await c.ack(back[0]!);
+  });
+
+  it('FIFO: a queue delivers its next message only after the previous one is acked', async () => {
+    const topic = `pop_fifo_${run}`;
+    await createTopic(cluster, topic, 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    for (let i = 0; i < 4; i++) await producer.send({ topic, body: `f${i}` });
+    const c = await consumer(topic, `pop_fg_${run}`, true);
+    const order: string[] = [];
+    const deadline = Date.now() + 60_000;
+    while (order.length < 4 && Date.now() < deadline) {
+      const [m] = await c.receive(1, 20_000);
+      if (!m) continue;
+      order.push(m.body.toString());
+      if (order.length === 1)
+        assert.deepEqual(await c.receive(1, 20_000), [], 'blocked while f0 is un-acked');
+      await c.ack(m);
+    }
+    assert.deepEqual(order, ['f0', 'f1', 'f2', 'f3']);
+  });
+});
+
+describe('SimpleConsumer against real RocketMQ 4.9.7', { timeout: 300_000 }, () => {
+  let cluster: RealCluster;
+  before(async () => {
+    cluster = await RealCluster.start({ version: '4.9.7', brokers: ['broker-a'] });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('start() fails fast with PopNotSupportedError: POP needs RocketMQ 5', async () => {
+    const topic = `pop_49_${run}`;
+    await createTopic(cluster, topic, 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    const c = new SimpleConsumer({
+      namesrvAddr: cluster.namesrvAddr,
+      consumerGroup: `pop_49g_${run}`,
+      subscriptions: { [topic]: '*' },
+    });
+    await assert.rejects(
+      c.start(),
+      (e: unknown) => e instanceof PopNotSupportedError && /RocketMQ 5/.test(e.message),
+    );
+    await c.shutdown();
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * Consumer and producer groups: progress and lag (208), connections (203, 204), a client's
+ * running info (307, relayed by the broker) and reset by time (222, or — for a group with no
+ * live member — the offsets written directly, as Java's `resetOffsetByTimestampOld` does).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { parseGroupList, parseProducerConnection, parseResetOffsetBody } from '../protocol/body/admin.js';
+import { parseConsumeStats, parseConsumerConnection } from '../protocol/body/consumer-admin.js';
+import {
+  parseConsumerRunningInfo,
+  type ConsumerRunningInfoData,
+} from '../protocol/body/consumer-running-info.js';
+import { ResponseCode } from '../protocol/codes.js';
+import type { RemotingCommand } from '../protocol/command.js';
+import {
+  GetProducerConnectionList,
+  InvokeBrokerToResetOffset,
+  QueryTopicConsumeByWho,
+} from '../protocol/headers/broker-admin.js';
+import { GetConsumerRunningInfo } from '../protocol/headers/consumer.js';
+import { GetConsumeStats, GetConsumerConnectionList } from '../protocol/headers/consumer-admin.js';
+import {
+  GetMaxOffset,
+  OffsetResponse,
+  SearchOffsetByTimestamp,
+  UpdateConsumerOffset,
+} from '../protocol/headers/offset.js';
+import { checkString } from '../options.js';
+import type { AdminContext } from './admin-context.js';
+import {
+  ConsumerGroupNotFoundError,
+  ConsumerGroupOnlineError,
+  ConsumerNotOnlineError,
+  ProducerGroupNotOnlineError,
+} from './errors.js';
+import { checkTopicName } from './topics.js';
+import type {
+  ClientConnection,
+  ConsumerConnections,
+  ConsumerProgress,
+  ConsumerQueueProgress,
+  ResetOffsetResult,
+} from './types.js';
+
+export const RETRY_GROUP_TOPIC_PREFIX = '%RETRY%';
+
+export function checkGroupName(group: unknown, field = 'group'): string {
+  return checkString(field, group, { maxLength: 255, pattern: /^[%|a-zA-Z0-9_-]+$/ });
+}
+
+/** Brokers that may know the group: those serving `%RETRY%<group>`, else every master. */
+async function groupBrokers(ctx: AdminContext, group: string): Promise<Map<string, string>> {
+  const route = await ctx.routeIfAny(RETRY_GROUP_TOPIC_PREFIX + group);
+  const masters = route ? ctx.routeMasters(route) : undefined;
+  return masters && masters.size > 0 ? masters : ctx.masters();
+}
+
+function byQueue<T extends { topic: string; brokerName: string; queueId: number }>(a: T, b: T): number {
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  if (a.brokerName !== b.brokerName) return a.brokerName < b.brokerName ? -1 : 1;
+  return a.queueId - b.queueId;
+}
+
+/** GET_CONSUME_STATS from every broker of the group, merged; ConsumerGroupNotFoundError when empty. */
+export async function consumerProgress(
+  ctx: AdminContext,
+  group: string,
+  topic?: string,
+): Promise<ConsumerProgress> {
+  checkGroupName(group);
+  if (topic !== undefined) checkTopicName(topic);
+  const queues: ConsumerQueueProgress[] = [];
+  let consumeTps = 0;
+  for (const address of (await groupBrokers(ctx, group)).values()) {
+    const response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
+    const stats = parseConsumeStats(response.body ?? '{}');
+    consumeTps += stats.consumeTps;
+    for (const { mq, value } of stats.offsetTable.values())
+      queues.push({ ...mq, ...value, lag: Math.max(0, value.brokerOffset - value.consumerOffset) });
+  }
+  if (queues.length === 0) throw new ConsumerGroupNotFoundError(group);
+  queues.sort(byQueue);
+  return { group, consumeTps, totalLag: queues.reduce((s, q) => s + q.lag, 0), queues };
+}
+
+/** GET_CONSUMER_CONNECTION_LIST from the first broker that knows the group online. */
+export async function consumerConnections(ctx: AdminContext, group: string): Promise<ConsumerConnections> {
+  checkGroupName(group);
+  let lastError: Error | undefined;
+  for (const address of (await groupBrokers(ctx, group)).values()) {
+    const response = await ctx.send(address, GetConsumerConnectionList, { consumerGroup: group });
+    if (response.code === ResponseCode.CONSUMER_NOT_ONLINE) continue;
+    if (response.code !== ResponseCode.SUCCESS) {
+      lastError = ctx.failure(address, GetConsumerConnectionList.code, response);
+      continue;
+    }
+    const c = parseConsumerConnection(response.body ?? '{}');
+    const subscriptions: ConsumerConnections['subscriptions'] = {};
+    for (const [topic, sub] of Object.entries(c.subscriptionTable))
+      subscriptions[topic] = { expressionType: sub.expressionType, expression: sub.subString };
+    return {
+      group,
+      connections: c.connectionSet.map((e) => ({ ...e })),
+      subscriptions,
+      consumeType: c.consumeType,
+      messageModel: c.messageModel,
+      consumeFromWhere: c.consumeFromWhere,
+    };
+  }
+  throw lastError ?? new ConsumerNotOnlineError(group, undefined);
+}
+
+/** Groups consuming `topic`: online subscribers and groups with stored offsets (300), from every master of its route. */
+export async function topicConsumers(ctx: AdminContext, topic: string): Promise<string[]> {
+  const route = await ctx.route(checkTopicName(topic));
+  const out = new Set<string>();
+  for (const address of ctx.routeMasters(route).values()) {
+    const response = await ctx.call(address, QueryTopicConsumeByWho, { topic });
+    for (const g of parseGroupList(response.body ?? '{}')) out.add(g);
+  }
+  return [...out].sort();
+}
+
+/** GET_CONSUMER_RUNNING_INFO relayed to `clientId` by a broker it is connected to. */
+export async function consumerRunningInfo(
+  ctx: AdminContext,
+  group: string,
+  clientId: string,
+): Promise<ConsumerRunningInfoData> {
+  checkGroupName(group);
+  checkString('clientId', clientId);
+  let lastError: Error | undefined;
+  for (const address of (await groupBrokers(ctx, group)).values()) {
+    const response = await ctx.send(address, GetConsumerRunningInfo, {
+      consumerGroup: group,
+      clientId,
+      jstackEnable: false,
+    });
+    if (response.code === ResponseCode.SUCCESS) return parseConsumerRunningInfo(response.body ?? '{}');
+    lastError =
+      response.code === ResponseCode.SYSTEM_ERROR && /not online/.test(response.remark ?? '')
+        ? new ConsumerNotOnlineError(group, clientId)
+        : ctx.failure(address, GetConsumerRunningInfo.code, response);
+  }
+  throw lastError ?? new ConsumerNotOnlineError(group, clientId);
+}
+
+/** Producer connections of `group` on a broker serving `topic` (the broker does not filter by topic). */
+export async function producerConnections(
+  ctx: AdminContext,
+  group: string,
+  topic: string,
+): Promise<ClientConnection[]> {
+  checkGroupName(group);
+  const route = await ctx.route(checkTopicName(topic));
+  const out = new Map<string, ClientConnection>();
+  let found = false;
+  for (const address of ctx.routeMasters(route).values()) {
+    const response = await ctx.send(address, GetProducerConnectionList, { producerGroup: group });
+    if (response.code === ResponseCode.SYSTEM_ERROR && /not exist/.test(response.remark ?? '')) continue;
+    if (response.code !== ResponseCode.SUCCESS)
+      throw ctx.failure(address, GetProducerConnectionList.code, response);
+    found = true;
+    // The same client is connected to every broker: one entry per client id.
+    for (const c of parseProducerConnection(response.body ?? '{}'))
+      if (!out.has(c.clientId)) out.set(c.clientId, c);
+  }
+  if (!found) throw new ProducerGroupNotOnlineError(group);
+  return [...out.values()].sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
+}
+
+/**
+ * Moves `group`'s offsets on `topic` to the first message stored at or after `timestamp` (−1 =
+ * the end). With live members the brokers push the new offsets to them (222), which needs
+ * `force` (without it ConsumerGroupOnlineError: the members would commit over a quiet rewrite);
+ * without live members the offsets are written directly. Without `force` an offset only moves
+ * back (Java's rule).
+ */
+export async function resetOffsetByTime(
+  ctx: AdminContext,
+  group: string,
+  topic: string,
+  timestamp: number,
+  force: boolean,
+): Promise<ResetOffsetResult[]> {
+  checkGroupName(group);
+  checkTopicName(topic);
+  if (!Number.isSafeInteger(timestamp) || timestamp < -1)
+    throw new InvalidArgumentError('timestamp', `must be ms since the epoch or -1, got ${timestamp}`);
+  const route = await ctx.route(topic);
+  const masters = ctx.routeMasters(route);
+  const members = await consumerConnections(ctx, group).then(
+    (c) => c.connections.length,
+    (err: unknown) => {
+      if (err instanceof ConsumerNotOnlineError) return 0;
+      throw err;
+    },
+  );
+  if (members > 0 && !force) throw new ConsumerGroupOnlineError(group, members);
+  if (members > 0) {
+    const out: ResetOffsetResult[] = [];
+    for (const address of masters.values()) {
+      const response = await ctx.send(address, InvokeBrokerToResetOffset, {
+        topic,
+        group,
+        timestamp,
+        isForce: force,
+      });
+      if (response.code !== ResponseCode.SUCCESS) throw resetFailure(ctx, address, response, group);
+      for (const { mq, value } of parseResetOffsetBody(response.body ?? '{}').values())
+        out.push({ ...mq, offset: value });
+    }
+    return out.sort(byQueue);
+  }
+  return resetOffline(ctx, group, topic, timestamp, force, masters);
+}
+
+function resetFailure(ctx: AdminContext, address: string, response: RemotingCommand, group: string): Error {
+  if (response.code === ResponseCode.CONSUMER_NOT_ONLINE) return new ConsumerNotOnlineError(group, undefined);
+  if (
+    response.code === ResponseCode.SYSTEM_ERROR &&
+    /consumer group .* not exist/i.test(response.remark ?? '')
+  )
+    return new ConsumerGroupNotFoundError(group, 'no committed offset on ' + address);
+  return ctx.failure(address, InvokeBrokerToResetOffset.code, response);
+}
+
+/** Java `resetOffsetByTimestampOld`: committed offsets from 208, targets from 29/30, written with 15. */
+async function resetOffline(
+  ctx: AdminContext,
+  group: string,
+  topic: string,
+  timestamp: number,
+  force: boolean,
+  masters: Map<string, string>,
+): Promise<ResetOffsetResult[]> {
+  const out: ResetOffsetResult[] = [];
+  for (const [brokerName, address] of masters) {
+    const stats = parseConsumeStats(
+      (await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic })).body ?? '{}',
+    );
+    for (const { mq, value } of stats.offsetTable.values()) {
+      const target =
+        timestamp === -1
+          ? await ctx.call(address, GetMaxOffset, { topic, queueId: mq.queueId, bname: brokerName })
+          : await ctx.call(address, SearchOffsetByTimestamp, {
+              topic,
+              queueId: mq.queueId,
+              timestamp,
+              bname: brokerName,
+            });
+      const targetOffset = Math.max(0, OffsetResponse.decode(target.extFields).offset);
+      const offset = force || targetOffset < value.consumerOffset ? targetOffset : value.consumerOffset;
+      await ctx.call(address, UpdateConsumerOffset, {
+        consumerGroup: group,
+        topic,
+        queueId: mq.queueId,
+        commitOffset: offset,
+        bname: brokerName,
+      });
+      out.push({ ...mq, offset });
+    }
+  }
+  if (out.length === 0) throw new ConsumerGroupNotFoundError(group, `no consume progress on ${topic}`);
+  return out.sort(byQueue);
+}

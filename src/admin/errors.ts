@@ -1,0 +1,109 @@
+/**
+ * Admin failures a caller acts on, as types (all extend RocketMQError, src/errors.ts). Other
+ * refusals of a broker stay BrokerResponseError with the response code and remark.
+ */
+import { RocketMQError, type RocketMQErrorOptions } from '../errors.js';
+
+/** The topic has no route on the NameServer (or no config on the broker asked). */
+export class TopicNotFoundError extends RocketMQError {
+  constructor(
+    readonly topic: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super('ERR_TOPIC_NOT_FOUND', `topic ${topic} does not exist`, options);
+  }
+}
+
+/** The consumer group is unknown: no online member and no stored progress. */
+export class ConsumerGroupNotFoundError extends RocketMQError {
+  constructor(
+    readonly group: string,
+    detail = 'no online member and no consume progress',
+    options: RocketMQErrorOptions = {},
+  ) {
+    super('ERR_GROUP_NOT_FOUND', `consumer group ${group}: ${detail}`, options);
+  }
+}
+
+/** The operation needs an online member (or client) of the group, and there is none. */
+export class ConsumerNotOnlineError extends RocketMQError {
+  constructor(
+    readonly group: string,
+    readonly clientId: string | undefined,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super(
+      'ERR_CONSUMER_NOT_ONLINE',
+      `consumer group ${group}${clientId ? ` client ${clientId}` : ''} is not online`,
+      options,
+    );
+  }
+}
+
+/** A reset without `force` on a group whose members are running (they would overwrite it). */
+export class ConsumerGroupOnlineError extends RocketMQError {
+  constructor(
+    readonly group: string,
+    readonly members: number,
+  ) {
+    super(
+      'ERR_GROUP_ONLINE',
+      `consumer group ${group} has ${members} live member(s); pass force to reset it while they run`,
+    );
+  }
+}
+
+/** The producer group has no connection on the broker asked. */
+export class ProducerGroupNotOnlineError extends RocketMQError {
+  constructor(
+    readonly group: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super('ERR_PRODUCER_NOT_ONLINE', `producer group ${group} is not online`, options);
+  }
+}
+
+/** No message has that id or key. */
+export class MessageNotFoundError extends RocketMQError {
+  constructor(
+    readonly query: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super('ERR_MESSAGE_NOT_FOUND', `no message found for ${query}`, options);
+  }
+}
+
+/** The NameServer knows no broker (or cluster) by that name. */
+export class BrokerNotFoundError extends RocketMQError {
+  constructor(
+    readonly broker: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super('ERR_BROKER_NOT_FOUND', `no broker or cluster named ${broker} is registered`, options);
+  }
+}
+
+/** The broker could not be reached (refused, closed, timed out). */
+export class BrokerUnavailableError extends RocketMQError {
+  constructor(
+    readonly address: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super(
+      'ERR_BROKER_UNAVAILABLE',
+      `broker ${address} is unavailable${options.cause instanceof Error ? `: ${options.cause.message}` : ''}`,
+      { retriable: true, ...options },
+    );
+  }
+}
+
+/** The broker answered REQUEST_CODE_NOT_SUPPORTED: its version does not implement this admin request. */
+export class RequestNotSupportedError extends RocketMQError {
+  constructor(
+    readonly address: string,
+    readonly requestCode: number,
+    readonly requestName: string,
+  ) {
+    super('ERR_NOT_SUPPORTED', `${address} does not support ${requestName} (${requestCode})`);
+  }
+}

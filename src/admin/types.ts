@@ -1,0 +1,184 @@
+/** Results of the Admin client: plain typed objects (no class instances), ready for JSON. */
+import type { SubscriptionGroupConfig } from '../protocol/body/admin.js';
+import type { ConsumerRunningInfoData } from '../protocol/body/consumer-running-info.js';
+
+export type { SubscriptionGroupConfig, ConsumerRunningInfoData };
+
+/** A queue of a topic on a broker. */
+export interface AdminQueue {
+  topic: string;
+  brokerName: string;
+  queueId: number;
+}
+
+/** One address of a broker group (brokerId 0 = master). */
+export interface BrokerAddressInfo {
+  cluster: string;
+  brokerName: string;
+  brokerId: number;
+  address: string;
+}
+
+/** GET_BROKER_CLUSTER_INFO. */
+export interface ClusterInfoResult {
+  /** cluster name → broker names, sorted. */
+  clusters: Record<string, string[]>;
+  /** Every broker address, sorted by cluster, broker name, id. */
+  brokers: BrokerAddressInfo[];
+}
+
+/** GET_BROKER_RUNTIME_INFO of one broker address, with the values tools read parsed. */
+export interface BrokerRuntimeStats {
+  address: string;
+  /** `brokerVersionDesc`, e.g. `V4_9_7`. */
+  version: string;
+  /** Messages put per second over 10 s, 60 s, 600 s (`putTps`). */
+  putTps: number[];
+  /** Messages sent to consumers per second (`getTransferedTps`; 5.x `getTransferredTps`). */
+  getTransferredTps: number[];
+  msgPutTotalYesterdayMorning: number;
+  msgPutTotalTodayMorning: number;
+  msgPutTotalTodayNow: number;
+  msgGetTotalYesterdayMorning: number;
+  msgGetTotalTodayMorning: number;
+  msgGetTotalTodayNow: number;
+  /** Used share of the commit-log disk, 0…1; undefined when not reported. */
+  commitLogDiskRatio: number | undefined;
+  commitLogMinOffset: number;
+  commitLogMaxOffset: number;
+  bootTimestamp: number;
+  /** Every key as the broker sent it. */
+  raw: Record<string, string>;
+}
+
+export interface TopicRouteResult {
+  topic: string;
+  brokers: Array<{ cluster: string; brokerName: string; addresses: Record<string, string> }>;
+  queues: Array<{
+    brokerName: string;
+    readQueueNums: number;
+    writeQueueNums: number;
+    perm: number;
+    topicSysFlag: number;
+  }>;
+}
+
+/** GET_TOPIC_STATS_INFO of one queue. */
+export interface TopicQueueStats extends AdminQueue {
+  minOffset: number;
+  maxOffset: number;
+  /** Store time of the newest message, 0 when the queue is empty. */
+  lastUpdateTimestamp: number;
+}
+
+export interface TopicStats {
+  topic: string;
+  queues: TopicQueueStats[];
+}
+
+export interface CreateTopicRequest {
+  topic: string;
+  /** @default 8 */
+  readQueues?: number | undefined;
+  /** @default 8 */
+  writeQueues?: number | undefined;
+  /** PermName bits: 2 W, 4 R, 6 RW. @default 6 */
+  perm?: number | undefined;
+  /** @default false */
+  order?: boolean | undefined;
+  /** Every master of this cluster… */
+  cluster?: string | undefined;
+  /** …or these brokers (names or `host:port`). */
+  brokers?: readonly string[] | undefined;
+}
+
+/** GET_CONSUME_STATS of one queue. */
+export interface ConsumerQueueProgress extends AdminQueue {
+  brokerOffset: number;
+  consumerOffset: number;
+  /** brokerOffset − consumerOffset. */
+  lag: number;
+  /** Store time of the last consumed message, 0 when none. */
+  lastTimestamp: number;
+}
+
+export interface ConsumerProgress {
+  group: string;
+  consumeTps: number;
+  totalLag: number;
+  queues: ConsumerQueueProgress[];
+}
+
+export interface ClientConnection {
+  clientId: string;
+  clientAddr: string;
+  language: string;
+  version: number;
+}
+
+export interface ConsumerConnections {
+  group: string;
+  connections: ClientConnection[];
+  /** topic → subscription expression. */
+  subscriptions: Record<string, { expressionType: string; expression: string }>;
+  consumeType: string;
+  messageModel: string;
+  consumeFromWhere: string;
+}
+
+export interface ConsumerGroupSummary {
+  group: string;
+  /** Broker names the group's config is on. */
+  brokers: string[];
+  config: SubscriptionGroupConfig;
+}
+
+/** One queue of a reset: the offset the group continues from. */
+export interface ResetOffsetResult extends AdminQueue {
+  offset: number;
+}
+
+/** A stored message as tools show it. */
+export interface AdminMessage {
+  topic: string;
+  /** UNIQ_KEY when the producer set one, else offsetMsgId. */
+  msgId: string;
+  offsetMsgId: string;
+  tags: string | undefined;
+  keys: string[];
+  /** Decompressed body (zlib); other algorithms stay as stored. */
+  body: Buffer;
+  /** Every property, system ones included. */
+  properties: Record<string, string>;
+  queueId: number;
+  queueOffset: number;
+  commitLogOffset: number;
+  reconsumeTimes: number;
+  bornTimestamp: number;
+  storeTimestamp: number;
+  bornHost: string;
+  storeHost: string;
+  sysFlag: number;
+}
+
+export interface QueueMessages {
+  messages: AdminMessage[];
+  /** Offset to read from next. */
+  nextOffset: number;
+  minOffset: number;
+  maxOffset: number;
+}
+
+export interface ConsumeDirectlyResult {
+  consumeResult: string;
+  order: boolean;
+  autoCommit: boolean;
+  remark: string | undefined;
+  spentTimeMillis: number;
+}
+
+/** Where a subscription group or topic change goes: every master of `cluster`, or `brokers`. */
+export interface AdminTarget {
+  cluster?: string | undefined;
+  brokers?: readonly string[] | undefined;
+}

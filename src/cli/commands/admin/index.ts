@@ -1,0 +1,45 @@
+/** `rocketmq-ts admin <command>`: mqadmin's commands on the Admin client. */
+import type { CliCommand } from '../../command.js';
+import {
+  brokerStatusCommand,
+  clusterListCommand,
+  getBrokerConfigCommand,
+  updateBrokerConfigCommand,
+} from './cluster.js';
+import {
+  consumerConnectionCommand,
+  consumerProgressCommand,
+  consumerStatusCommand,
+  deleteSubGroupCommand,
+  resetOffsetByTimeCommand,
+  updateSubGroupCommand,
+} from './consumer.js';
+import { queryMsgByIdCommand, queryMsgByKeyCommand, queryMsgByOffsetCommand } from './message.js';
+import {
+  deleteTopicCommand,
+  topicListCommand,
+  topicRouteCommand,
+  topicStatusCommand,
+  updateTopicCommand,
+} from './topic.js';
+
+export const adminCommands: CliCommand[] = [
+  clusterListCommand,
+  brokerStatusCommand,
+  topicListCommand,
+  topicRouteCommand,
+  topicStatusCommand,
+  updateTopicCommand,
+  deleteTopicCommand,
+  consumerProgressCommand,
+  consumerConnectionCommand,
+  consumerStatusCommand,
+  resetOffsetByTimeCommand,
+  queryMsgByKeyCommand,
+  queryMsgByIdCommand,
+  queryMsgByOffsetCommand,
+  updateSubGroupCommand,
+  deleteSubGroupCommand,
+  getBrokerConfigCommand,
+  updateBrokerConfigCommand,
+];

@@ -1,0 +1,140 @@
+/** mqadmin's topic commands: topicList, topicRoute, topicStatus, updateTopic, deleteTopic. */
+import { defineAdminCommand, boolWord, intWord, need, target, timeCell } from './define.js';
+
+const PERM_TEXT: Readonly<Record<number, string>> = { 2: '-W-', 4: 'R--', 6: 'RW-' };
+
+export const topicListCommand = defineAdminCommand({
+  name: 'topicList',
+  summary: 'Every topic the NameServer knows',
+  description: `Sends GET_ALL_TOPIC_LIST_FROM_NAMESERVER. With --cluster-mode, also each topic's cluster and
+consumer groups (a route and QUERY_TOPIC_CONSUME_BY_WHO per topic, retry and DLQ topics left out).`,
+  flags: { 'cluster-mode': { type: 'boolean', short: 'c' } },
+  docs: { 'cluster-mode': ['', 'print cluster, topic and consumer groups'] },
+  async run(admin, values) {
+    const topics = await admin.topics();
+    if (!values['cluster-mode']) return { json: topics, lines: topics };
+    const rows: Array<{ cluster: string; topic: string; groups: string[] }> = [];
+    for (const topic of topics) {
+      if (topic.startsWith('%RETRY%') || topic.startsWith('%DLQ%')) continue;
+      const route = await admin.topicRoute(topic).catch(() => undefined);
+      if (!route) continue;
+      const groups = await admin.topicConsumers(topic).catch(() => []);
+      const cluster = route.brokers[0]?.cluster ?? '';
+      rows.push({ cluster, topic, groups });
+    }
+    const table = [['#Cluster Name', '#Topic', '#Consumer Group']];
+    for (const r of rows)
+      for (const g of r.groups.length ? r.groups : ['']) table.push([r.cluster, r.topic, g]);
+    return { json: rows, tables: [table] };
+  },
+});
+
+export const topicRouteCommand = defineAdminCommand({
+  name: 'topicRoute',
+  summary: "A topic's brokers and queues",
+  description: 'Sends GET_ROUTEINFO_BY_TOPIC; prints the route as JSON, or as a table with --list.',
+  flags: { topic: { type: 'string', short: 't' }, list: { type: 'boolean', short: 'l' } },
+  docs: { topic: ['T', 'topic name (required)'], list: ['', 'print a table instead of the route JSON'] },
+  async run(admin, values) {
+    const route = await admin.topicRoute(need('topic', values.topic));
+    if (!values.list) return { json: route, lines: [JSON.stringify(route, null, 2)] };
+    const table = [['#ClusterName', '#BrokerName', '#BrokerAddrs', '#ReadQueue', '#WriteQueue', '#Perm']];
+    let read = 0;
+    let write = 0;
+    for (const q of route.queues) {
+      const b = route.brokers.find((x) => x.brokerName === q.brokerName);
+      table.push([
+        b?.cluster ?? '',
+        q.brokerName,
+        JSON.stringify(b?.addresses ?? {}),
+        String(q.readQueueNums),
+        String(q.writeQueueNums),
+        String(q.perm),
+      ]);
+      read += q.readQueueNums;
+      write += q.writeQueueNums;
+    }
+    table.push(['Total:', String(route.brokers.length), '', String(read), String(write), '']);
+    return { json: route, tables: [table] };
+  },
+});
+
+export const topicStatusCommand = defineAdminCommand({
+  name: 'topicStatus',
+  summary: 'Min/max offset and last update of each queue of a topic',
+  description: 'Sends GET_ROUTEINFO_BY_TOPIC, then GET_TOPIC_STATS_INFO to each broker of the route.',
+  flags: { topic: { type: 'string', short: 't' } },
+  docs: { topic: ['T', 'topic name (required)'] },
+  async run(admin, values) {
+    const stats = await admin.topicStats(need('topic', values.topic));
+    const table = [['#Broker Name', '#QID', '#Min Offset', '#Max Offset', '#Last Updated']];
+    for (const q of stats.queues)
+      table.push([
+        q.brokerName,
+        String(q.queueId),
+        String(q.minOffset),
+        String(q.maxOffset),
+        timeCell(q.lastUpdateTimestamp),
+      ]);
+    return { json: stats, tables: [table] };
+  },
+});
+
+export const updateTopicCommand = defineAdminCommand({
+  name: 'updateTopic',
+  summary: 'Create or update a topic on a broker or every master of a cluster',
+  description: 'Sends UPDATE_AND_CREATE_TOPIC to the broker, or to every master of the cluster.',
+  flags: {
+    topic: { type: 'string', short: 't' },
+    broker: { type: 'string', short: 'b' },
+    cluster: { type: 'string', short: 'c' },
+    'read-queues': { type: 'string', short: 'r' },
+    'write-queues': { type: 'string', short: 'w' },
+    perm: { type: 'string', short: 'p' },
+    order: { type: 'string', short: 'o' },
+  },
+  docs: {
+    topic: ['T', 'topic name (required)'],
+    broker: ['ADDR', 'this broker (host:port or name)'],
+    cluster: ['C', 'every master of this cluster'],
+    'read-queues': ['N', 'read queues (default 8)'],
+    'write-queues': ['N', 'write queues (default 8)'],
+    perm: ['P', 'permission: 2 write, 4 read, 6 both (default 6)'],
+    order: ['BOOL', 'ordered topic, true or false (default false)'],
+  },
+  async run(admin, values) {
+    const topic = need('topic', values.topic);
+    const readQueues = intWord('read-queues', values['read-queues'], 8, 1, 1024);
+    const writeQueues = intWord('write-queues', values['write-queues'], 8, 1, 1024);
+    const perm = intWord('perm', values.perm, 6, 0, 7);
+    const order = boolWord('order', values.order, false);
+    const where = target(values.broker, values.cluster);
+    const written = await admin.createTopic({ topic, readQueues, writeQueues, perm, order, ...where });
+    const config = `TopicConfig [topicName=${topic}, readQueueNums=${readQueues}, writeQueueNums=${writeQueues}, perm=${PERM_TEXT[perm] ?? perm}, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=${order}]`;
+    return {
+      json: { topic, readQueues, writeQueues, perm, order, brokers: written },
+      lines: [...written.map((a) => `create topic to ${a} success.`), config],
+    };
+  },
+});
+
+export const deleteTopicCommand = defineAdminCommand({
+  name: 'deleteTopic',
+  summary: 'Delete a topic from every master of a cluster and from the NameServers',
+  description:
+    'Sends DELETE_TOPIC_IN_BROKER to every master of the cluster, then DELETE_TOPIC_IN_NAMESRV to each NameServer.',
+  flags: { topic: { type: 'string', short: 't' }, cluster: { type: 'string', short: 'c' } },
+  docs: { topic: ['T', 'topic name (required)'], cluster: ['C', 'cluster name (required)'] },
+  async run(admin, values) {
+    const topic = need('topic', values.topic);
+    const cluster = need('cluster', values.cluster);
+    await admin.deleteTopic(topic, cluster);
+    return {
+      json: { topic, cluster, deleted: true },
+      lines: [
+        `delete topic [${topic}] from cluster [${cluster}] success.`,
+        `delete topic [${topic}] from NameServer success.`,
+      ],
+    };
+  },
+});

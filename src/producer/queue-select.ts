@@ -1,0 +1,138 @@
+/**
+ * Sends to one chosen queue (Java `send(msg, mq)` and `send(msg, selector, arg)`): an explicit
+ * queue, a sharding key hashed as Java's `SelectMessageQueueByHash`, or the caller's selector.
+ * The queue list is the topic's publish queues in Java's order (route.ts `publishQueues`), so a
+ * Java producer and this one put one key on the same queue. Like Java's `sendSelectImpl`, a
+ * selected-queue send makes one attempt and never moves to another queue: order wins over
+ * availability, and a failure names the queue.
+ */
+import { InvalidArgumentError, RocketMQError } from '../errors.js';
+import { javaStringHashCode } from '../protocol/java-string-hash.js';
+import { withoutNamespace } from '../client/namespace.js';
+import type { MessageQueue } from '../client/route.js';
+import type { TopicPublishInfo } from '../client/topic-publish-info.js';
+import { checkObject, keyList, rejectUnknownKeys } from '../options.js';
+import type { Message } from './message.js';
+
+/** Picks the queue for `message` among the topic's publish queues (names as the application wrote them). */
+export type QueueSelector = (queues: readonly MessageQueue[], message: Message) => MessageQueue | undefined;
+
+/** Per-send options of `Producer.send`: at most one of the three. */
+export interface SendOptions {
+  /** Send to exactly this queue (its topic must be the message's topic). */
+  queue?: MessageQueue | undefined;
+  /** Java `SelectMessageQueueByHash`: `abs(hashCode(key) % queueCount)`; one key, one queue, one order. */
+  shardingKey?: string | undefined;
+  /** Custom choice; called once per send with the publish queues in Java's order. */
+  selector?: QueueSelector | undefined;
+}
+
+const SEND_OPTION_NAMES = keyList<SendOptions>({ queue: true, shardingKey: true, selector: true });
+
+/** A selected-queue send failed; it was not moved to another queue (that would break the order). */
+export class QueueSendFailedError extends RocketMQError {
+  readonly queue: MessageQueue;
+  constructor(queue: MessageQueue, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(
+      'ERR_QUEUE_SEND_FAILED',
+      `send to the selected queue ${queue.topic}/${queue.brokerName}/${queue.queueId} failed (not moved to another queue, to keep the order): ${why}`,
+      { retriable: cause instanceof RocketMQError && cause.retriable, cause },
+    );
+    this.queue = queue;
+  }
+}
+
+/** Java `SelectMessageQueueByHash` over `queues` (non-empty). */
+export function selectByHash<Q>(queues: readonly Q[], key: string): Q {
+  const value = Math.abs(javaStringHashCode(key) % queues.length);
+  return queues[value] as Q;
+}
+
+/** The application's view of a queue: namespace removed from the topic. */
+function userQueue(mq: MessageQueue, namespace: string | undefined): MessageQueue {
+  return { topic: withoutNamespace(mq.topic, namespace), brokerName: mq.brokerName, queueId: mq.queueId };
+}
+
+function checkQueue(q: unknown, field: string): MessageQueue {
+  if (q === null || typeof q !== 'object')
+    throw new InvalidArgumentError(field, 'must be a MessageQueue object');
+  const mq = q as Partial<MessageQueue>;
+  if (typeof mq.topic !== 'string' || mq.topic.length === 0)
+    throw new InvalidArgumentError(`${field}.topic`, 'must be a non-empty string');
+  if (typeof mq.brokerName !== 'string' || mq.brokerName.length === 0)
+    throw new InvalidArgumentError(`${field}.brokerName`, 'must be a non-empty string');
+  if (!Number.isInteger(mq.queueId) || (mq.queueId as number) < 0)
+    throw new InvalidArgumentError(`${field}.queueId`, 'must be a non-negative integer');
+  return mq as MessageQueue;
+}
+
+/**
+ * A selected-queue send in progress: `pick` chooses the wire queue once the publish view is known,
+ * `wrap` turns a failure into QueueSendFailedError naming that queue.
+ */
+export interface QueueSelection {
+  pick(tp: TopicPublishInfo): MessageQueue;
+  wrap(err: unknown): unknown;
+}
+
+/** Validates `options` for `message`; undefined when no queue is selected (normal send). */
+export function queueSelection(
+  options: SendOptions | undefined,
+  message: Message,
+  namespace: string | undefined,
+): QueueSelection | undefined {
+  if (options === undefined) return undefined;
+  checkObject('options', options);
+  rejectUnknownKeys(options, SEND_OPTION_NAMES, 'send option');
+  const given = (['queue', 'shardingKey', 'selector'] as const).filter((k) => options[k] !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length > 1)
+    throw new InvalidArgumentError(given[1] as string, `cannot be combined with ${given[0] as string}`);
+  const { queue, shardingKey, selector } = options;
+  if (queue !== undefined) {
+    const mq = checkQueue(queue, 'queue');
+    if (mq.topic !== message.topic)
+      throw new InvalidArgumentError(
+        'queue.topic',
+        `is ${mq.topic}, not the message's topic ${message.topic}`,
+      );
+  }
+  if (shardingKey !== undefined && typeof shardingKey !== 'string')
+    throw new InvalidArgumentError('shardingKey', 'must be a string');
+  if (selector !== undefined && typeof selector !== 'function')
+    throw new InvalidArgumentError('selector', 'must be a function (queues, message) => queue');
+
+  let chosen: MessageQueue | undefined;
+  return {
+    pick(tp) {
+      const queues = tp.queues.map((q) => userQueue(q, namespace));
+      let picked: MessageQueue;
+      if (queue !== undefined) picked = queue as MessageQueue;
+      else if (shardingKey !== undefined) picked = selectByHash(queues, shardingKey);
+      else {
+        let out: unknown;
+        try {
+          out = (selector as QueueSelector)(Object.freeze(queues), message);
+        } catch (err) {
+          throw new InvalidArgumentError('selector', `threw: ${(err as Error).message}`, { cause: err });
+        }
+        if (out === undefined || out === null)
+          throw new InvalidArgumentError('selector', 'returned no queue');
+        picked = checkQueue(out, 'selector result');
+        if (picked.topic !== message.topic) {
+          throw new InvalidArgumentError(
+            'selector',
+            `returned a queue of topic ${picked.topic}, not the message's topic ${message.topic}`,
+          );
+        }
+      }
+      chosen = picked;
+      return { topic: tp.topic, brokerName: picked.brokerName, queueId: picked.queueId };
+    },
+    wrap(err) {
+      if (chosen === undefined || err instanceof InvalidArgumentError) return err;
+      return new QueueSendFailedError(chosen, err);
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Request-reply, requester side (RIP-16; Java `DefaultMQProducerImpl#request`): `Producer.request(message,
+ * timeoutMs)` sends the message with CORRELATION_ID, REPLY_TO_CLIENT (this client's id) and TTL,
+ * and waits for the broker to push the responder's reply with PUSH_REPLY_MESSAGE_TO_CLIENT,
+ * answered through the client instance's inbound table. Pending requests live in one
+ * process-wide table by correlation id (Java `RequestFutureHolder`); every entry leaves it when
+ * its reply arrives, its send fails or its timeout fires.
+ */
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentError, RocketMQError } from '../errors.js';
+import { ResponseCode } from '../protocol/codes.js';
+import { createResponse, type RemotingCommand } from '../protocol/command.js';
+import { PushReplyMessageToClient } from '../protocol/headers/reply.js';
+import { appendProperty, PropertyKey } from '../protocol/message/properties.js';
+import { Deadline } from '../client/deadline.js';
+import type { ClientInstance } from '../client/client-instance.js';
+import { wrapNamespace } from '../client/namespace.js';
+import type { Message, PreparedMessage } from './message.js';
+import { receivedMessage, type ReceivedMessage } from './received-message.js';
+import type { SendResult } from './send-result.js';
+
+/** The reply to a request: the responder's message as the broker pushed it. */
+export interface ReplyMessage extends ReceivedMessage {
+  readonly correlationId: string;
+  /** The request's own send result. */
+  readonly request: SendResult;
+}
+
+/** No reply within the request's timeout (Java `RequestTimeoutException`, client code 10006). */
+export class RequestTimeoutError extends RocketMQError {
+  readonly correlationId: string;
+  readonly timeoutMs: number;
+  constructor(topic: string, correlationId: string, timeoutMs: number) {
+    super(
+      'ERR_REQUEST_TIMEOUT',
+      `no reply to the request on ${topic} (correlation id ${correlationId}) within ${timeoutMs} ms`,
+      { retriable: true },
+    );
+    this.correlationId = correlationId;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** What a requester needs of its producer. */
+export interface Requester {
+  readonly clientId: string;
+  readonly options: { readonly namespace: string | undefined };
+  readonly client: ClientInstance;
+  sendWith(message: Message, adjust: (p: PreparedMessage) => PreparedMessage): Promise<SendResult>;
+}
+
+interface Pending {
+  resolve(reply: ReceivedMessage): void;
+}
+
+const pending = new Map<string, Pending>();
+
+/** Requests waiting for a reply in this process (for tests and stats). */
+export function pendingRequestCount(): number {
+  return pending.size;
+}
+
+/** PUSH_REPLY_MESSAGE_TO_CLIENT: hand the reply to its waiting request; an unknown id is late or foreign. */
+function onPushReply(request: RemotingCommand): RemotingCommand {
+  const h = PushReplyMessageToClient.decode(request.extFields);
+  const reply = receivedMessage({
+    topic: h.topic,
+    properties: h.properties,
+    sysFlag: h.sysFlag,
+    body: request.body,
+    bornTimestamp: h.bornTimestamp,
+    flag: h.flag,
+    namespace: undefined,
+  });
+  const id = reply.systemProperties[PropertyKey.CORRELATION_ID];
+  const waiting = id === undefined ? undefined : pending.get(id);
+  if (id !== undefined && waiting !== undefined) {
+    pending.delete(id);
+    waiting.resolve(reply);
+  }
+  return createResponse(request, ResponseCode.SUCCESS);
+}
+
+/** Registers the reply handler on `client` (the same function each time: registering is idempotent). */
+export function listenForReplies(client: ClientInstance): void {
+  client.inbound.register(PushReplyMessageToClient.code, onPushReply);
+}
+
+export async function sendRequest(
+  producer: Requester,
+  message: Message,
+  timeoutMs: number,
+): Promise<ReplyMessage> {
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new InvalidArgumentError('timeoutMs', 'must be a positive integer (milliseconds)');
+  const client = producer.client;
+  const deadline = Deadline.after(timeoutMs);
+  listenForReplies(client);
+  const topic = typeof message?.topic === 'string' ? message.topic : '';
+  // Java prepareSendRequest: the broker finds this client's channel by the heartbeat, so the
+  // first request to a topic heartbeats every broker of its route before sending.
+  const wireTopic = wrapNamespace(producer.options.namespace, topic);
+  if (topic !== '' && client.routes.cached(wireTopic) === undefined) {
+    await client.routes.get(wireTopic, deadline);
+    await client.heartbeat.sendHeartbeatToAllBrokers();
+  }
+  const correlationId = randomUUID();
+  let timer: NodeJS.Timeout | undefined;
+  const replied = new Promise<ReceivedMessage>((resolve, reject) => {
+    pending.set(correlationId, { resolve });
+    timer = setTimeout(() => {
+      pending.delete(correlationId);
+      reject(new RequestTimeoutError(topic, correlationId, timeoutMs));
+    }, deadline.remaining());
+  });
+  // The reply can only come after the send, so a failed send settles the request by itself.
+  replied.catch(() => undefined);
+  try {
+    const sent = await producer.sendWith(message, (p) => ({
+      ...p,
+      properties: appendProperty(
+        appendProperty(
+          appendProperty(p.properties, PropertyKey.CORRELATION_ID, correlationId),
+          PropertyKey.REPLY_TO_CLIENT,
+          producer.clientId,
+        ),
+        PropertyKey.TTL,
+        String(timeoutMs),
+      ),
+    }));
+    const reply = await replied;
+    return { ...reply, correlationId, request: sent };
+  } finally {
+    clearTimeout(timer);
+    pending.delete(correlationId);
+  }
+}

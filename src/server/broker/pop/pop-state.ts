@@ -1,0 +1,163 @@
+/**
+ * The embedded broker's POP bookkeeping (advanced.md §7.8), kept in memory and in one durable
+ * file of our own, `config/pop.json`, instead of Java's `rmq_sys_REVIVE_LOG_<cluster>` topic:
+ * - checkpoints of normal POP (Java `PopCheckPoint`): which offsets a pop handed out, when they
+ *   become visible again, and which of them were acked;
+ * - orderly POP locks (Java `ConsumerOrderInfoManager`): the offsets of a queue in flight for a
+ *   group, which block the queue until they are acked or their invisible time ends.
+ * The file is rewritten (atomically, coalesced) after every change, so the state survives a restart.
+ */
+import type { Logger } from '../../../observability/logger.js';
+import { StateFile } from '../state-file.js';
+
+export interface PopCheckpoint {
+  group: string;
+  /** The real topic popped: the subscribed topic or its retry topic. */
+  topic: string;
+  queueId: number;
+  /** ckQueueOffset of the receipt handles. */
+  startOffset: number;
+  popTime: number;
+  invisibleTime: number;
+  reviveQid: number;
+  /** Queue offsets handed out. */
+  offsets: number[];
+  /** Offsets acked so far. */
+  acked: number[];
+}
+
+export interface OrderLock {
+  group: string;
+  topic: string;
+  queueId: number;
+  popTime: number;
+  invisibleTime: number;
+  /** Offsets of the batch in flight, ascending. */
+  offsets: number[];
+  acked: number[];
+  /** Deliveries so far per offset (the next delivery's reconsumeTimes). */
+  counts: Record<string, number>;
+}
+
+export function checkpointKey(
+  group: string,
+  topic: string,
+  queueId: number,
+  start: number,
+  popTime: number,
+): string {
+  return `${group}@${topic}@${queueId}@${start}@${popTime}`;
+}
+
+export function queueLockKey(group: string, topic: string, queueId: number): string {
+  return `${topic}@${group}@${queueId}`;
+}
+
+export function visibleAt(x: { popTime: number; invisibleTime: number }): number {
+  return x.popTime + x.invisibleTime;
+}
+
+interface FileShape {
+  checkpoints?: PopCheckpoint[];
+  orders?: OrderLock[];
+}
+
+export class PopState {
+  private readonly checkpoints = new Map<string, PopCheckpoint>();
+  private readonly orders = new Map<string, OrderLock>();
+  private readonly file: StateFile;
+
+  constructor(
+    path: string,
+    private readonly logger: Logger,
+  ) {
+    this.file = new StateFile(path);
+  }
+
+  async load(): Promise<void> {
+    await this.file.load(
+      (text) => {
+        const parsed = JSON.parse(text) as FileShape;
+        for (const ck of parsed.checkpoints ?? []) this.addCheckpoint(ck, false);
+        for (const o of parsed.orders ?? []) this.orders.set(queueLockKey(o.group, o.topic, o.queueId), o);
+      },
+      this.logger,
+      'POP state file',
+    );
+  }
+
+  addCheckpoint(ck: PopCheckpoint, persist = true): void {
+    this.checkpoints.set(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime), ck);
+    if (persist) this.persist();
+  }
+
+  findCheckpoint(
+    group: string,
+    topic: string,
+    queueId: number,
+    start: number,
+    popTime: number,
+  ): PopCheckpoint | undefined {
+    return this.checkpoints.get(checkpointKey(group, topic, queueId, start, popTime));
+  }
+
+  /**
+   * Marks `offset` of the checkpoint acked; false when it is not one of its un-acked offsets.
+   * A fully acked checkpoint is dropped.
+   */
+  ack(ck: PopCheckpoint, offset: number): boolean {
+    if (!ck.offsets.includes(offset) || ck.acked.includes(offset)) return false;
+    ck.acked.push(offset);
+    if (ck.acked.length >= ck.offsets.length) this.removeCheckpoint(ck);
+    else this.persist();
+    return true;
+  }
+
+  removeCheckpoint(ck: PopCheckpoint): void {
+    this.checkpoints.delete(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime));
+    this.persist();
+  }
+
+  /** Checkpoints whose invisible time has ended by `now`. */
+  expiredCheckpoints(now: number): PopCheckpoint[] {
+    return [...this.checkpoints.values()].filter((ck) => visibleAt(ck) <= now);
+  }
+
+  /** Number of un-acked offsets in checkpoints (for stats and tests). */
+  get inflight(): number {
+    let n = 0;
+    for (const ck of this.checkpoints.values()) n += ck.offsets.length - ck.acked.length;
+    return n;
+  }
+
+  orderLock(group: string, topic: string, queueId: number): OrderLock | undefined {
+    return this.orders.get(queueLockKey(group, topic, queueId));
+  }
+
+  setOrderLock(lock: OrderLock): void {
+    this.orders.set(queueLockKey(lock.group, lock.topic, lock.queueId), lock);
+    this.persist();
+  }
+
+  removeOrderLock(lock: OrderLock): void {
+    this.orders.delete(queueLockKey(lock.group, lock.topic, lock.queueId));
+    this.persist();
+  }
+
+  /** Order locks whose invisible time ended by `now` (their queue may be popped again). */
+  expiredOrderLocks(now: number): OrderLock[] {
+    return [...this.orders.values()].filter((o) => visibleAt(o) <= now);
+  }
+
+  persist(): void {
+    void this.file
+      .save(() =>
+        JSON.stringify({ checkpoints: [...this.checkpoints.values()], orders: [...this.orders.values()] }),
+      )
+      .catch((err: unknown) => this.logger.warn('POP state not written', { error: err }));
+  }
+
+  settled(): Promise<void> {
+    return this.file.settled();
+  }
+}

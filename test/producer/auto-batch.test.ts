@@ -1,0 +1,196 @@
+/**
+ * autoBatch (SEND_BATCH_MESSAGE for concurrent sends, each caller with its own result) and send
+ * backpressure (waiting for room, typed error on timeout).
+ */
+import { before, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
+import { SendPermits } from '../../src/producer/backpressure.js';
+import { splitBatchResult } from '../../src/producer/auto-batch.js';
+import { Producer } from '../../src/producer/producer.js';
+import type { PreparedMessage } from '../../src/producer/message.js';
+import { EmbeddedCluster } from '../../src/server/cluster.js';
+import { oneBrokerCluster, readTopic, uniqueTopic, watchRequests } from './cluster-helpers.js';
+
+/** Request codes the producer sends from now on. */
+function recordCodes(p: Producer): { readonly codes: number[] } {
+  const seen = watchRequests(p);
+  return {
+    get codes() {
+      return seen.map((e) => e.request.code);
+    },
+  };
+}
+
+describe('autoBatch on the embedded cluster', () => {
+  const suite = oneBrokerCluster('PGB');
+  const startProducer = suite.startProducer;
+  let cluster: EmbeddedCluster;
+  before(() => {
+    cluster = suite.cluster();
+  });
+
+  it('concurrent sends go out as batches; each caller gets its own msgId, offsetMsgId and queueOffset', async () => {
+    const topic = uniqueTopic('AutoBatch');
+    await cluster.createTopic(topic, 2);
+    const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 20 });
+    await p.send({ topic, body: 'warm the route' });
+    const rec = recordCodes(p);
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        p.send({ topic, body: `m${i}`, tags: i % 2 ? 'odd' : 'even', keys: `k${i}` }),
+      ),
+    );
+    const codes = rec.codes;
+    const batches = codes.filter((c) => c === 320).length;
+    assert.ok(batches >= 1 && codes.length < 60, `${codes.length} requests, ${batches} batches`);
+    assert.equal(new Set(results.map((r) => r.msgId)).size, 60);
+    assert.equal(new Set(results.map((r) => r.offsetMsgId)).size, 60);
+    assert.ok(results.every((r) => !r.msgId.includes(',') && !r.offsetMsgId.includes(',')));
+    // What the broker stored at each (queue, offset) is the message its caller was told about.
+    const stored = await readTopic(cluster, topic, 2);
+    const at = new Map<string, { uniq: string; tags: string | undefined }>();
+    const perQueue = new Map<number, number>();
+    for (const m of stored) {
+      const offset = perQueue.get(m.queueId) ?? 0;
+      perQueue.set(m.queueId, offset + 1);
+      at.set(`${m.queueId}:${offset}`, { uniq: m.properties['UNIQ_KEY'] ?? '', tags: m.properties['TAGS'] });
+    }
+    results.forEach((r, i) => {
+      const s = at.get(`${r.messageQueue.queueId}:${r.queueOffset}`);
+      assert.equal(s?.uniq, r.msgId, `message ${i}`);
+      assert.equal(s?.tags, i % 2 ? 'odd' : 'even');
+      assert.equal(r.messageQueue.topic, topic);
+    });
+  });
+
+  it('timer, delayed and compressed messages are not batched', async () => {
+    const topic = uniqueTopic('AutoBatchSkip');
+    await cluster.createTopic(topic, 1);
+    const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 50 });
+    await p.send({ topic, body: 'warm' });
+    const rec = recordCodes(p);
+    await Promise.all([
+      p.send({ topic, body: 'later', deliverAfterMs: 10 }),
+      p.send({ topic, body: 'delayed', delayTimeLevel: 1 }),
+      p.send({ topic, body: Buffer.from('z'.repeat(8000)) }),
+    ]);
+    assert.deepEqual(
+      rec.codes.filter((c) => c === 310 || c === 320),
+      [310, 310, 310],
+    );
+  });
+
+  it('batch options are validated with Java’s ranges', () => {
+    const base = { namesrvAddr: '127.0.0.1:9876' };
+    for (const [field, value] of [
+      ['batchMaxDelayMs', 0],
+      ['batchMaxBytes', 3 * 1024 * 1024],
+      ['backPressureForAsyncSendNum', 9],
+      ['backPressureForAsyncSendSize', 1000],
+      ['autoBatch', 'yes'],
+    ] as const) {
+      assert.throws(
+        () => new Producer({ ...base, [field]: value }),
+        (e: unknown) => e instanceof InvalidArgumentError && e.field === field,
+      );
+    }
+  });
+});
+
+describe('splitBatchResult', () => {
+  it('gives message i offsetMsgId i and queueOffset first + i; an id list of another length is shared', () => {
+    const batch = {
+      status: 'SEND_OK' as const,
+      msgId: 'A,B,C',
+      offsetMsgId: 'X0,X1,X2',
+      messageQueue: { topic: 'ns%T', brokerName: 'b', queueId: 3 },
+      queueOffset: 40,
+      regionId: 'DefaultRegion',
+      traceOn: true,
+    };
+    const p = { msgId: 'B', userTopic: 'T' } as PreparedMessage;
+    const r = splitBatchResult(batch, p, 1, batch.offsetMsgId.split(','), 3);
+    assert.deepEqual(
+      [r.msgId, r.offsetMsgId, r.queueOffset, r.messageQueue.topic, r.messageQueue.queueId],
+      ['B', 'X1', 41, 'T', 3],
+    );
+    assert.equal(splitBatchResult({ ...batch, offsetMsgId: 'ONE' }, p, 1, ['ONE'], 3).offsetMsgId, 'ONE');
+  });
+});
+
+describe('SendPermits (backpressure)', () => {
+  it('a send beyond the count waits, first come first served, and goes once one finishes', async () => {
+    const permits = new SendPermits(2, 1 << 20);
+    assert.equal(permits.acquire(10, 1000), undefined);
+    assert.equal(permits.acquire(10, 1000), undefined);
+    const order: string[] = [];
+    const third = permits.acquire(10, 1000)?.then(() => order.push('third'));
+    const fourth = permits.acquire(10, 1000)?.then(() => order.push('fourth'));
+    assert.ok(third && fourth);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, []);
+    permits.release(10);
+    await third;
+    assert.deepEqual(order, ['third']);
+    permits.release(10);
+    await fourth;
+    assert.deepEqual(order, ['third', 'fourth']);
+    assert.deepEqual(permits.inFlight, { count: 2, bytes: 20 });
+  });
+
+  it('bytes count too; a wait longer than the timeout rejects with BackpressureError and frees its place', async () => {
+    const permits = new SendPermits(100, 100);
+    assert.equal(permits.acquire(80, 1000), undefined);
+    const big = permits.acquire(50, 30);
+    assert.ok(big);
+    await assert.rejects(big, BackpressureError);
+    // The waiter that gave up left no trace: a small send fits at once.
+    assert.equal(permits.acquire(10, 1000), undefined);
+    assert.deepEqual(permits.inFlight, { count: 2, bytes: 90 });
+  });
+
+  it('a producer at its in-flight limit holds the next send back (never more than the limit on the wire), bounded by sendMsgTimeout', async () => {
+    const cluster = await EmbeddedCluster.start({ brokers: 1, faultInjection: true });
+    const p = new Producer({
+      namesrvAddr: cluster.namesrvAddr,
+      producerGroup: 'PGB_bp',
+      backPressureForAsyncSendNum: 10,
+      sendMsgTimeout: 400,
+      retryTimesWhenSendFailed: 0,
+    });
+    try {
+      const topic = uniqueTopic('Backpressure');
+      await cluster.createTopic(topic, 1);
+      await p.start();
+      await p.send({ topic, body: 'warm' });
+      const rec = recordCodes(p);
+      cluster.broker('broker-a').faults.set({ hang: true });
+      const stuck = Array.from({ length: 10 }, (_, i) =>
+        p.send({ topic, body: `stuck ${i}` }).catch((e: unknown) => e),
+      );
+      const started = Date.now();
+      const extra = p.send({ topic, body: 'one too many' }).then(
+        () => 'sent',
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(
+        rec.codes.filter((c) => c === 310).length,
+        10,
+        'the 11th send waits for room instead of going out',
+      );
+      await Promise.all(stuck);
+      // Room came only when the hung sends gave up, with its own budget (almost) spent.
+      const outcome = await extra;
+      assert.ok(outcome instanceof Error, 'the waiting send could not finish within sendMsgTimeout');
+      assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');
+      cluster.broker('broker-a').faults.clear();
+      assert.equal((await p.send({ topic, body: 'room again' })).status, 'SEND_OK');
+    } finally {
+      cluster.broker('broker-a').faults.clear();
+      await p.shutdown();
+      await cluster.stop();
+    }
+  });
+});

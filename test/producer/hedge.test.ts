@@ -1,0 +1,158 @@
+/** Hedged sends in the send loop: fake transport, real timers with a small hedge floor. */
+import { describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { TimeoutError } from '../../src/errors.js';
+import type { RemotingCommand } from '../../src/protocol/command.js';
+import { decodeProperties } from '../../src/protocol/message/properties.js';
+import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
+import { SendFailedError } from '../../src/producer/errors.js';
+import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
+import { SendHedger, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
+import { prepareMessage, type PreparedMessage } from '../../src/producer/message.js';
+import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
+import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
+import { fakeHost, routeOf, sendLoopSettings, sendResponse } from './helpers.js';
+
+/** A pending request the test settles by hand. */
+interface Pending {
+  broker: string;
+  cmd: RemotingCommand;
+  timeoutMs: number;
+  resolve: () => void;
+  fail: () => void;
+}
+
+function handTransport(): SendTransport & { pending: Pending[] } {
+  const tp = new TopicPublishInfo('T', routeOf({ a: 2, b: 2 }));
+  const pending: Pending[] = [];
+  return {
+    pending,
+    publishInfo: () => tp,
+    brokerAddress: (name) => name,
+    request: (address, cmd, timeoutMs) =>
+      new Promise<RemotingCommand>((resolve, reject) => {
+        pending.push({
+          broker: address,
+          cmd,
+          timeoutMs,
+          resolve: () => resolve(sendResponse(cmd)),
+          fail: () => reject(new TimeoutError(address, cmd.code, timeoutMs)),
+        });
+      }),
+    oneway: (address, cmd, timeoutMs) => {
+      pending.push({ broker: address, cmd, timeoutMs, resolve: () => {}, fail: () => {} });
+      return Promise.resolve();
+    },
+  };
+}
+
+function setup() {
+  const host = fakeHost();
+  host.now = Date.now;
+  const strategy = new AdaptiveFaultStrategy(host);
+  const duplicates: HedgedDuplicateEvent[] = [];
+  const hedger = new SendHedger(
+    { multiplier: 10, floorMs: 15 },
+    (b, ms) => strategy.onOverdue(b, ms),
+    (e) => duplicates.push(e),
+  );
+  const settings = sendLoopSettings({ hedger });
+  return { host, strategy, duplicates, hedger, settings, t: handTransport() };
+}
+
+const ids = new UniqIdGenerator();
+const msg = (over: Partial<PreparedMessage> = {}): PreparedMessage => ({
+  ...prepareMessage(
+    { topic: 'T', body: 'x' },
+    { maxMessageSize: 1e6, compressMsgBodyOverHowmuch: 4096, compressLevel: 5, namespace: undefined },
+    ids,
+  ),
+  ...over,
+});
+
+async function until(predicate: () => boolean): Promise<void> {
+  while (!predicate()) await new Promise((r) => setTimeout(r, 2));
+}
+
+const uniqKeyOf = (cmd: RemotingCommand): string | undefined =>
+  decodeProperties(cmd.extFields?.['i'] ?? '')['UNIQ_KEY'];
+
+describe('hedged sends', () => {
+  it('an overdue attempt isolates its broker and the same message goes to the other broker; the hedge wins', async () => {
+    const { host, settings, strategy, t, hedger } = setup();
+    const p = msg();
+    const send = runSend(p, false, t, strategy, settings);
+    await until(() => t.pending.length === 2);
+    const [first, second] = t.pending as [Pending, Pending];
+    assert.notEqual(first.broker, second.broker, 'the hedge went to the other broker');
+    assert.equal(uniqKeyOf(first.cmd), p.msgId);
+    assert.equal(uniqKeyOf(second.cmd), p.msgId, 'same UNIQ_KEY so consumers can dedupe');
+    assert.deepEqual(
+      host.isolated.map((e) => e.brokerName),
+      [first.broker],
+      'the overdue broker is isolated before its attempt times out',
+    );
+    second.resolve();
+    const r = await send;
+    assert.equal(r?.messageQueue.brokerName, second.broker);
+    assert.equal(hedger.stats(first.broker).hedged, 1);
+    first.fail();
+  });
+
+  it('a late success of the original is counted and reported as a duplicate', async () => {
+    const { settings, strategy, t, duplicates, hedger } = setup();
+    const p = msg();
+    const send = runSend(p, false, t, strategy, settings);
+    await until(() => t.pending.length === 2);
+    const [first, second] = t.pending as [Pending, Pending];
+    second.resolve();
+    await send;
+    first.resolve();
+    await until(() => duplicates.length === 1);
+    assert.deepEqual(duplicates[0], {
+      topic: 'T',
+      msgId: p.msgId,
+      brokerName: first.broker,
+      winnerBrokerName: second.broker,
+    });
+    assert.equal(hedger.stats(first.broker).hedgedDuplicates, 1);
+    assert.equal(hedger.stats(second.broker).hedgedDuplicates, 0);
+  });
+
+  it('the original answering first wins and a late hedge success is the duplicate', async () => {
+    const { settings, strategy, t, duplicates } = setup();
+    const send = runSend(msg(), false, t, strategy, settings);
+    await until(() => t.pending.length === 2);
+    const [first, second] = t.pending as [Pending, Pending];
+    first.resolve();
+    const r = await send;
+    assert.equal(r?.messageQueue.brokerName, first.broker);
+    second.resolve();
+    await until(() => duplicates.length === 1);
+    assert.equal(duplicates[0]?.brokerName, second.broker);
+  });
+
+  it('a send pinned to a queue (queue, shardingKey, selector) is never hedged', async () => {
+    const { settings, strategy, t, host } = setup();
+    const send = runSend(msg(), false, t, strategy, settings, (tp) => tp.queues[0]!);
+    await until(() => t.pending.length === 1);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(t.pending.length, 1, 'no second request');
+    assert.equal(host.isolated.length, 0);
+    t.pending[0]?.resolve();
+    await send;
+  });
+
+  it('both copies failing: the hedge used one of the attempts and the send fails with all of them listed', async () => {
+    const { settings, strategy, t } = setup();
+    const send = runSend(msg(), false, t, strategy, { ...settings, retryTimesWhenSendFailed: 1 });
+    await until(() => t.pending.length === 2);
+    for (const q of t.pending) q.fail();
+    await assert.rejects(send, (err: unknown) => {
+      assert.ok(err instanceof SendFailedError, String(err));
+      assert.equal(err.attempts.length, 2, 'primary + hedge = the two attempts allowed');
+      return true;
+    });
+    assert.equal(t.pending.length, 2, 'no third request');
+  });
+});

@@ -1,0 +1,171 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
+import { PopMessageResponse } from '../../../src/protocol/headers/pop.js';
+import { parseMsgOffsetInfo, parseStartOffsetInfo } from '../../../src/protocol/pop/extra-info.js';
+import { EmbeddedCluster } from '../../../src/server/cluster.js';
+import { Rpc, bodyOf, decodeBody, sendV2Header, uniqueName } from './rpc-helpers.js';
+
+interface Env {
+  cluster: EmbeddedCluster;
+  rpc: Rpc;
+  topic: string;
+  group: string;
+  send(n: number, queueId?: number): Promise<void>;
+  pop(extra?: Record<string, string | number | boolean>, timeoutMs?: number): ReturnType<Rpc['request']>;
+}
+
+async function withBroker(queues: number, fn: (e: Env) => Promise<void>): Promise<void> {
+  const cluster = await EmbeddedCluster.start({ brokers: 1, brokerOptions: { reviveInterval: 100 } });
+  const rpc = await Rpc.connect(cluster.broker('broker-a').address);
+  try {
+    const topic = uniqueName('PopRaw');
+    const group = uniqueName('PopRawG');
+    await cluster.createTopic(topic, queues);
+    let n = 0;
+    await fn({
+      cluster,
+      rpc,
+      topic,
+      group,
+      async send(count, queueId = 0) {
+        for (let i = 0; i < count; i++) {
+          const r = await rpc.request(
+            RequestCode.SEND_MESSAGE_V2,
+            sendV2Header({ topic, body: '', queueId }),
+            bodyOf(`m${n++}`),
+          );
+          assert.equal(r.code, ResponseCode.SUCCESS);
+        }
+      },
+      pop(extra = {}, timeoutMs = 5000) {
+        return rpc.request(
+          RequestCode.POP_MESSAGE,
+          {
+            consumerGroup: group,
+            topic,
+            queueId: -1,
+            maxMsgNums: 32,
+            invisibleTime: 60_000,
+            pollTime: 0,
+            bornTime: Date.now(),
+            initMode: 0,
+            ...extra,
+          },
+          undefined,
+          timeoutMs,
+        );
+      },
+    });
+  } finally {
+    rpc.close();
+    await cluster.stop();
+  }
+}
+
+test('POP_MESSAGE answers with the 5.x header: popTime, startOffsetInfo and msgOffsetInfo per queue', async () => {
+  await withBroker(2, async ({ send, pop }) => {
+    await send(3, 0);
+    await send(2, 1);
+    const r = await pop({ invisibleTime: 12_345 });
+    assert.equal(r.code, ResponseCode.SUCCESS);
+    const h = PopMessageResponse.decode(r.extFields);
+    assert.equal(h.invisibleTime, 12_345);
+    assert.equal(h.reviveQid, 0);
+    assert.equal(h.restNum, 0);
+    assert.deepEqual(
+      parseStartOffsetInfo(h.startOffsetInfo),
+      new Map([
+        ['0@0', 0],
+        ['0@1', 0],
+      ]),
+    );
+    assert.deepEqual(
+      parseMsgOffsetInfo(h.msgOffsetInfo),
+      new Map([
+        ['0@0', [0, 1, 2]],
+        ['0@1', [0, 1]],
+      ]),
+    );
+    assert.equal(decodeBody(r).length, 5);
+    const again = await pop();
+    assert.equal(again.code, ResponseCode.POLLING_TIMEOUT, 'all five are invisible now');
+  });
+});
+
+test('POP_MESSAGE rejects more than 32 messages and unknown topics', async () => {
+  await withBroker(1, async ({ pop }) => {
+    assert.equal((await pop({ maxMsgNums: 33 })).code, ResponseCode.INVALID_PARAMETER);
+    assert.equal((await pop({ topic: 'NoSuchTopicHere' })).code, ResponseCode.TOPIC_NOT_EXIST);
+    assert.equal((await pop({ queueId: 7 })).code, ResponseCode.INVALID_PARAMETER);
+  });
+});
+
+test('long polling: a waiting POP is answered when a message arrives, else with POLLING_TIMEOUT', async () => {
+  await withBroker(2, async ({ send, pop }) => {
+    assert.equal((await pop({ pollTime: 200 })).code, ResponseCode.POLLING_TIMEOUT);
+    const waiting = pop({ pollTime: 20_000 }, 30_000);
+    await new Promise((r) => setTimeout(r, 200));
+    await send(1, 1);
+    const r = await waiting;
+    assert.equal(r.code, ResponseCode.SUCCESS);
+    assert.equal(decodeBody(r)[0]?.body.toString(), 'm0');
+  });
+});
+
+test('ACK_MESSAGE: once OK, then NO_MESSAGE; offsets outside the queue are NO_MESSAGE too', async () => {
+  await withBroker(1, async ({ rpc, topic, group, send, pop }) => {
+    await send(1);
+    const r = await pop();
+    const h = PopMessageResponse.decode(r.extFields);
+    const extraInfo = `0 ${h.popTime} ${h.invisibleTime} 0 0 broker-a 0 0`;
+    const ack = (offset: number, g = group) =>
+      rpc.request(RequestCode.ACK_MESSAGE, { consumerGroup: g, topic, queueId: 0, extraInfo, offset });
+    assert.equal((await ack(0, 'SomeOtherGroup')).code, ResponseCode.NO_MESSAGE);
+    assert.equal((await ack(0)).code, ResponseCode.SUCCESS);
+    assert.equal((await ack(0)).code, ResponseCode.NO_MESSAGE);
+    assert.equal((await ack(5)).code, ResponseCode.NO_MESSAGE);
+  });
+});
+
+test('NOTIFICATION tells whether the group has a message to pop, waiting up to pollTime', async () => {
+  await withBroker(1, async ({ rpc, topic, group, send }) => {
+    const notify = (pollTime: number) =>
+      rpc.request(RequestCode.NOTIFICATION, {
+        consumerGroup: group,
+        topic,
+        queueId: -1,
+        pollTime,
+        bornTime: Date.now(),
+      });
+    const none = await notify(0);
+    assert.equal(none.code, ResponseCode.SUCCESS);
+    assert.equal(none.extFields?.hasMsg, 'false');
+    const waiting = notify(10_000);
+    await send(1);
+    assert.equal((await waiting).extFields?.hasMsg, 'true');
+  });
+});
+
+test('POP state is written to config/pop.json and read back after a restart', async () => {
+  await withBroker(1, async ({ cluster, send, pop }) => {
+    await send(2);
+    assert.equal((await pop()).code, ResponseCode.SUCCESS);
+    const broker = cluster.broker('broker-a');
+    await broker.pop.state.settled();
+    const file = JSON.parse(
+      await readFile(join(broker.options.storePathRootDir, 'config', 'pop.json'), 'utf8'),
+    ) as {
+      checkpoints: Array<{ offsets: number[] }>;
+    };
+    assert.deepEqual(
+      file.checkpoints.map((c) => c.offsets),
+      [[0, 1]],
+    );
+    await cluster.stopBroker('broker-a');
+    await cluster.startBroker('broker-a');
+    assert.equal(cluster.broker('broker-a').pop.state.inflight, 2);
+  });
+});
