@@ -1,7 +1,13 @@
 /**
- * Starts a real Apache RocketMQ NameServer and brokers (one cluster, `DefaultCluster`) as `java`
+ * Starts real Apache RocketMQ NameServers and brokers (one cluster, `DefaultCluster`) as `java`
  * child processes, loopback only, with the store in a temporary directory. `stop()` ends every
  * process by PID (SIGTERM, then SIGKILL) and removes the directory.
+ *
+ * Plain masters by name (`brokers`), or any topology (`nodes`): masters with slaves
+ * (ASYNC_MASTER/SYNC_MASTER, brokerId 0/1) and DLedger (Raft) groups, whose `dLegerPeers` the
+ * harness fills from the group's nodes. Every process can be killed, paused (SIGSTOP) and
+ * restarted by its node name; interop-test/topologies/topology.ts builds the issue-16 topologies
+ * and their failover helpers on top of this.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,11 +29,37 @@ import {
 } from './java.js';
 import { canConnect, rawRequest } from './raw-remoting.js';
 
+export type BrokerRole = 'ASYNC_MASTER' | 'SYNC_MASTER' | 'SLAVE';
+
+/** One broker process of a topology. */
+export interface BrokerNode {
+  /** Process name, unique in the cluster (`broker()`, `kill()`, `pause()`, `restart()` take it). */
+  node: string;
+  brokerName: string;
+  /** Ignored by DLedger nodes (the elected leader registers as 0). @default 0 */
+  brokerId?: number;
+  /** Ignored by DLedger nodes. @default 'ASYNC_MASTER' for brokerId 0, else 'SLAVE' */
+  brokerRole?: BrokerRole;
+  /**
+   * DLedger member id (`n0`, `n1`, ...): the node runs `enableDLegerCommitLog=true` in the
+   * group named after its brokerName, with `dLegerPeers` made of every node of that group.
+   */
+  dledgerSelfId?: string;
+  /** Extra broker.conf lines of this node (after `brokerConfig`). */
+  config?: Record<string, string | number | boolean>;
+}
+
 export interface RealClusterOptions {
   /** RocketMQ version (a directory under interop/target). */
   version: string;
-  /** Broker names. @default ['broker-a', 'broker-b'] */
+  /** Plain masters by name (ignored when `nodes` is given). @default ['broker-a', 'broker-b'] */
   brokers?: string[];
+  /** Any topology: masters, slaves, DLedger groups. Overrides `brokers`. */
+  nodes?: BrokerNode[];
+  /** How many NameServers (processes `namesrv`, `namesrv-2`, ...). @default 1 */
+  namesrvs?: number;
+  /** Heap of every broker JVM (MiB); NameServers get half (at most 256). @default 512 */
+  heapMb?: number;
   /** How long to wait for the name server and every broker to register. @default 120000 */
   startTimeoutMs?: number;
   /**
@@ -44,7 +76,11 @@ export interface RealClusterOptions {
 }
 
 export interface RealBroker {
+  /** Node (process) name; the broker name for clusters started with `brokers`. */
   readonly name: string;
+  readonly brokerName: string;
+  /** DLedger member id, when the node is one. */
+  readonly dledgerSelfId: string | undefined;
   /** `127.0.0.1:listenPort`. */
   readonly addr: string;
   readonly listenPort: number;
@@ -58,12 +94,14 @@ interface Proc {
   logFile: string;
   exited: Promise<void>;
   alive: boolean;
+  paused: boolean;
+  mainClass: string;
+  confFile: string;
+  heapMb: number;
 }
 
 const SERVER_JVM: readonly string[] = Object.freeze([
   '-server',
-  '-Xms512m',
-  '-Xmx512m',
   '-XX:MaxDirectMemorySize=256m',
   '-XX:+UseSerialGC',
   '-XX:-OmitStackTraceInFastThrow',
@@ -112,26 +150,56 @@ async function brokerPort(taken: Set<number>): Promise<number> {
   throw new Error('real cluster: no free broker port triple found');
 }
 
+/** An ephemeral port not handed out before in this cluster. */
+async function freePort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const p = await ephemeralPort();
+    if (taken.has(p)) continue;
+    taken.add(p);
+    return p;
+  }
+  throw new Error('real cluster: no free port found');
+}
+
+interface NodeState {
+  readonly spec: BrokerNode;
+  readonly port: number;
+}
+
+/** Broker name → brokerId → address, as a NameServer lists it. */
+export type BrokerAddrTable = Record<string, Record<string, string>>;
+
 export class RealCluster {
   readonly version: string;
+  /** Every NameServer, `;`-separated (what clients and the Java driver take). */
   readonly namesrvAddr: string;
+  readonly namesrvAddrs: readonly string[];
   private readonly dir: string;
   private readonly procs = new Map<string, Proc>();
-  private readonly brokerPorts = new Map<string, number>();
+  private readonly nodes = new Map<string, NodeState>();
   private readonly jvmExtra: readonly string[];
+  /** Processes killed by `kill()`: their exit is no start failure while waiting for others. */
+  private readonly killedOnPurpose = new Set<string>();
   private brokerJvm: readonly string[] = [];
   private stopped = false;
 
-  private constructor(version: string, dir: string, namesrvAddr: string, jvmExtra: readonly string[]) {
+  private constructor(
+    version: string,
+    dir: string,
+    namesrvAddrs: readonly string[],
+    jvmExtra: readonly string[],
+  ) {
     this.version = version;
     this.dir = dir;
-    this.namesrvAddr = namesrvAddr;
+    this.namesrvAddrs = Object.freeze([...namesrvAddrs]);
+    this.namesrvAddr = namesrvAddrs.join(';');
     this.jvmExtra = jvmExtra;
   }
 
   static async start(options: RealClusterOptions): Promise<RealCluster> {
     prepareInterop();
-    const names = options.brokers ?? ['broker-a', 'broker-b'];
+    const nodes: BrokerNode[] =
+      options.nodes ?? (options.brokers ?? ['broker-a', 'broker-b']).map((n) => ({ node: n, brokerName: n }));
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     const deadline = Date.now() + timeoutMs;
     const dir = mkdtempSync(join(tmpdir(), `rmq-real-${options.version}-`));
@@ -142,34 +210,66 @@ export class RealCluster {
       writeFileSync(join(dir, 'conf', name), text);
 
     const taken = new Set<number>();
-    const nsPort = await ephemeralPort();
-    taken.add(nsPort);
+    const nsPorts: number[] = [];
+    for (let i = 0; i < (options.namesrvs ?? 1); i++) nsPorts.push(await freePort(taken));
     const jvmExtra = options.quickJit === false ? [] : ['-XX:TieredStopAtLevel=1'];
-    const cluster = new RealCluster(options.version, dir, `127.0.0.1:${nsPort}`, jvmExtra);
+    const heapMb = options.heapMb ?? 512;
+    const cluster = new RealCluster(
+      options.version,
+      dir,
+      nsPorts.map((p) => `127.0.0.1:${p}`),
+      jvmExtra,
+    );
     cluster.brokerJvm = options.brokerJvmArgs ?? [];
     try {
-      writeFileSync(
-        join(dir, 'namesrv.conf'),
-        toConf({
-          listenPort: nsPort,
-          bindAddress: '127.0.0.1',
-          kvConfigPath: join(dir, 'namesrv', 'kvConfig.json'),
-        }),
-      );
-      cluster.spawnServer('namesrv', 'org.apache.rocketmq.namesrv.NamesrvStartup', join(dir, 'namesrv.conf'));
-      await cluster.waitFor('namesrv', deadline, () => canConnect(cluster.namesrvAddr));
-
-      for (const name of names) {
-        const port = await brokerPort(taken);
-        cluster.brokerPorts.set(name, port);
-        const store = join(dir, 'store', name);
+      nsPorts.forEach((port, i) => {
+        const name = namesrvNodeName(i);
         writeFileSync(
           join(dir, `${name}.conf`),
           toConf({
+            listenPort: port,
+            bindAddress: '127.0.0.1',
+            kvConfigPath: join(dir, name, 'kvConfig.json'),
+          }),
+        );
+        cluster.spawnServer(
+          name,
+          'org.apache.rocketmq.namesrv.NamesrvStartup',
+          join(dir, `${name}.conf`),
+          Math.min(256, Math.ceil(heapMb / 2)),
+        );
+      });
+      await cluster.waitFor('the name servers', deadline, async () =>
+        (await Promise.all(cluster.namesrvAddrs.map((a) => canConnect(a)))).every(Boolean),
+      );
+
+      for (const spec of nodes) cluster.nodes.set(spec.node, { spec, port: await brokerPort(taken) });
+      const dledgerPeers = new Map<string, string[]>();
+      for (const spec of nodes) {
+        if (spec.dledgerSelfId === undefined) continue;
+        const peers = dledgerPeers.get(spec.brokerName) ?? [];
+        peers.push(`${spec.dledgerSelfId}-127.0.0.1:${await freePort(taken)}`);
+        dledgerPeers.set(spec.brokerName, peers);
+      }
+      for (const { spec, port } of cluster.nodes.values()) {
+        const store = join(dir, 'store', spec.node);
+        const brokerId = spec.brokerId ?? 0;
+        const dledger: Record<string, string | number | boolean> =
+          spec.dledgerSelfId === undefined
+            ? {}
+            : {
+                enableDLegerCommitLog: true,
+                dLegerGroup: spec.brokerName,
+                dLegerPeers: (dledgerPeers.get(spec.brokerName) ?? []).join(';'),
+                dLegerSelfId: spec.dledgerSelfId,
+              };
+        writeFileSync(
+          join(dir, `${spec.node}.conf`),
+          toConf({
             brokerClusterName: 'DefaultCluster',
-            brokerName: name,
-            brokerId: 0,
-            brokerRole: 'ASYNC_MASTER',
+            brokerName: spec.brokerName,
+            brokerId,
+            brokerRole: spec.brokerRole ?? (brokerId === 0 ? 'ASYNC_MASTER' : 'SLAVE'),
             flushDiskType: 'ASYNC_FLUSH',
             listenPort: port,
             haListenPort: port + 1,
@@ -191,14 +291,21 @@ export class RealCluster {
             enableControllerMode: false,
             timerWheelEnable: false,
             metricsExporterType: 'DISABLE',
+            ...dledger,
             ...options.brokerConfig,
+            ...spec.config,
           }),
         );
-        cluster.spawnServer(name, 'org.apache.rocketmq.broker.BrokerStartup', join(dir, `${name}.conf`));
+        cluster.spawnServer(
+          spec.node,
+          'org.apache.rocketmq.broker.BrokerStartup',
+          join(dir, `${spec.node}.conf`),
+          heapMb,
+        );
       }
       await cluster.waitFor('brokers to register', deadline, async () => {
-        const registered = await cluster.registeredBrokers();
-        return names.every((n) => registered.includes(n));
+        const table = await cluster.brokerAddrTable();
+        return [...cluster.nodes.keys()].every((n) => cluster.isRegistered(table, n));
       });
       return cluster;
     } catch (err) {
@@ -208,39 +315,80 @@ export class RealCluster {
     }
   }
 
-  /** Broker names the name server currently lists in GET_BROKER_CLUSTER_INFO. */
-  async registeredBrokers(): Promise<string[]> {
-    try {
-      const res = await rawRequest(this.namesrvAddr, RequestCode.GET_BROKER_CLUSTER_INFO);
-      if (res.code !== 0 || res.body === undefined) return [];
-      const info = parseClusterInfo(res.body);
-      return Object.keys(info.brokerAddrTable).filter(
-        (n) => info.brokerAddrTable[n]?.brokerAddrs['0'] !== undefined,
-      );
-    } catch {
-      return [];
+  /**
+   * GET_BROKER_CLUSTER_INFO: broker name → brokerId → address. From NameServer `namesrv` (an index
+   * into `namesrvAddrs`) when given, else the fullest answer of the running ones (a NameServer
+   * just restarted knows few brokers until they re-register); empty when none answers.
+   */
+  async brokerAddrTable(namesrv?: number): Promise<BrokerAddrTable> {
+    let best: BrokerAddrTable = {};
+    let bestSize = -1;
+    for (const [i, addr] of this.namesrvAddrs.entries()) {
+      if (namesrv !== undefined && i !== namesrv) continue;
+      const proc = this.procs.get(namesrvNodeName(i));
+      if (proc !== undefined && (!proc.alive || proc.paused)) continue;
+      try {
+        const res = await rawRequest(addr, RequestCode.GET_BROKER_CLUSTER_INFO);
+        if (res.code !== 0 || res.body === undefined) continue;
+        const info = parseClusterInfo(res.body);
+        const out: BrokerAddrTable = {};
+        let size = 0;
+        for (const [name, bd] of Object.entries(info.brokerAddrTable)) {
+          out[name] = { ...bd.brokerAddrs };
+          size += Object.keys(bd.brokerAddrs).length;
+        }
+        if (size > bestSize) [best, bestSize] = [out, size];
+      } catch {
+        // not answering: try the next NameServer
+      }
     }
+    return best;
   }
 
+  /** Broker names the name servers currently list with a master (brokerId 0). */
+  async registeredBrokers(): Promise<string[]> {
+    const table = await this.brokerAddrTable();
+    return Object.keys(table).filter((n) => table[n]?.['0'] !== undefined);
+  }
+
+  /** True when `table` lists node `node` under its broker name (as master or slave). */
+  isRegistered(table: BrokerAddrTable, node: string): boolean {
+    const state = this.nodes.get(node);
+    if (state === undefined) return false;
+    const ids = table[state.spec.brokerName] ?? {};
+    return Object.values(ids).includes(`127.0.0.1:${state.port}`);
+  }
+
+  /** Every broker node. */
   get brokers(): RealBroker[] {
-    return [...this.brokerPorts.entries()].map(([name, port]) => this.brokerInfo(name, port));
+    return [...this.nodes.keys()].map((n) => this.broker(n));
   }
 
-  broker(name: string): RealBroker {
-    const port = this.brokerPorts.get(name);
-    if (port === undefined) throw new Error(`no broker ${name}`);
-    return this.brokerInfo(name, port);
-  }
-
-  private brokerInfo(name: string, port: number): RealBroker {
-    const proc = this.procs.get(name);
+  /** One broker node by node name. */
+  broker(node: string): RealBroker {
+    const state = this.nodes.get(node);
+    if (state === undefined) throw new Error(`no broker ${node}`);
+    const proc = this.procs.get(node);
     return {
-      name,
-      addr: `127.0.0.1:${port}`,
-      listenPort: port,
+      name: node,
+      brokerName: state.spec.brokerName,
+      dledgerSelfId: state.spec.dledgerSelfId,
+      addr: `127.0.0.1:${state.port}`,
+      listenPort: state.port,
       pid: proc?.child.pid,
       alive: proc?.alive ?? false,
     };
+  }
+
+  /** The node listening on `addr`, if it is one of ours. */
+  nodeAt(addr: string): RealBroker | undefined {
+    for (const b of this.brokers) if (b.addr === addr) return b;
+    return undefined;
+  }
+
+  /** Process names of the NameServers, in `namesrvAddrs` order. */
+  get namesrvNodes(): string[] {
+    return this.namesrvAddrs.map((_, i) => namesrvNodeName(i));
   }
 
   /** Sends `signal` to one server process (e.g. SIGKILL a broker mid-run) and waits for it to exit. */
@@ -248,22 +396,67 @@ export class RealCluster {
     const proc = this.procs.get(name);
     if (proc === undefined) throw new Error(`no process ${name}`);
     if (!proc.alive || proc.child.pid === undefined) return;
+    this.killedOnPurpose.add(name);
     process.kill(proc.child.pid, signal);
+    if (proc.paused && signal !== 'SIGKILL') process.kill(proc.child.pid, 'SIGCONT');
     await proc.exited;
   }
 
+  /** SIGSTOP: the process keeps its sockets open but answers nothing (a hung broker or NameServer). */
+  pause(name: string): void {
+    const proc = this.procs.get(name);
+    if (proc === undefined || !proc.alive || proc.child.pid === undefined)
+      throw new Error(`no running process ${name}`);
+    process.kill(proc.child.pid, 'SIGSTOP');
+    proc.paused = true;
+  }
+
+  /** SIGCONT after `pause`. */
+  resume(name: string): void {
+    const proc = this.procs.get(name);
+    if (proc === undefined || !proc.alive || proc.child.pid === undefined || !proc.paused) return;
+    process.kill(proc.child.pid, 'SIGCONT');
+    proc.paused = false;
+  }
+
+  /** Whether a process is running (paused counts as running). */
+  isAlive(name: string): boolean {
+    return this.procs.get(name)?.alive ?? false;
+  }
+
   /**
-   * Starts a stopped or killed broker again on the same port and store (it recovers its commit
-   * log) and waits until the name server lists it again.
+   * Starts a stopped or killed process again on the same ports and store (a broker recovers its
+   * commit log) and waits until it is back: a broker listed by the name servers under its broker
+   * name, a NameServer accepting connections.
    */
   async restart(name: string, timeoutMs = 90_000): Promise<void> {
     const proc = this.procs.get(name);
-    if (proc === undefined || !this.brokerPorts.has(name)) throw new Error(`no broker ${name}`);
-    if (proc.alive) throw new Error(`broker ${name} is still running`);
-    this.spawnServer(name, 'org.apache.rocketmq.broker.BrokerStartup', join(this.dir, `${name}.conf`));
-    await this.waitFor(`${name} to register again`, Date.now() + timeoutMs, async () =>
-      (await this.registeredBrokers()).includes(name),
-    );
+    if (proc === undefined) throw new Error(`no process ${name}`);
+    if (proc.alive) throw new Error(`process ${name} is still running`);
+    this.spawnServer(name, proc.mainClass, proc.confFile, proc.heapMb);
+    const deadline = Date.now() + timeoutMs;
+    const nsIndex = this.namesrvNodes.indexOf(name);
+    if (nsIndex >= 0) {
+      const addr = this.namesrvAddrs[nsIndex]!;
+      await this.waitFor(`${name} to accept connections`, deadline, () => canConnect(addr));
+    } else {
+      await this.waitFor(`${name} to register again`, deadline, async () =>
+        this.isRegistered(await this.brokerAddrTable(), name),
+      );
+    }
+  }
+
+  /** The logback log of one process (`broker.log` or `namesrv.log`); empty when none yet. */
+  serverLog(name: string): string {
+    const logs = join(this.dir, 'home', name, 'logs');
+    for (const file of ['broker.log', 'namesrv.log']) {
+      try {
+        return readFileSync(join(logs, file), 'utf8');
+      } catch {
+        // not this one
+      }
+    }
+    return '';
   }
 
   /** The last lines of every server log (stdout/stderr and logback files), for failure messages. */
@@ -300,7 +493,8 @@ export class RealCluster {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private spawnServer(name: string, mainClass: string, confFile: string): void {
+  private spawnServer(name: string, mainClass: string, confFile: string, heapMb: number): void {
+    this.killedOnPurpose.delete(name);
     const home = join(this.dir, 'home', name);
     mkdirSync(home, { recursive: true });
     const logFile = join(this.dir, `${name}.out`);
@@ -311,6 +505,8 @@ export class RealCluster {
         ...JAVA17_OPENS,
         ...LOOPBACK_GUARDS,
         ...SERVER_JVM,
+        `-Xms${heapMb}m`,
+        `-Xmx${heapMb}m`,
         ...this.jvmExtra,
         ...(mainClass.endsWith('.BrokerStartup') ? this.brokerJvm : []),
         `-Duser.home=${home}`,
@@ -327,9 +523,20 @@ export class RealCluster {
     track(child.pid);
     let resolveExit: () => void = () => undefined;
     const exited = new Promise<void>((r) => (resolveExit = r));
-    const proc: Proc = { name, child, logFile, exited, alive: true };
+    const proc: Proc = {
+      name,
+      child,
+      logFile,
+      exited,
+      alive: true,
+      paused: false,
+      mainClass,
+      confFile,
+      heapMb,
+    };
     child.on('exit', () => {
       proc.alive = false;
+      proc.paused = false;
       untrack(child.pid);
       resolveExit();
     });
@@ -345,7 +552,7 @@ export class RealCluster {
     while (Date.now() < deadline) {
       if (await check()) return;
       for (const p of this.procs.values()) {
-        if (!p.alive)
+        if (!p.alive && !this.killedOnPurpose.has(p.name))
           throw new Error(`real cluster ${this.version}: ${p.name} exited while waiting for ${what}`);
       }
       await sleep(250);
@@ -354,11 +561,17 @@ export class RealCluster {
   }
 }
 
+function namesrvNodeName(index: number): string {
+  return index === 0 ? 'namesrv' : `namesrv-${index + 1}`;
+}
+
 async function stopProcess(proc: Proc, signal: NodeJS.Signals, graceMs: number): Promise<void> {
   const pid = proc.child.pid;
   if (!proc.alive || pid === undefined) return;
   try {
     process.kill(pid, signal);
+    // A stopped process only acts on the signal once it runs again.
+    if (proc.paused) process.kill(pid, 'SIGCONT');
   } catch {
     return;
   }

@@ -3,13 +3,21 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-const [dir = 'build/test', ...rest] = process.argv.slice(2);
+const [dir = 'build/test', ...args] = process.argv.slice(2);
+// `--exclude <name>`: skip subdirectories of that name (the topology scenarios have their own script).
+const excluded = new Set();
+const rest = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--exclude') excluded.add(args[++i]);
+  else rest.push(args[i]);
+}
 const files = [];
 (function walk(d) {
   for (const name of readdirSync(d).sort()) {
     const p = join(d, name);
-    if (statSync(p).isDirectory()) walk(p);
-    else if (name.endsWith('.test.js')) files.push(p);
+    if (statSync(p).isDirectory()) {
+      if (!excluded.has(name)) walk(p);
+    } else if (name.endsWith('.test.js')) files.push(p);
   }
 })(dir);
 if (files.length === 0) {

@@ -19,6 +19,11 @@ export interface ConsumerClient {
   subscribeQueues(topic: string): Promise<MessageQueue[]>;
   /** Master address of a broker, when known. */
   masterAddress(brokerName: string): string | undefined;
+  /**
+   * brokerId → address of every known member of a broker group (master and slaves), for pulls
+   * from slaves (pull-broker-selection.ts). Absent: pulls go to `masterAddress` only.
+   */
+  groupMembers?(brokerName: string): ReadonlyMap<number, string> | undefined;
   /** Names of every broker in the routes in use. */
   brokerNames(): string[];
   /** Heartbeat to every broker now (after a subscription or allocation change). */
@@ -36,6 +41,7 @@ export function consumerClientOf(instance: ClientInstance, routeTimeoutMs: numbe
       ...(await instance.routes.subscribeQueues(topic, Deadline.after(routeTimeoutMs))),
     ],
     masterAddress: (brokerName) => instance.routes.masterAddress(brokerName),
+    groupMembers: (brokerName) => instance.routes.brokerTable().get(brokerName),
     brokerNames: () => [...instance.routes.brokerTable().keys()],
     sendHeartbeatToAllBrokers: () => instance.heartbeat.sendHeartbeatToAllBrokers(),
   };

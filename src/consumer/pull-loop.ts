@@ -14,6 +14,7 @@ import type { ConsumerScope } from './client-port.js';
 import { flowControlReason, type QueueThresholds } from './flow-control.js';
 import { decodePullBody, filterByTags, type ConsumerMessage } from './message-view.js';
 import type { ProcessQueue } from './process-queue.js';
+import type { PullBrokerSelection, PullTarget } from './pull-broker-selection.js';
 
 /** Delays of Java's pull loop (ms). */
 export const PULL_DELAY = Object.freeze({
@@ -64,6 +65,8 @@ export interface PullContext extends ConsumerScope {
   subscriptionMissing(): void;
   /** Sleeps, cut short by shutdown. */
   sleep(ms: number): Promise<void>;
+  /** Master or slave per pull (`suggestWhichBrokerId`); absent: always the master. */
+  readonly pullFrom?: PullBrokerSelection;
 }
 
 interface FlowLog {
@@ -93,6 +96,10 @@ function overThreshold(ctx: PullContext, entry: QueueEntry, log: FlowLog): boole
   return true;
 }
 
+function masterTarget(brokerName: string, address: string | undefined): PullTarget | undefined {
+  return address === undefined ? undefined : { brokerName, address, brokerId: 0, slave: false };
+}
+
 export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<void> {
   const { pq, mq } = entry;
   const o = ctx.options;
@@ -112,12 +119,17 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       continue;
     }
     const sub = ctx.subscription(mq.topic);
-    const address = ctx.client.masterAddress(mq.brokerName);
-    if (sub === undefined || address === undefined) {
+    const target =
+      ctx.pullFrom !== undefined
+        ? ctx.pullFrom.target(entry.key, mq.brokerName)
+        : masterTarget(mq.brokerName, ctx.client.masterAddress(mq.brokerName));
+    if (sub === undefined || target === undefined) {
       await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
     }
-    const commitOffset = ctx.clustering && ctx.lite !== true ? ctx.committedOffset(mq) : -1;
+    const address = target.address;
+    // A slave ignores commits (Java clearCommitOffsetFlag): offsets only go to the master.
+    const commitOffset = ctx.clustering && ctx.lite !== true && !target.slave ? ctx.committedOffset(mq) : -1;
     const withSubscription = ctx.lite === true || o.postSubscriptionWhenPull;
     const request = createRequest(
       PullMessage.code,
@@ -145,10 +157,13 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       response = await ctx.client.request(address, request, o.consumerTimeoutMillisWhenSuspend);
     } catch (err) {
       if (pq.dropped || !ctx.isRunning()) return;
-      ctx.logger.warn('pull failed', { mq, error: err });
-      await ctx.sleep(o.pullTimeDelayMillsWhenException);
+      ctx.logger.warn('pull failed', { mq, address, error: err });
+      // Another member of the group can serve now: no pause (pull-broker-selection.ts).
+      if (ctx.pullFrom?.failed(entry.key, mq.brokerName, target) !== true)
+        await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
     }
+    ctx.pullFrom?.answered(target);
     if (pq.dropped) return;
     const code = response.code;
     if (code === ResponseCode.FLOW_CONTROL) {
@@ -163,6 +178,8 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
     ) {
       if (code === ResponseCode.SUBSCRIPTION_NOT_EXIST || code === ResponseCode.SUBSCRIPTION_NOT_LATEST)
         ctx.subscriptionMissing();
+      // A slave that refuses sends the queue back to the master.
+      if (target.slave) ctx.pullFrom?.suggest(entry.key, 0);
       ctx.logger.warn('pull refused', {
         mq,
         error: responseError(response, address, { permission: 'SUB' }),
@@ -171,6 +188,8 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       continue;
     }
     const h = PullMessageResponse.decode(response.extFields);
+    // Sent elsewhere but nowhere else to go (a lagging slave while the master is down): wait.
+    const stuck = ctx.pullFrom?.suggest(entry.key, h.suggestWhichBrokerId, target) === true;
     pq.brokerMaxOffset = h.maxOffset;
     if (code === ResponseCode.PULL_OFFSET_MOVED) {
       ctx.logger.warn('pull offset illegal; the queue restarts at the broker’s offset', {
@@ -187,6 +206,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
     if (code !== ResponseCode.SUCCESS) {
       // correctTagsOffset: nothing cached and nothing new, so the queue is done up to here.
       if (pq.msgCount === 0) ctx.updateOffset(mq, h.nextBeginOffset, true);
+      if (stuck) await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
     }
     let messages: ConsumerMessage[];

@@ -48,6 +48,9 @@ import {
 import { runPullLoop, type PullContext, type QueueEntry } from './pull-loop.js';
 import { userQueue } from './queue-names.js';
 import { Rebalancer, type RebalanceEvent } from './rebalance.js';
+import { mqKey } from '../protocol/body/message-queue-map.js';
+import { watchMasterChanges } from './master-change.js';
+import { PullBrokerSelection } from './pull-broker-selection.js';
 import { SendBack } from './send-back.js';
 import { sendReply } from './reply.js';
 import {
@@ -100,6 +103,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private orderly: OrderlyConsumeService | undefined;
   private handler: ConsumeHandler | undefined;
   private readonly life = new ConsumerLifecycle();
+  private stopWatchingMasters: (() => void) | undefined;
+  private pullFrom: PullBrokerSelection | undefined;
   /** Message trace (`enableMsgTrace`): dispatcher and SubBefore/SubAfter hook. */
   private readonly traceDispatcher: TraceDispatcher | undefined;
   private readonly msgTrace: ConsumeTracer | undefined;
@@ -268,6 +273,11 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     );
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();
+    this.stopWatchingMasters = watchMasterChanges(
+      instance.routes,
+      (topic) => this.subs.has(topic),
+      (topic) => this.masterChanged(topic),
+    );
     this.life.every(o.rebalanceInterval, () => void this.rebalanceNow());
     this.life.every(o.persistConsumerOffsetInterval, () => void this.persistOffsets());
     if (o.consumeOrderly && this.clustering)
@@ -340,6 +350,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         sleep: (ms) => this.life.sleep(ms),
       });
     } else this.concurrent = new ConcurrentConsumeService(consumeCtx);
+    const members = client.groupMembers?.bind(client);
+    this.pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
     const pullCtx: PullContext = {
       ...scope,
       isRunning: () => this.state === 'RUNNING',
@@ -365,6 +377,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       offsetMoved: (entry, nextOffset) => rebalancer.offsetMoved(entry, nextOffset),
       subscriptionMissing: () => void client.sendHeartbeatToAllBrokers(),
       sleep: (ms) => this.life.sleep(ms),
+      ...(this.pullFrom === undefined ? {} : { pullFrom: this.pullFrom }),
     };
   }
 
@@ -423,6 +436,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (sub !== undefined) sub.data.subVersion = version;
     await this.client?.sendHeartbeatToAllBrokers();
     if (sub !== undefined) sub.pullVersion = Math.max(sub.pullVersion, version);
+    for (const mq of event.removed) this.pullFrom?.forget(mqKey(mq));
     this.logger.info('rebalance changed the queues held', {
       topic: event.topic,
       added: event.added.length,
@@ -438,6 +452,13 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   private userQueue(mq: MessageQueue): MessageQueue {
     return userQueue(mq, this.options.namespace);
+  }
+
+  /** A group's master changed (master-change.ts): rebalance, and re-take orderly locks there, at once. */
+  private masterChanged(topic: string): void {
+    this.logger.info('a broker group of a subscribed topic has a new master; rebalancing now', { topic });
+    if (this.options.consumeOrderly && this.clustering) void this.rebalancer?.lockAll();
+    void this.rebalanceNow();
   }
 
   /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED). */
@@ -511,6 +532,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     }
     if (this.state !== 'RUNNING') return;
     this.state = 'SHUTTING_DOWN';
+    this.stopWatchingMasters?.();
     this.life.stop();
     const drained = await this.life.whenTasksDone(this.options.awaitTerminationMillisWhenShutdown);
     if (!drained)
