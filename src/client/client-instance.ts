@@ -12,6 +12,9 @@ import { ConnectionPool } from '../remoting/pool.js';
 import { connectionPoolOptions, type ClientConnection } from './connection-options.js';
 import { Heartbeat } from './heartbeat.js';
 import { InboundRequests } from './inbound.js';
+import { MasterWatch } from './master-watch.js';
+import { ConnectError, ConnectionClosedError } from '../errors.js';
+import { RoutePacer } from './route-pacer.js';
 import { NamesrvClient } from './namesrv-client.js';
 import { RouteLookup, type BrokerAddress } from './route-lookup.js';
 
@@ -66,7 +69,10 @@ export class ClientInstance {
   readonly heartbeat: Heartbeat;
   /** Handlers of the requests brokers send to this client. */
   readonly inbound = new InboundRequests();
-  private pollTimer: NodeJS.Timeout | undefined;
+  /** The periodic route refresh, spread over the interval, one request at a time. */
+  readonly pacer: RoutePacer;
+  /** Fast route refresh of a group whose master became unreachable. */
+  readonly masterWatch: MasterWatch;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private started = false;
   private closed = false;
@@ -97,6 +103,10 @@ export class ClientInstance {
       timeoutMs: config.mqClientApiTimeout,
       brokerAddresses: (withSlaves) => this.routes.brokerAddresses(withSlaves),
     });
+    this.pacer = new RoutePacer(this.routes, config);
+    this.masterWatch = new MasterWatch(this.routes, (topics) => this.pacer.urgent(topics), {
+      logger: config.logger,
+    });
     this.routes.on('brokerAddressAdded', (addr: string, brokerId: number) =>
       this.heartbeat.onBrokerAdded(addr, brokerId !== 0),
     );
@@ -110,8 +120,7 @@ export class ClientInstance {
   start(): void {
     if (this.started || this.closed) return;
     this.started = true;
-    this.pollTimer = setInterval(() => void this.routes.refresh(), this.config.pollNameServerInterval);
-    this.pollTimer.unref();
+    this.pacer.start();
     this.heartbeatTimer = setInterval(
       () => void this.heartbeat.sendHeartbeatToAllBrokers(),
       this.config.heartbeatBrokerInterval,
@@ -125,6 +134,24 @@ export class ClientInstance {
    */
   findBrokerAddress(brokerName: string, brokerId = 0, onlyThisBroker = false): BrokerAddress | undefined {
     return this.routes.findBrokerAddress(brokerName, brokerId, onlyThisBroker);
+  }
+
+  /**
+   * A request to a broker's master (sends): an unreachable master starts the fast route refresh
+   * of its group (master-watch.ts); an answer from an address being watched ends it.
+   */
+  masterRequest(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
+    return this.pool.request(address, cmd, timeoutMs).then(
+      (response) => {
+        if (this.masterWatch.active) this.masterWatch.answered(address);
+        return response;
+      },
+      (err: unknown) => {
+        if (err instanceof ConnectError || err instanceof ConnectionClosedError)
+          this.masterWatch.masterUnreachable(address);
+        throw err;
+      },
+    );
   }
 
   /** Cheap liveness probe of a broker's master for the fault strategies (a heartbeat). */
@@ -148,7 +175,8 @@ export class ClientInstance {
   async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pacer.stop();
+    this.masterWatch.stop();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.routes.close();
     await this.pool.close();

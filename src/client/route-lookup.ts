@@ -19,7 +19,13 @@ import { Deadline, type Clock } from './deadline.js';
 import { TopicRouteNotFoundError } from './errors.js';
 import { withoutNamespace } from './namespace.js';
 import type { NamesrvClient } from './namesrv-client.js';
-import { capDefaultTopicRoute, publishQueues, subscribeQueues, type MessageQueue } from './route.js';
+import {
+  capDefaultTopicRoute,
+  masterAddress,
+  publishQueues,
+  subscribeQueues,
+  type MessageQueue,
+} from './route.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 
 export interface RouteLookupConfig {
@@ -294,10 +300,12 @@ export class RouteLookup extends EventEmitter {
   }
 
   /**
-   * Refreshes every topic in use, all at once under one mqClientApiTimeout deadline; brokers no
+   * Refreshes every topic in use now, one request at a time (a burst of a thousand lookups
+   * would hit the NameServer all at once) under one mqClientApiTimeout deadline; brokers no
    * route names any more are dropped. Topics nobody asked for during `topicIdleMs` and not
    * pinned are dropped first ('topicEvicted'). While a refresh runs, another call joins it
-   * instead of starting a second one, so a hung NameServer cannot make refreshes pile up.
+   * instead of starting a second one, so a hung NameServer cannot make refreshes pile up. The
+   * periodic refresh spreads the same work over the interval instead (route-pacer.ts).
    */
   refresh(): Promise<void> {
     if (this.closed) return Promise.resolve();
@@ -313,25 +321,60 @@ export class RouteLookup extends EventEmitter {
   }
 
   private async refreshOnce(): Promise<void> {
-    this.evictIdleTopics();
     const deadline = Deadline.after(this.config.mqClientApiTimeout, this.clock);
-    // Pinned topics are refreshed even before their first successful lookup.
-    const topics = new Set([...this.topics.keys(), ...this.pins.keys()]);
-    await Promise.all(
-      [...topics].map(async (topic) => {
-        try {
-          const route = await this.namesrv.getRouteInfo(topic, deadline);
-          const entry = this.topics.get(topic);
-          if (this.closed || (entry === undefined && !this.pins.has(topic))) return;
-          if (route !== undefined) this.store(topic, route, false);
-          else if (entry !== undefined && !entry.fromDefaultTopic)
-            this.config.logger.warn('topic route disappeared; keeping the last one', { topic });
-        } catch (err) {
-          this.config.logger.warn('route refresh failed', { topic, error: (err as Error).message });
-        }
-      }),
-    );
+    for (const topic of this.beginPass()) {
+      if (this.closed) return;
+      await this.refreshTopic(topic, deadline);
+    }
+    this.endPass();
+  }
+
+  /**
+   * Starts a refresh pass: evicts idle topics and returns the topics to refresh (every cached
+   * one, and the pinned ones even before their first successful lookup).
+   */
+  beginPass(): string[] {
+    this.evictIdleTopics();
+    return [...new Set([...this.topics.keys(), ...this.pins.keys()])];
+  }
+
+  /** Ends a refresh pass: forgets brokers no route names any more. */
+  endPass(): void {
     if (!this.closed) this.cleanOfflineBrokers();
+  }
+
+  /**
+   * Fetches and stores the route of one topic in use; false when the NameServer could not be
+   * asked (the failure is logged) or the topic is no longer in use.
+   */
+  async refreshTopic(topic: string, deadline: Deadline): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      const route = await this.namesrv.getRouteInfo(topic, deadline);
+      const entry = this.topics.get(topic);
+      if (this.closed || (entry === undefined && !this.pins.has(topic))) return false;
+      if (route !== undefined) this.store(topic, route, false);
+      else if (entry !== undefined && !entry.fromDefaultTopic)
+        this.config.logger.warn('topic route disappeared; keeping the last one', { topic });
+      return true;
+    } catch (err) {
+      this.config.logger.warn('route refresh failed', { topic, error: (err as Error).message });
+      return false;
+    }
+  }
+
+  /** Master address of `brokerName` in the current route of `topic`, if the route names one. */
+  masterInRoute(topic: string, brokerName: string): string | undefined {
+    const entry = this.topics.get(topic);
+    return entry === undefined ? undefined : masterAddress(entry.route, brokerName);
+  }
+
+  /** Wire topics whose current route names `brokerName` (the topics a group's master loss affects). */
+  topicsOnBroker(brokerName: string): string[] {
+    const out: string[] = [];
+    for (const [topic, e] of this.topics)
+      if (e.route.brokerDatas.some((b) => b.brokerName === brokerName)) out.push(topic);
+    return out;
   }
 
   private evictIdleTopics(): void {

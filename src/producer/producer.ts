@@ -152,7 +152,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.transport = {
       publishInfo: (topic, deadline) => this.publishInfo(topic, deadline),
       brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
-      request: (address, cmd, timeoutMs) => this.requireInstance().pool.request(address, cmd, timeoutMs),
+      request: (address, cmd, timeoutMs) => this.requireInstance().masterRequest(address, cmd, timeoutMs),
       oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
       checkTimer: (brokerName, address, deliverAt, timeoutMs) =>
         this.timerSupport.check(brokerName, address, deliverAt, timeoutMs),

@@ -87,7 +87,7 @@ describe('a NameServer that hangs', () => {
     }
   });
 
-  it('route refreshes do not pile up: one refresh at a time, every topic queried in parallel', async () => {
+  it('route refreshes do not pile up: one NameServer request at a time, even when it hangs', async () => {
     let hang = false;
     const ns = await fakeNameServer(() => (hang ? 'hang' : routeOf({ 'broker-x': 2 })));
     const instance = new ClientInstance(
@@ -104,14 +104,14 @@ describe('a NameServer that hangs', () => {
       instance.start();
       await sleep(500);
       const hung = ns.requests.slice(from);
-      // 25 ticks in 500 ms; without the guard each starts 3 requests (~75). With it: the
-      // refresh started at ~20 ms, and at most one more after it timed out at ~320 ms.
-      assert.ok(hung.length >= 3, `at least one refresh ran (${hung.length} requests)`);
-      assert.ok(hung.length <= 9, `${hung.length} NameServer requests in 500 ms: refreshes piled up`);
-      const first = hung.slice(0, 3);
-      assert.deepEqual(first.map((r) => r.topic).sort(), ['R1', 'R2', 'R3']);
-      const spread = (first[2]?.at ?? 0) - (first[0]?.at ?? 0);
-      assert.ok(spread < 250, `the three topics were queried ${spread} ms apart: sequential, not parallel`);
+      // 25 ticks in 500 ms; a timer per tick would start 3 requests each (~75). Paced: one
+      // request, and the next only after it timed out at 300 ms.
+      assert.ok(hung.length >= 1, `the refresh ran (${hung.length} requests)`);
+      assert.ok(hung.length <= 2, `${hung.length} NameServer requests in 500 ms: refreshes piled up`);
+      for (let i = 1; i < hung.length; i++) {
+        const gap = (hung[i]?.at ?? 0) - (hung[i - 1]?.at ?? 0);
+        assert.ok(gap >= 250, `a request started ${gap} ms after the previous one, which hung for 300 ms`);
+      }
     } finally {
       clearInterval(keepUsing);
       await instance.shutdown();

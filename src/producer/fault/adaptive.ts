@@ -4,6 +4,9 @@
  * - even spread: each send goes to the next queue, in round-robin order, among the queues of the
  *   brokers that may take it now; an isolated broker's share is split evenly over the others
  *   instead of falling through to the broker next to it in queue order;
+ * - load that follows capacity (capacity-share.ts): among those brokers, the ones with the fewest
+ *   sends in flight per queue; a broker answering below `minShare` of its fair share gets the
+ *   next send (a floor), so a slow group gets what it can take without holding every caller;
  * - one incident, one strike: a failure isolates the broker briefly (`baseIsolationMs`); failures
  *   of sends that were already in flight, or that started before the broker's last re-admission,
  *   are the same incident and change nothing;
@@ -38,6 +41,7 @@ import type {
   FaultStrategyHost,
   LatencyFaultStrategy,
 } from './latency-fault-tolerance.js';
+import { belowFloor, DEFAULT_MIN_SHARE, ShareTracker, STALL_FACTOR } from './capacity-share.js';
 
 export interface AdaptiveSettings {
   /** Isolation after a new incident (ms). @default 500 */
@@ -56,6 +60,11 @@ export interface AdaptiveSettings {
   probeInterval?: number | undefined;
   /** Probe timeout (ms). @default 200 */
   probeTimeout?: number | undefined;
+  /**
+   * Floor of an answering broker's share of the sends, as a fraction of its fair share (1/n of
+   * the topic's n brokers); 0 disables the floor. @default 0.2
+   */
+  minShare?: number;
   /** EWMA weight of a new latency sample (the reported `latencyMs`). @default 0.3 */
   ewmaAlpha?: number;
   /** Latency within `2 × fastest + slackMs` counts as "as fast" (ms). @default 20 */
@@ -87,6 +96,8 @@ interface BrokerState {
   probeTimer: NodeJS.Timeout | undefined;
 }
 
+/** A broker may have this many attempts in flight more than the least loaded one and still be chosen. */
+const LOAD_TOLERANCE = 1;
 /** A half-open trial that never reported back is forgotten after this long. */
 const TRIAL_TIMEOUT_MS = 10_000;
 /** An attempt in flight for longer than this never reported back; it is forgotten. */
@@ -103,8 +114,12 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
   private readonly alpha: number;
   private readonly slack: number;
   private running = false;
+  private readonly minShare: number;
+  /** Recent share of the sends per broker (the floor and brokerHealth's `weight`). */
+  private readonly shares = new ShareTracker();
   /** Scratch space of `select`. */
   private readonly gates: Gate[] = [];
+  private readonly load: number[] = [];
 
   constructor(
     private readonly host: FaultStrategyHost,
@@ -117,6 +132,7 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     this.probeTimeout = settings.probeTimeout ?? 200;
     this.alpha = settings.ewmaAlpha ?? 0.3;
     this.slack = settings.slackMs ?? 20;
+    this.minShare = settings.minShare ?? DEFAULT_MIN_SHARE;
   }
 
   private state(name: string): BrokerState {
@@ -206,14 +222,42 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     }
     const start = tp.sendWhichQueue.incrementAndGet();
 
-    // The (start mod n)-th of the n queues whose broker is not closed, in queue order.
+    // A broker below its floor (capacity-share.ts) gets the send, even if slow.
+    const low = belowFloor(
+      this.shares,
+      names,
+      this.minShare,
+      // An 'open' broker needs no floor: least outstanding already gives it its turn.
+      (b) =>
+        gates[b] !== 'open' &&
+        !excluded(names[b] as string) &&
+        this.answering(names[b] as string, now, limit),
+    );
+    if (low >= 0) return this.takeOnBroker(tp, low, start, now);
+
+    // Least outstanding: the (start mod n)-th of the n queues whose broker is admissible and has
+    // at most one attempt in flight more than the least loaded one (within that, brokers share
+    // evenly by queue count, so similar brokers stay balanced for consumers).
     const owner = tp.queueBroker;
+    const load = this.load;
+    load.length = names.length;
+    let least = Infinity;
+    for (let b = 0; b < names.length; b++) {
+      load[b] = this.states.get(names[b] as string)?.inflight.length ?? 0;
+      if (gates[b] !== 'closed' && (load[b] as number) < least) least = load[b] as number;
+    }
+    const most = least + LOAD_TOLERANCE;
+    for (let b = 0; b < names.length; b++) if ((load[b] as number) > most) gates[b] = 'closed';
     let admissible = 0;
-    for (let i = 0; i < owner.length; i++) if (gates[owner[i] as number] !== 'closed') admissible++;
+    for (let i = 0; i < owner.length; i++) {
+      const b = owner[i] as number;
+      if (gates[b] !== 'closed') admissible++;
+    }
     if (admissible > 0) {
       let k = start % admissible;
       for (let i = 0; i < owner.length; i++) {
-        const gate = gates[owner[i] as number];
+        const b = owner[i] as number;
+        const gate = gates[b];
         if (gate === 'closed' || k-- > 0) continue;
         return this.take(tp.queues[i] as MessageQueue, gate === 'trial', now);
       }
@@ -239,7 +283,35 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     const s = this.state(mq.brokerName);
     if (trial) s.trialSince = now;
     s.inflight.push(now);
+    this.shares.note(mq.brokerName);
     return mq;
+  }
+
+  /** The (start mod m)-th of the m queues of broker index `b`. */
+  private takeOnBroker(tp: TopicPublishInfo, b: number, start: number, now: number): MessageQueue {
+    const owner = tp.queueBroker;
+    let m = 0;
+    for (let i = 0; i < owner.length; i++) if (owner[i] === b) m++;
+    let k = start % m;
+    for (let i = 0; i < owner.length; i++) {
+      if (owner[i] !== b || k-- > 0) continue;
+      return this.take(tp.queues[i] as MessageQueue, false, now);
+    }
+    return this.take(tp.selectOne(), false, now);
+  }
+
+  /**
+   * Whether a broker is answering at its usual pace: not isolated, and its oldest attempt in
+   * flight is not older than STALL_FACTOR × its usual latency (or the slow limit). Only such a
+   * broker gets the floor.
+   */
+  private answering(name: string, now: number, limit: number): boolean {
+    const s = this.states.get(name);
+    if (s === undefined) return true;
+    if (s.isolated) return false;
+    const oldest = s.inflight[0];
+    if (oldest === undefined) return true;
+    return now - oldest <= Math.max(STALL_FACTOR * (s.ewma ?? 0), limit);
   }
 
   /** Forgets the attempt that just completed; returns when it started. */
@@ -356,6 +428,7 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     if (st === undefined || !st.isolated) return false;
     if (!this.host.brokerKnown(st.name)) {
       this.states.delete(st.name);
+      this.shares.forget(st.name);
       return false;
     }
     let ok = false;
@@ -384,6 +457,7 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
         failures: s.strikes,
         reachable: !s.isolated,
         share: s.isolated ? 0 : latency > limit ? limit / latency : 1,
+        weight: this.shares.weight(s.name),
       };
     });
   }

@@ -38,6 +38,11 @@ export interface BrokerHealth {
   reachable: boolean;
   /** Share of its fair traffic the broker gets, 0..1 (adaptive only; 0 while isolated). */
   share?: number;
+  /**
+   * Recent fraction of this producer's sends that went to the broker, 0..1 (adaptive only):
+   * the weights least-outstanding selection and the floor produce.
+   */
+  weight?: number;
 }
 
 export interface BrokerIsolatedEvent {
