@@ -43,7 +43,8 @@ const SECURITY_HEADERS = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // not no-referrer: Chromium then sends `Origin: null` with our own form posts
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-store',
 } as const;

@@ -8,6 +8,8 @@ import * as assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { parse } from 'parse5';
 import { Dashboard } from '../../src/dashboard/server.js';
+import { Producer } from '../../src/producer/producer.js';
+import { unique } from '../consumer/helpers.js';
 import { csrfOf, dashboardFixture, rowCells, SENT, until, type DashboardFixture } from './fixture.js';
 
 let f: DashboardFixture;
@@ -158,6 +160,27 @@ describe('dashboard on an embedded cluster with traffic', () => {
     assert.match(hex.html, /00000000 {2}7b 22 6f 72/);
     const json = await get(`${base}&view=json`);
     assert.match(json.html, /&quot;item&quot;: &quot;book&quot;/);
+  });
+
+  test('a traced message shows its trace records on its page', async () => {
+    const traced = new Producer({
+      producerGroup: unique('TracedP'),
+      namesrvAddr: f.h.cluster.namesrvAddr,
+      enableMsgTrace: true,
+    });
+    await traced.start();
+    try {
+      const r = await traced.send({ topic: f.topic, body: 'traced', keys: 'traced-key' });
+      const path = `/message?id=${r.offsetMsgId}&topic=${encodeURIComponent(f.topic)}`;
+      let html = '';
+      await until(async () => {
+        html = (await get(path)).html;
+        return html.includes('<caption>Trace records</caption>');
+      }, 'the trace record');
+      assert.match(html, /<th scope="row">Pub<\/th>/);
+    } finally {
+      await traced.shutdown();
+    }
   });
 
   test('live updates: two subscribers share one poll, one request per broker per refresh; polling stops with the last tab', async () => {

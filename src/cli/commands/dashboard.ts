@@ -73,7 +73,7 @@ ${CLIENT_SECURITY_HELP}
     const values = parseFlags(argv, FLAGS);
     const namesrv = values.namesrv ?? process.env['NAMESRV_ADDR'];
     if (!namesrv) throw new InvalidArgumentError('--namesrv', 'is required (or set NAMESRV_ADDR)');
-    const password = values.password ?? process.env['ROCKETMQ_DASHBOARD_PASSWORD'];
+    const password = values.password ?? (process.env['ROCKETMQ_DASHBOARD_PASSWORD'] || undefined);
     if ((values.user === undefined) !== (password === undefined))
       throw new InvalidArgumentError(
         values.user === undefined ? '--user' : '--password',

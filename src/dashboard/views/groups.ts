@@ -61,7 +61,8 @@ function queueKey(q: { topic: string; brokerName: string; queueId: number }): st
 
 /** Chart legend names: `broker/queue`, with the topic only when the group consumes several. */
 function seriesLabel(progress: ConsumerProgress): (q: ConsumerQueueProgress) => string {
-  const several = new Set(progress.queues.map((q) => q.topic)).size > 1;
+  const charted = progress.queues.filter((q) => !q.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX));
+  const several = new Set(charted.map((q) => q.topic)).size > 1;
   return (q) => (several ? queueKey(q) : `${q.brokerName}/${q.queueId}`);
 }
 
