@@ -38,7 +38,7 @@ export function page(spec: PageSpec): string {
       `<li><a href="${href}"${key === spec.section ? ' aria-current="page"' : ''}>${label}</a></li>`,
   ).join('');
   const live = spec.live
-    ? `<p class="live"><span id="live-status" role="status">Live updates every refresh</span> <button type="button" id="live-toggle" aria-pressed="false">Pause live updates</button></p>`
+    ? `<p class="live"><span id="live-status">Live updates every refresh</span> <button type="button" id="live-toggle" aria-pressed="false">Pause live updates</button></p>`
     : '';
   return `<!doctype html>
 <html lang="en">

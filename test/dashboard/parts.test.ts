@@ -12,7 +12,12 @@ import { parseResetTime } from '../../src/dashboard/views/groups.js';
 import { renderBody } from '../../src/dashboard/views/messages.js';
 import { isolationWindows } from '../../src/dashboard/views/producers.js';
 import { exposureWarning } from '../../src/cli/commands/dashboard.js';
-import { TopicNotFoundError, ConsumerGroupOnlineError } from '../../src/admin/errors.js';
+import {
+  BrokerUnavailableError,
+  ConsumerGroupOnlineError,
+  RequestNotSupportedError,
+  TopicNotFoundError,
+} from '../../src/admin/errors.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { invalidArgument } from '../invalid-argument.js';
 
@@ -178,6 +183,8 @@ test('HTTP status of failures: the caller, a missing thing, a conflict, the clus
   assert.equal(statusOf(new InvalidArgumentError('x', 'bad')), 400);
   assert.equal(statusOf(new TopicNotFoundError('T')), 404);
   assert.equal(statusOf(new ConsumerGroupOnlineError('G', 1)), 409);
+  assert.equal(statusOf(new RequestNotSupportedError('127.0.0.1:1', 351, 'GET_TOPIC_CONFIG')), 501);
+  assert.equal(statusOf(new BrokerUnavailableError('127.0.0.1:1')), 503);
   assert.equal(statusOf(new Error('bug')), 500);
 });
 

@@ -15,8 +15,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';
-import { historyChart, param, type Params, type ViewContext } from './context.js';
-import { requiredField } from './topics.js';
+import { historyChart, param, requiredParam, type Params, type ViewContext } from './context.js';
 
 /** Queues charted one by one (the busiest by lag); the total is always charted. */
 const CHARTED_QUEUES = 5;
@@ -184,8 +183,8 @@ export async function resetOffset(
   ctx: ViewContext,
   form: Params,
 ): Promise<{ notice: string; result: ResetOffsetResult[] }> {
-  const group = requiredField(form, 'group');
-  const topic = requiredField(form, 'topic');
+  const group = requiredParam(form, 'group');
+  const topic = requiredParam(form, 'topic');
   const timestamp = parseResetTime(param(form, 'timestamp'));
   const force = form.get('force') === '1';
   const result = await ctx.admin.resetOffsetByTime(group, topic, timestamp, force);
@@ -197,7 +196,7 @@ export async function groupPage(
   p: Params,
   reset?: ResetOffsetResult[],
 ): Promise<{ title: string; body: string }> {
-  const group = requiredField(p, 'name');
+  const group = requiredParam(p, 'name');
   const view = ctx.hub.view(`group:${group}`, () => new GroupView(ctx, group));
   const [progress, connections] = await Promise.all([
     view.load(),

@@ -8,22 +8,12 @@ import type { AdminMessage } from '../../admin/types.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { CONTENT_SPLITOR, DEFAULT_TRACE_TOPIC, FIELD_SPLITOR } from '../../protocol/trace/trace-data.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
-import { param, type Params, type ViewContext } from './context.js';
-import { requiredField } from './topics.js';
+import { intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
 
 /** Most messages a queue range shows. */
 const MAX_RANGE = 64;
 /** Bytes of a body shown (the rest is cut, with a note). */
 const MAX_BODY_SHOWN = 64 * 1024;
-
-function intParam(p: Params, name: string, fallback: number, min: number, max: number): number {
-  const raw = param(p, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max)
-    throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}, got "${raw}"`);
-  return n;
-}
 
 function resultsTable(messages: readonly AdminMessage[]): string {
   return table(
@@ -85,15 +75,15 @@ export async function messagesPage(ctx: ViewContext, p: Params): Promise<string>
   if (mode === undefined) return forms;
   let results: string;
   if (mode === 'key') {
-    const found = await ctx.admin.queryMessagesByKey(requiredField(p, 'topic'), requiredField(p, 'key'));
+    const found = await ctx.admin.queryMessagesByKey(requiredParam(p, 'topic'), requiredParam(p, 'key'));
     results = resultsTable(found);
   } else if (mode === 'id') {
-    const m = await ctx.admin.viewMessage(requiredField(p, 'id'), param(p, 'topic'));
+    const m = await ctx.admin.viewMessage(requiredParam(p, 'id'), param(p, 'topic'));
     results = resultsTable([m]);
   } else if (mode === 'queue') {
     const queue = {
-      topic: requiredField(p, 'topic'),
-      brokerName: requiredField(p, 'broker'),
+      topic: requiredParam(p, 'topic'),
+      brokerName: requiredParam(p, 'broker'),
       queueId: intParam(p, 'queue', 0, 0, 65535),
     };
     const from = intParam(p, 'from', 0, 0, Number.MAX_SAFE_INTEGER);
@@ -157,7 +147,7 @@ async function traceSection(ctx: ViewContext, m: AdminMessage): Promise<string> 
 }
 
 export async function messagePage(ctx: ViewContext, p: Params): Promise<{ title: string; body: string }> {
-  const id = requiredField(p, 'id');
+  const id = requiredParam(p, 'id');
   const topic = param(p, 'topic');
   const view = p.get('view') ?? 'text';
   if (!['text', 'hex', 'json'].includes(view))
@@ -209,8 +199,8 @@ export async function messagePage(ctx: ViewContext, p: Params): Promise<{ title:
 
 /** POST /message/resend: returns the notice. */
 export async function resendMessage(ctx: ViewContext, form: Params): Promise<string> {
-  const id = requiredField(form, 'id');
-  const group = requiredField(form, 'group');
+  const id = requiredParam(form, 'id');
+  const group = requiredParam(form, 'group');
   let clientId = param(form, 'clientId');
   if (clientId === undefined) {
     const members = await ctx.admin.consumerConnections(group);

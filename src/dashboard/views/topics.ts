@@ -12,7 +12,7 @@ import {
 } from '../../protocol/validation.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';
-import { historyChart, param, type Params, type ViewContext } from './context.js';
+import { historyChart, intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
 
 /** Retry, DLQ and system topics (Java's TopicValidator), hidden unless asked. */
 export function isHiddenTopic(t: string): boolean {
@@ -57,32 +57,17 @@ ${field('writeQueues', 'Write queues', param(p, 'writeQueues') ?? '8', 'required
 <section aria-labelledby="h-create"><h2 id="h-create">Create or update a topic</h2>${create}</section>`;
 }
 
-function intField(form: Params, name: string, fallback: number, min: number, max: number): number {
-  const raw = param(form, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}, got "${raw}"`);
-  return n;
-}
-
-export function requiredField(form: Params, name: string): string {
-  const v = param(form, name);
-  if (v === undefined) throw new InvalidArgumentError(name, 'is required');
-  return v;
-}
-
 /** POST /topics/create; returns the notice. */
 export async function createTopic(ctx: ViewContext, form: Params): Promise<string> {
-  const topic = requiredField(form, 'topic');
-  const cluster = requiredField(form, 'cluster');
-  const perm = intField(form, 'perm', 6, 2, 6);
+  const topic = requiredParam(form, 'topic');
+  const cluster = requiredParam(form, 'cluster');
+  const perm = intParam(form, 'perm', 6, 2, 6);
   if (![2, 4, 6].includes(perm)) throw new InvalidArgumentError('perm', 'must be 2, 4 or 6');
   const addresses = await ctx.admin.createTopic({
     topic,
     cluster,
-    readQueues: intField(form, 'readQueues', 8, 1, 1024),
-    writeQueues: intField(form, 'writeQueues', 8, 1, 1024),
+    readQueues: intParam(form, 'readQueues', 8, 1, 1024),
+    writeQueues: intParam(form, 'writeQueues', 8, 1, 1024),
     perm,
   });
   return `Topic ${topic} created or updated on ${addresses.join(', ')}.`;
@@ -90,8 +75,8 @@ export async function createTopic(ctx: ViewContext, form: Params): Promise<strin
 
 /** POST /topics/delete: the name must be typed again. */
 export async function deleteTopic(ctx: ViewContext, form: Params): Promise<string> {
-  const topic = requiredField(form, 'topic');
-  const cluster = requiredField(form, 'cluster');
+  const topic = requiredParam(form, 'topic');
+  const cluster = requiredParam(form, 'cluster');
   if (param(form, 'confirm') !== topic)
     throw new InvalidArgumentError('confirm', `type the topic name (${topic}) to confirm the deletion`);
   await ctx.admin.deleteTopic(topic, cluster);
@@ -182,7 +167,7 @@ export class TopicView implements LiveView {
 }
 
 export async function topicPage(ctx: ViewContext, p: Params): Promise<{ title: string; body: string }> {
-  const topic = requiredField(p, 'name');
+  const topic = requiredParam(p, 'name');
   const view = ctx.hub.view(`topic:${topic}`, () => new TopicView(ctx, topic));
   const [route, stats, consumers] = await Promise.all([
     ctx.admin.topicRoute(topic),
