@@ -6,7 +6,9 @@
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import { LitePullConsumer } from '../../src/consumer/lite-pull-consumer.js';
 import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import { SimpleConsumer } from '../../src/consumer/simple-consumer.js';
 import { ConnectError } from '../../src/index.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
@@ -78,6 +80,60 @@ describe('cluster over TLS (enforcing) with ACL', () => {
         String(err),
       );
     } finally {
+      await p.shutdown();
+    }
+  });
+
+  it('the lite pull and simple (POP) consumers read over TLS with credentials', async () => {
+    const p = new Producer({
+      producerGroup: uniqueName('P'),
+      namesrvAddr: cluster.namesrvAddr,
+      tls: true,
+      credentials: USER,
+    });
+    await p.start();
+    const sent = new Set<string>();
+    const lite = new LitePullConsumer({
+      consumerGroup: 'GroupA',
+      namesrvAddr: cluster.namesrvAddr,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      tls: { ca: certs.ca },
+      credentials: USER,
+    });
+    const pop = new SimpleConsumer({
+      consumerGroup: 'GroupB',
+      namesrvAddr: cluster.namesrvAddr,
+      subscriptions: { TopicOk: '*' },
+      awaitDuration: 1000,
+      tls: true,
+      credentials: USER,
+    });
+    try {
+      for (let i = 0; i < 4; i++) sent.add((await p.send({ topic: 'TopicOk', body: `lp${i}` })).msgId);
+      await lite.start();
+      lite.assign(await lite.fetchMessageQueues('TopicOk'));
+      const pulled = new Set<string>();
+      for (let i = 0; i < 50 && ![...sent].every((id) => pulled.has(id)); i++)
+        for (const m of await lite.poll(200)) pulled.add(m.msgId);
+      assert.ok(
+        [...sent].every((id) => pulled.has(id)),
+        'lite pull read every message',
+      );
+
+      await pop.start();
+      const popped = new Set<string>();
+      for (let i = 0; i < 30 && ![...sent].every((id) => popped.has(id)); i++)
+        for (const m of await pop.receive(32, 10_000)) {
+          popped.add(m.msgId);
+          await pop.ack(m);
+        }
+      assert.ok(
+        [...sent].every((id) => popped.has(id)),
+        'POP received every message',
+      );
+    } finally {
+      await pop.shutdown();
+      await lite.shutdown();
       await p.shutdown();
     }
   });
