@@ -1,4 +1,5 @@
-import { Dashboard, isLoopbackHost, type DashboardOptions } from '../../dashboard/index.js';
+import type { Dashboard } from '../../dashboard/server.js';
+import { isLoopbackHost, type DashboardOptions } from '../../dashboard/options.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { consoleLogger } from '../../observability/logger.js';
 import type { CliCommand } from '../command.js';
@@ -36,6 +37,8 @@ export async function startDashboard(
   warn: (line: string) => void = say,
   portFlag = '--port',
 ): Promise<Dashboard> {
+  // loaded on use: every CLI start (each --help) would otherwise load the dashboard's pages
+  const { Dashboard } = await import('../../dashboard/server.js');
   const dashboard = new Dashboard(options);
   try {
     await listenOn(portFlag, () => dashboard.start());
