@@ -4,7 +4,7 @@
  * invariants, duplicates by cause, memory, and the event log to replay from.
  */
 import { REPORT_CSS } from '../demo/report-html.js';
-import { escapeXml, renderChart, type ChartBand } from '../demo/svg-chart.js';
+import { escapeXml, renderChart, type ChartBand } from '../../charts/svg-chart.js';
 import type { ChaosResult } from './run.js';
 import { CHAOS_FAULT_DESCRIPTIONS, type ChaosFaultKind } from './schedule.js';
 import { mib } from './verify.js';

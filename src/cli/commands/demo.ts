@@ -6,7 +6,17 @@ import { renderReport } from '../demo/report-html.js';
 import type { RunResult } from '../demo/result.js';
 import { runDemo } from '../demo/run.js';
 import { LiveDisplay, renderComparison, renderSummary } from '../demo/terminal.js';
-import { STRATEGIES, oneOf, parseDuration, parseFlags, parseNamesrv, parsePositiveInt } from '../flags.js';
+import {
+  STRATEGIES,
+  oneOf,
+  parseDuration,
+  parseFlags,
+  parseNamesrv,
+  parsePort,
+  parsePositiveInt,
+} from '../flags.js';
+import type { Dashboard } from '../../dashboard/index.js';
+import { startDashboard } from './dashboard.js';
 
 const HELP = `Usage: rocketmq-ts demo [options]
 
@@ -34,6 +44,9 @@ Options:
   --keep-data           keep the embedded cluster's data directory
   --plain               one status line per second instead of the live panel
   --json-summary        print one JSON line with the results on stdout (everything else on stderr)
+  --dashboard           serve the web dashboard on the demo's cluster while it runs, with the
+                        producer health page (http://127.0.0.1:8080/)
+  --dashboard-port <p>  the dashboard's port; 0 picks a free one (default 8080)
   -h, --help            this help`;
 
 interface DemoFlags {
@@ -49,6 +62,8 @@ interface DemoFlags {
   keepData: boolean;
   plain: boolean;
   jsonSummary: boolean;
+  dashboard: boolean;
+  dashboardPort: number;
 }
 
 const DEMO_FLAGS = {
@@ -65,6 +80,8 @@ const DEMO_FLAGS = {
   'keep-data': { type: 'boolean', default: false },
   plain: { type: 'boolean', default: false },
   'json-summary': { type: 'boolean', default: false },
+  dashboard: { type: 'boolean', default: false },
+  'dashboard-port': { type: 'string' },
 } as const;
 
 export function parseDemoFlags(argv: string[]): DemoFlags {
@@ -83,6 +100,8 @@ export function parseDemoFlags(argv: string[]): DemoFlags {
     keepData: values['keep-data'],
     plain: values.plain,
     jsonSummary: values['json-summary'],
+    dashboard: values.dashboard,
+    dashboardPort: parsePort('--dashboard-port', values['dashboard-port'], 8080),
   };
 }
 
@@ -155,6 +174,7 @@ export const demoCommand: CliCommand = {
     process.on('SIGTERM', onSigint);
 
     const runs: RunResult[] = [];
+    let dashboard: Dashboard | undefined;
     try {
       for (const strategy of flags.strategies) {
         if (controller.signal.aborted) break;
@@ -173,6 +193,23 @@ export const demoCommand: CliCommand = {
           signal: controller.signal,
           onTick: (view) => display.update(view),
           onInfo: say,
+          ...(flags.dashboard
+            ? {
+                onStarted: async ({ namesrvAddr, producer }) => {
+                  dashboard = await startDashboard(
+                    { namesrvAddr, port: flags.dashboardPort },
+                    say,
+                    say,
+                    '--dashboard-port',
+                  );
+                  dashboard.producers.watch(producer, strategy);
+                },
+              }
+            : {}),
+        }).finally(async () => {
+          // the run's cluster is gone: so is its dashboard
+          await dashboard?.close();
+          dashboard = undefined;
         });
         display.done();
         runs.push(run);

@@ -12,6 +12,7 @@ import { sendCommand } from './send.js';
 import { consumeCommand } from './consume.js';
 import { routeCommand } from './route.js';
 import { adminCommands } from './admin/index.js';
+import { dashboardCommand } from './dashboard.js';
 
 /** Every CLI command; each helper file adds itself here. */
 export const commands: CliCommand[] = [
@@ -28,4 +29,5 @@ export const commands: CliCommand[] = [
   consumeCommand,
   routeCommand,
   ...adminCommands,
+  dashboardCommand,
 ];

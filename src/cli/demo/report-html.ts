@@ -5,9 +5,9 @@
 import { formatMs } from '../stats.js';
 import type { RunResult } from './result.js';
 import { FAULT_DESCRIPTIONS, FAULT_ORDER, type FaultKind } from './schedule.js';
-import { escapeXml, renderChart, type ChartBand } from './svg-chart.js';
+import { escapeXml, renderChart, SERIES_COLORS, type ChartBand } from '../../charts/svg-chart.js';
 
-export const BROKER_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#9c755f'];
+export const BROKER_COLORS = SERIES_COLORS.slice(0, 7);
 export const FAULT_COLORS: Readonly<Record<FaultKind, string>> = {
   slow: '#d09a00',
   busy: '#e15759',

@@ -46,6 +46,8 @@ export interface DemoRunOptions {
   signal?: AbortSignal;
   /** Progress messages (cluster started, verifying, …). */
   onInfo?: (message: string) => void;
+  /** Called once the cluster, the producer and the consumers run (the dashboard attaches here). */
+  onStarted?: (started: { namesrvAddr: string; producer: Producer }) => Promise<void> | void;
 }
 
 export interface LiveBroker extends LiveBrokerView {
@@ -150,6 +152,7 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
     await consumers.start();
     const group = consumers;
     info('consumer group of two started; consumer 2 gets SIGKILL at 30 % of the run and comes back at 50 %');
+    await options.onStarted?.({ namesrvAddr, producer });
 
     const recorder = new RunRecorder(brokerNames, phases.length, { bucketMs: bucketFor(options.durationMs) });
     const acks = new Map<number, AckRecord>();

@@ -1,5 +1,5 @@
 /**
- * Small, dependency-free SVG charts for the HTML report: line or stacked-area series over time,
+ * Small, dependency-free SVG charts (the demo's HTML report, the dashboard): line or stacked-area series over time,
  * with axes, ticks, a legend and shaded, labelled bands (the fault windows).
  */
 
@@ -34,6 +34,18 @@ export interface ChartSpec {
   readonly width?: number;
   readonly height?: number;
 }
+
+/** Series colours, distinguishable and colour-blind friendly (Tableau 10). */
+export const SERIES_COLORS: readonly string[] = Object.freeze([
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#b07aa1',
+  '#76b7b2',
+  '#edc948',
+  '#9c755f',
+  '#e15759',
+]);
 
 const MARGIN = { top: 54, right: 16, bottom: 46, left: 64 };
 

@@ -1,0 +1,406 @@
+/**
+ * The web dashboard: a node:http server rendering HTML over the Admin client (it never speaks
+ * the RocketMQ protocol itself), with live regions over Server-Sent Events (live.ts), checks on
+ * every request (security.ts) and every failure rendered as an inline error in the page.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Admin } from '../admin/admin.js';
+import {
+  BrokerNotFoundError,
+  BrokerUnavailableError,
+  ConsumerGroupNotFoundError,
+  ConsumerGroupOnlineError,
+  ConsumerNotOnlineError,
+  MessageNotFoundError,
+  ProducerGroupNotOnlineError,
+  RequestNotSupportedError,
+  TopicNotFoundError,
+} from '../admin/errors.js';
+import { AccessDeniedError, InvalidArgumentError, RocketMQError } from '../errors.js';
+import { APP_CSS, APP_JS } from './assets.js';
+import { errorBox, errorText, esc, page, type Section } from './html.js';
+import { LiveHub, type Fragments, type LiveView } from './live.js';
+import {
+  isLoopbackHost,
+  validateDashboardOptions,
+  type DashboardOptions,
+  type ResolvedDashboardOptions,
+} from './options.js';
+import { ProducerWatch } from './producer-watch.js';
+import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './security.js';
+import { ClusterView, clusterPage } from './views/cluster.js';
+import type { Params, ViewContext } from './views/context.js';
+import { GroupView, groupPage, groupsPage, resetOffset } from './views/groups.js';
+import { messagePage, messagesPage, resendMessage, searchForms } from './views/messages.js';
+import { ProducersView, producersPage } from './views/producers.js';
+import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
+
+/** Largest POST body accepted (forms are a few hundred bytes). */
+const MAX_FORM_BYTES = 64 * 1024;
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  // not no-referrer: Chromium then sends `Origin: null` with our own form posts
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store',
+} as const;
+
+/** HTTP status of a failure: the caller's mistake, a missing thing, a conflict, or the cluster's. */
+export function statusOf(err: unknown): number {
+  if (err instanceof InvalidArgumentError) return 400;
+  if (err instanceof AccessDeniedError) return 403;
+  if (
+    err instanceof TopicNotFoundError ||
+    err instanceof ConsumerGroupNotFoundError ||
+    err instanceof MessageNotFoundError ||
+    err instanceof BrokerNotFoundError
+  )
+    return 404;
+  if (
+    err instanceof ConsumerNotOnlineError ||
+    err instanceof ConsumerGroupOnlineError ||
+    err instanceof ProducerGroupNotOnlineError
+  )
+    return 409;
+  if (err instanceof RequestNotSupportedError) return 501;
+  if (err instanceof BrokerUnavailableError) return 503;
+  if (err instanceof RocketMQError) return 502;
+  return 500;
+}
+
+interface Rendered {
+  title: string;
+  body: string;
+  live?: string;
+}
+
+type GetRoute = (p: Params) => Promise<Rendered>;
+type PostRoute = (form: Params) => Promise<Rendered & { notice: string }>;
+
+export class Dashboard {
+  readonly options: ResolvedDashboardOptions;
+  /** Producers of this process shown on the producer health page. */
+  readonly producers = new ProducerWatch();
+  readonly hub: LiveHub;
+  readonly admin: Admin;
+  private readonly ownsAdmin: boolean;
+  private readonly csrf = newCsrfToken();
+  private readonly ctx: ViewContext;
+  private readonly streams = new Set<ServerResponse>();
+  private server: Server | undefined;
+  private hosts: Set<string> | undefined;
+
+  constructor(options?: DashboardOptions) {
+    this.options = validateDashboardOptions(options);
+    const o = this.options;
+    this.ownsAdmin = o.admin === undefined;
+    this.admin =
+      o.admin ??
+      new Admin({
+        namesrvAddr: o.namesrvAddr,
+        requestTimeout: o.requestTimeout,
+        logger: o.logger,
+        ...o.connection,
+      });
+    this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err));
+    this.ctx = {
+      admin: this.admin,
+      hub: this.hub,
+      csrf: this.csrf,
+      historyPoints: o.historyPoints,
+      producers: this.producers,
+    };
+  }
+
+  /** Listens; resolves to the dashboard's URL. */
+  async start(): Promise<string> {
+    if (this.server) return this.url;
+    const server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    if (isLoopbackHost(this.options.host)) this.hosts = loopbackHosts(this.port);
+    return this.url;
+  }
+
+  get port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  get url(): string {
+    const h = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    return `http://${h}:${this.port}/`;
+  }
+
+  /** Stops polling, ends every live stream, closes the server (and the Admin client it made). */
+  async close(): Promise<void> {
+    this.hub.close();
+    this.producers.unwatchAll();
+    for (const res of this.streams) res.end();
+    this.streams.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    if (this.ownsAdmin) await this.admin.close();
+  }
+
+  private readonly gets: Readonly<Record<string, [Section, GetRoute]>> = {
+    '/cluster': [
+      'cluster',
+      async () => ({ title: 'Cluster', body: await clusterPage(this.ctx), live: '/events?view=cluster' }),
+    ],
+    '/topics': ['topics', async (p) => ({ title: 'Topics', body: await topicsPage(this.ctx, p) })],
+    '/topic': [
+      'topics',
+      async (p) => ({ ...(await topicPage(this.ctx, p)), live: liveUrl('topic', p.get('name')) }),
+    ],
+    '/groups': ['groups', async (p) => ({ title: 'Consumer groups', body: await groupsPage(this.ctx, p) })],
+    '/group': [
+      'groups',
+      async (p) => ({ ...(await groupPage(this.ctx, p)), live: liveUrl('group', p.get('name')) }),
+    ],
+    '/messages': ['messages', async (p) => ({ title: 'Messages', body: await messagesPage(this.ctx, p) })],
+    '/message': ['messages', (p) => messagePage(this.ctx, p)],
+    '/producers': [
+      'producers',
+      () =>
+        Promise.resolve({
+          title: 'Producer health',
+          body: producersPage(this.ctx),
+          live: '/events?view=producers',
+        }),
+    ],
+  };
+
+  private readonly posts: Readonly<Record<string, [Section, PostRoute, (form: Params) => GetRoute]>> = {
+    '/topics/create': [
+      'topics',
+      async (f) => {
+        const notice = await createTopic(this.ctx, f);
+        return { notice, title: 'Topics', body: await topicsPage(this.ctx, new Map()) };
+      },
+      () => this.gets['/topics']![1],
+    ],
+    '/topics/delete': [
+      'topics',
+      async (f) => {
+        const notice = await deleteTopic(this.ctx, f);
+        return { notice, title: 'Topics', body: await topicsPage(this.ctx, new Map()) };
+      },
+      (f) => (p) => this.gets['/topic']![1](new Map([...p, ['name', f.get('topic') ?? '']])),
+    ],
+    '/group/reset': [
+      'groups',
+      async (f) => {
+        const { notice, result } = await resetOffset(this.ctx, f);
+        const p = new Map([['name', f.get('group') ?? '']]);
+        return { notice, ...(await groupPage(this.ctx, p, result)), live: liveUrl('group', f.get('group')) };
+      },
+      (f) => (p) => this.gets['/group']![1](new Map([...p, ['name', f.get('group') ?? '']])),
+    ],
+    '/message/resend': [
+      'messages',
+      async (f) => {
+        const notice = await resendMessage(this.ctx, f);
+        return { notice, ...(await messagePage(this.ctx, f)) };
+      },
+      () => (p) => messagePage(this.ctx, p),
+    ],
+  };
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (this.hosts && !this.hosts.has(req.headers.host ?? '')) {
+        return plain(res, 403, `unknown Host header ${req.headers.host ?? '(none)'}: use ${this.url}`);
+      }
+      if (!authorized(req, this.options.auth)) {
+        res.setHeader('WWW-Authenticate', 'Basic realm="rocketmq-ts dashboard", charset="UTF-8"');
+        return plain(res, 401, 'authentication required');
+      }
+      const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+      const path = url.pathname;
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        if (path === '/') return redirect(res, '/cluster');
+        if (path === '/assets/app.js') return asset(res, 'text/javascript; charset=utf-8', APP_JS);
+        if (path === '/assets/app.css') return asset(res, 'text/css; charset=utf-8', APP_CSS);
+        if (path === '/events') return this.events(req, res, url.searchParams);
+        const route = Object.hasOwn(this.gets, path) ? this.gets[path] : undefined;
+        if (!route)
+          return this.send(res, 404, { title: 'Not found', body: '' }, 'cluster', `no page at ${path}`);
+        return await this.get(res, route, paramsOf(url.searchParams));
+      }
+      if (req.method === 'POST') {
+        const route = Object.hasOwn(this.posts, path) ? this.posts[path] : undefined;
+        if (!route) return plain(res, 404, `no action at ${path}`);
+        return await this.post(req, res, route);
+      }
+      res.setHeader('Allow', 'GET, HEAD, POST');
+      return plain(res, 405, `method ${req.method ?? ''} not allowed`);
+    } catch (err) {
+      // a failure outside the page handlers (never a stack trace on the wire)
+      this.options.logger.error('dashboard request failed', { err });
+      if (!res.headersSent) plain(res, 500, errorText(err));
+      else res.end();
+    }
+  }
+
+  private async get(res: ServerResponse, [section, route]: [Section, GetRoute], p: Params): Promise<void> {
+    try {
+      this.send(res, 200, await route(p), section);
+    } catch (err) {
+      this.failed(res, section, err, fallbackBody(section, p));
+    }
+  }
+
+  private async post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    [section, action, onError]: [Section, PostRoute, (form: Params) => GetRoute],
+  ): Promise<void> {
+    const type = req.headers['content-type'] ?? '';
+    if (!type.startsWith('application/x-www-form-urlencoded'))
+      return plain(res, 415, 'expected a form (application/x-www-form-urlencoded)');
+    const raw = await readBody(req);
+    if (raw === undefined) return plain(res, 413, `form larger than ${MAX_FORM_BYTES} bytes`);
+    const form = paramsOf(new URLSearchParams(raw));
+    const refused = crossSiteReason(req, form.get('csrf'), this.csrf);
+    if (refused) {
+      this.options.logger.warn('dashboard refused a cross-site request', { reason: refused });
+      return plain(res, 403, refused);
+    }
+    try {
+      const r = await action(form);
+      this.send(res, 200, r, section, undefined, r.notice);
+    } catch (err) {
+      // the form's page again, with the error above it and the values kept where possible
+      let page: Rendered;
+      try {
+        page = await onError(form)(form);
+      } catch {
+        page = { title: 'Error', body: fallbackBody(section, form) };
+      }
+      this.send(res, statusOf(err), page, section, errorText(err));
+    }
+  }
+
+  private failed(res: ServerResponse, section: Section, err: unknown, body: string): void {
+    const status = statusOf(err);
+    if (status === 500) this.options.logger.error('dashboard page failed', { err });
+    this.send(res, status, { title: 'Error', body }, section, errorText(err));
+  }
+
+  private send(
+    res: ServerResponse,
+    status: number,
+    r: Rendered,
+    section: Section,
+    error?: string,
+    notice?: string,
+  ): void {
+    const html = page({ title: r.title, section, body: r.body, live: r.live, error, notice });
+    res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html);
+  }
+
+  private events(req: IncomingMessage, res: ServerResponse, q: URLSearchParams): void {
+    const view = q.get('view') ?? '';
+    const name = q.get('name') ?? '';
+    let key: string;
+    let create: () => LiveView;
+    if (view === 'cluster') [key, create] = ['cluster', () => new ClusterView(this.ctx)];
+    else if (view === 'producers') [key, create] = ['producers', () => new ProducersView(this.ctx)];
+    else if (view === 'topic' && name) [key, create] = [`topic:${name}`, () => new TopicView(this.ctx, name)];
+    else if (view === 'group' && name) [key, create] = [`group:${name}`, () => new GroupView(this.ctx, name)];
+    else return plain(res, 400, 'view must be cluster, producers, topic (with name) or group (with name)');
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      Connection: 'keep-alive',
+    });
+    res.write('retry: 3000\n\n');
+    this.streams.add(res);
+    const unsubscribe = this.hub.subscribe(key, create, (f) => {
+      res.write(`event: update\ndata: ${JSON.stringify(f)}\n\n`);
+    });
+    const done = (): void => {
+      unsubscribe();
+      this.streams.delete(res);
+    };
+    req.on('close', done);
+    res.on('close', done);
+  }
+
+  private pollFailed(key: string, err: unknown): Fragments {
+    const region =
+      key === 'cluster'
+        ? 'brokers'
+        : key === 'producers'
+          ? 'health'
+          : key.startsWith('topic:')
+            ? 'queues'
+            : 'progress';
+    return { [region]: errorBox(errorText(err)) };
+  }
+}
+
+function liveUrl(view: string, name: string | undefined): string {
+  return `/events?${new URLSearchParams({ view, name: name ?? '' })}`;
+}
+
+/** Query or form values; a repeated name keeps its first value. */
+function paramsOf(q: URLSearchParams): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const [k, v] of q) if (!m.has(k)) m.set(k, v);
+  return m;
+}
+
+/** What a page shows under its error when its data could not be read. */
+function fallbackBody(section: Section, p: Params): string {
+  if (section === 'messages') return searchForms(p);
+  const [href, text] =
+    section === 'topics'
+      ? ['/topics', 'All topics']
+      : section === 'groups'
+        ? ['/groups', 'All consumer groups']
+        : ['/cluster', 'Cluster'];
+  return `<p><a href="${href}">${esc(text)}</a></p>`;
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(`${text}\n`);
+}
+
+function redirect(res: ServerResponse, to: string): void {
+  res.writeHead(303, { ...SECURITY_HEADERS, Location: to });
+  res.end();
+}
+
+function asset(res: ServerResponse, type: string, body: string): void {
+  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': type, 'Cache-Control': 'max-age=300' });
+  res.end(body);
+}
+
+/** The body as text, or undefined past MAX_FORM_BYTES. */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,62 @@
+/** What every page renderer gets, and the live chart they share. */
+import type { Admin } from '../../admin/admin.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { renderChart, SERIES_COLORS } from '../../charts/svg-chart.js';
+import type { LiveHub } from '../live.js';
+import type { History } from '../live.js';
+import type { ProducerWatch } from '../producer-watch.js';
+
+export interface ViewContext {
+  readonly admin: Admin;
+  readonly hub: LiveHub;
+  /** The token every POST form carries. */
+  readonly csrf: string;
+  readonly historyPoints: number;
+  readonly producers: ProducerWatch;
+}
+
+/** Query string or form values, with blanks as absent. */
+export type Params = ReadonlyMap<string, string>;
+
+export function param(p: Params, name: string): string | undefined {
+  const v = p.get(name)?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** A value that must be there; InvalidArgumentError naming the field otherwise. */
+export function requiredParam(p: Params, name: string): string {
+  const v = param(p, name);
+  if (v === undefined) throw new InvalidArgumentError(name, 'is required');
+  return v;
+}
+
+/** An optional integer in `min..max`, `fallback` when blank. */
+export function intParam(p: Params, name: string, fallback: number, min: number, max: number): number {
+  const raw = param(p, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}, got "${raw}"`);
+  return n;
+}
+
+/** A line chart of some series of a History, as inline SVG (the demo report's chart code). */
+export function historyChart(
+  title: string,
+  yLabel: string,
+  history: History,
+  names: readonly string[],
+): string {
+  return renderChart({
+    title,
+    xLabel: 'seconds',
+    yLabel,
+    width: 900,
+    height: 240,
+    series: names.map((name, i) => ({
+      name,
+      color: SERIES_COLORS[i % SERIES_COLORS.length]!,
+      points: history.shifted(name),
+    })),
+  });
+}

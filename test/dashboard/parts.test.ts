@@ -1,0 +1,201 @@
+/** The dashboard's parts without a cluster: the shared poller, options, parsing and rendering helpers. */
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { Script } from 'node:vm';
+import { EventEmitter } from 'node:events';
+import { APP_JS } from '../../src/dashboard/assets.js';
+import { LiveHub, type Fragments } from '../../src/dashboard/live.js';
+import { validateDashboardOptions } from '../../src/dashboard/options.js';
+import { ProducerWatch } from '../../src/dashboard/producer-watch.js';
+import { statusOf } from '../../src/dashboard/server.js';
+import { parseResetTime } from '../../src/dashboard/views/groups.js';
+import { renderBody } from '../../src/dashboard/views/messages.js';
+import { isolationWindows } from '../../src/dashboard/views/producers.js';
+import { exposureWarning } from '../../src/cli/commands/dashboard.js';
+import {
+  BrokerUnavailableError,
+  ConsumerGroupOnlineError,
+  RequestNotSupportedError,
+  TopicNotFoundError,
+} from '../../src/admin/errors.js';
+import { InvalidArgumentError } from '../../src/errors.js';
+import { invalidArgument } from '../invalid-argument.js';
+
+function expectInvalidArgument(fn: () => unknown, field: string): void {
+  assert.equal(invalidArgument(fn).field, field);
+}
+
+test('the live hub polls a view once per refresh for all its subscribers and stops without them', async () => {
+  let polls = 0;
+  const hub = new LiveHub(20, () => ({}));
+  const view = {
+    poll: (): Promise<Fragments> => Promise.resolve({ n: String(++polls) }),
+  };
+  const a: string[] = [];
+  const b: string[] = [];
+  const offA = hub.subscribe(
+    'v',
+    () => view,
+    (f) => a.push(f['n']!),
+  );
+  const offB = hub.subscribe(
+    'v',
+    () => assert.fail('one view per key'),
+    (f) => b.push(f['n']!),
+  );
+  try {
+    while (a.length < 3) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(b.length, a.length);
+    assert.deepEqual(a, b, 'both saw the same polls');
+    assert.deepEqual(
+      a,
+      a.map((_, i) => String(i + 1)),
+    );
+    offA();
+    const before = polls;
+    while (b.length < 5) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(polls > before, 'one subscriber keeps it polling');
+    offB();
+    await new Promise((r) => setTimeout(r, 30)); // a poll already running ends
+    const stopped = polls;
+    assert.equal(hub.polling, false);
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(polls, stopped, 'no subscriber, no poll');
+  } finally {
+    hub.close();
+  }
+});
+
+test('a failing poll is rendered by the hub error handler and polling goes on', async () => {
+  let n = 0;
+  const hub = new LiveHub(10, (key, err) => ({ error: `${key}: ${(err as Error).message}` }));
+  const got: Fragments[] = [];
+  const off = hub.subscribe(
+    'x',
+    () => ({
+      poll: () => (++n === 1 ? Promise.reject(new Error('broker down')) : Promise.resolve({ ok: 'yes' })),
+    }),
+    (f) => got.push(f),
+  );
+  try {
+    while (got.length < 2) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(got.slice(0, 2), [{ error: 'x: broker down' }, { ok: 'yes' }]);
+  } finally {
+    off();
+    hub.close();
+  }
+});
+
+test('dashboard options: defaults, unknown keys and bad values refused naming the field', () => {
+  const o = validateDashboardOptions({ namesrvAddr: '127.0.0.1:9876' });
+  assert.equal(o.port, 8080);
+  assert.equal(o.host, '127.0.0.1');
+  assert.equal(o.refreshMs, 2000);
+  assert.equal(o.auth, undefined);
+  expectInvalidArgument(() => validateDashboardOptions({ namesrvAddr: 'a:1', prot: 1 } as never), 'prot');
+  expectInvalidArgument(() => validateDashboardOptions({ namesrvAddr: 'a:1', port: 70000 }), 'port');
+  expectInvalidArgument(
+    () => validateDashboardOptions({ namesrvAddr: 'a:1', auth: { user: 'a:b', password: 'p' } }),
+    'auth.user',
+  );
+  expectInvalidArgument(() => validateDashboardOptions({ namesrvAddr: 'a:1', refreshMs: 1 }), 'refreshMs');
+  const saved = process.env['NAMESRV_ADDR'];
+  delete process.env['NAMESRV_ADDR'];
+  try {
+    expectInvalidArgument(() => validateDashboardOptions({}), 'namesrvAddr');
+  } finally {
+    if (saved !== undefined) process.env['NAMESRV_ADDR'] = saved;
+  }
+});
+
+test('reset times: latest, earliest, epoch ms and dates; anything else names the field', () => {
+  assert.equal(parseResetTime('latest'), -1);
+  assert.equal(parseResetTime('earliest'), 0);
+  assert.equal(parseResetTime('1764547200000'), 1764547200000);
+  assert.equal(parseResetTime('2026-12-01T08:30:00Z'), Date.UTC(2026, 11, 1, 8, 30));
+  expectInvalidArgument(() => parseResetTime('soon'), 'timestamp');
+  expectInvalidArgument(() => parseResetTime(undefined), 'timestamp');
+});
+
+test('message bodies as text, hex and JSON, escaped', () => {
+  const body = Buffer.from('{"a":"<b>"}');
+  assert.equal(renderBody(body, 'text'), '<pre class="body">{&quot;a&quot;:&quot;&lt;b&gt;&quot;}</pre>');
+  assert.match(
+    renderBody(body, 'hex'),
+    /^<pre class="body">00000000 {2}7b 22 61 22 3a 22 3c 62 3e 22 7d {17}\{&quot;a&quot;:&quot;&lt;b&gt;&quot;\}<\/pre>$/,
+  );
+  assert.match(renderBody(body, 'json'), /&quot;a&quot;: &quot;&lt;b&gt;&quot;/);
+  assert.match(renderBody(Buffer.from('not json'), 'json'), /The body is not JSON/);
+});
+
+test('isolation windows pair isolated and recovered events per producer and broker; an open one ends now', () => {
+  const e = (at: number, producer: string, brokerName: string, kind: 'isolated' | 'recovered') => ({
+    at,
+    producer,
+    brokerName,
+    kind,
+  });
+  assert.deepEqual(
+    isolationWindows(
+      [
+        e(10, 'p', 'a', 'isolated'),
+        e(12, 'p', 'a', 'isolated'),
+        e(15, 'q', 'a', 'isolated'),
+        e(20, 'p', 'a', 'recovered'),
+        e(30, 'p', 'b', 'recovered'),
+      ],
+      100,
+    ),
+    [
+      { brokerName: 'a', from: 10, to: 20 },
+      { brokerName: 'a', from: 15, to: 100 },
+    ],
+  );
+});
+
+test('the producer watch records isolation events and lets go of the producer', () => {
+  const producer = Object.assign(new EventEmitter(), {
+    brokerHealth: () => [
+      { brokerName: 'broker-a', isolated: false, latencyMs: 3, failures: 0, reachable: true },
+    ],
+  });
+  const watch = new ProducerWatch();
+  const off = watch.watch(producer as never, 'demo');
+  producer.emit('brokerIsolated', { brokerName: 'broker-a', reason: 'timeout', untilMs: 500 });
+  producer.emit('brokerRecovered', { brokerName: 'broker-a' });
+  assert.deepEqual(
+    watch.events.map((x) => [x.producer, x.brokerName, x.kind, x.reason]),
+    [
+      ['demo', 'broker-a', 'isolated', 'timeout'],
+      ['demo', 'broker-a', 'recovered', undefined],
+    ],
+  );
+  assert.deepEqual(
+    watch.health().map((h) => [h.label, h.brokers.length]),
+    [['demo', 1]],
+  );
+  off();
+  assert.equal(producer.listenerCount('brokerIsolated'), 0);
+  assert.equal(watch.size, 0);
+});
+
+test('HTTP status of failures: the caller, a missing thing, a conflict, the cluster', () => {
+  assert.equal(statusOf(new InvalidArgumentError('x', 'bad')), 400);
+  assert.equal(statusOf(new TopicNotFoundError('T')), 404);
+  assert.equal(statusOf(new ConsumerGroupOnlineError('G', 1)), 409);
+  assert.equal(statusOf(new RequestNotSupportedError('127.0.0.1:1', 351, 'GET_TOPIC_CONFIG')), 501);
+  assert.equal(statusOf(new BrokerUnavailableError('127.0.0.1:1')), 503);
+  assert.equal(statusOf(new Error('bug')), 500);
+});
+
+test('binding beyond loopback warns, louder without authentication', () => {
+  assert.equal(exposureWarning('127.0.0.1', false), undefined);
+  assert.equal(exposureWarning('localhost', false), undefined);
+  assert.match(exposureWarning('0.0.0.0', false)!, /NO authentication/);
+  assert.match(exposureWarning('0.0.0.0', true)!, /basic auth is on/);
+});
+
+test('the browser script is valid JavaScript and needs no other file', () => {
+  assert.doesNotThrow(() => new Script(APP_JS));
+  assert.doesNotMatch(APP_JS, /import|require\(|https?:/);
+});
