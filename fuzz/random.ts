@@ -4,17 +4,10 @@
  * from one 32-bit seed printed on failure (docs/architecture.md "Fuzzing").
  */
 
-/** mulberry32: a uniform float in [0, 1) per call, fully determined by `seed`. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../src/cli/chaos/random.js';
+
+/** mulberry32, the one seeded PRNG of the package (shared with the chaos run's schedule). */
+export { rng };
 
 /** The seed of case `index` of a run seeded `runSeed`: cases replay alone, without their predecessors. */
 export function caseSeed(runSeed: number, index: number): number {
