@@ -105,7 +105,19 @@ describe('Admin and mqadmin agree', { concurrency: 1 }, () => {
 
       it('clusterInfo and createTopic match clusterList and topicRoute', async () => {
         const info = await admin.clusterInfo();
-        const stats = await Promise.all(info.brokers.map((b) => admin.brokerRuntimeStats(b.address)));
+        // A 4.9.7 broker answers GET_BROKER_RUNTIME_INFO with SYSTEM_ERROR (NoSuchElementException
+        // from its empty stats list) until its first stats sample, a few seconds after start.
+        const runtimeStats = async (address: string) => {
+          for (let i = 0; ; i++) {
+            try {
+              return await admin.brokerRuntimeStats(address);
+            } catch (err) {
+              if (i >= 20) throw err;
+              await new Promise((r) => setTimeout(r, 1000));
+            }
+          }
+        };
+        const stats = await Promise.all(info.brokers.map((b) => runtimeStats(b.address)));
         // mqadmin prints an empty row when its own runtime-info request times out (a loaded CI
         // machine): ask it again, a few times, rather than compare against a blank.
         let list = '';

@@ -153,6 +153,31 @@ describe('rocketmq-ts consume against an embedded cluster', () => {
     assert.deepEqual(new Set(ids), new Set(sent.keys()), 'both runs together saw every message');
   });
 
+  it('--mode pop (SimpleConsumer) receives and acks every message once', async () => {
+    const args = ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--mode', 'pop'];
+    const lines = parse(
+      (
+        await consume([
+          ...args,
+          '--group',
+          uniqueName('CliPopCG'),
+          '--count',
+          '40',
+          '--duration',
+          '15s',
+          '--json',
+        ])
+      ).stdout,
+    );
+    const got = lines.filter((l) => l.msgId !== undefined);
+    for (const m of got) assert.equal(m.body, sent.get(m.msgId!)?.body);
+    assert.deepEqual(new Set(got.map((m) => m.msgId)), new Set(sent.keys()), 'every message received');
+    assert.equal(got.length, 40, 'none twice');
+    await assert.rejects(consume([...args, '--sql', 'a > 1']), (err: { stderr: string }) =>
+      /--sql/.test(err.stderr),
+    );
+  });
+
   it('--mode pull --quiet prints the text summary and a live line', async () => {
     const { stdout, stderr } = await consume(
       ['--namesrv', cluster.namesrvAddr, '--topic', topic, '--mode', 'pull', '--from', 'first'].concat([

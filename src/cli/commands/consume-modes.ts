@@ -5,9 +5,11 @@
  */
 import type { ClientConnectionOptions } from '../../client/connection-options.js';
 import type { MessageQueue } from '../../client/route.js';
+import { InvalidArgumentError } from '../../errors.js';
 import {
   LitePullConsumer,
   PushConsumer,
+  SimpleConsumer,
   type ConsumerMessage,
   type SubscriptionExpression,
 } from '../../consumer/index.js';
@@ -104,10 +106,55 @@ function pullSession(spec: ConsumeSpec): ConsumeSession {
   };
 }
 
+/**
+ * POP (RocketMQ 5): a SimpleConsumer receiving up to 32 at a time; a counted message is acked, one
+ * past the count is left un-acked and comes back to the group after its invisible time. `--orderly`
+ * makes it a FIFO receive. Where a new group starts is the broker's choice (its POP rules).
+ */
+function popSession(spec: ConsumeSpec): ConsumeSession {
+  if (typeof spec.subscription !== 'string')
+    throw new InvalidArgumentError('--sql', 'POP subscriptions take a tag expression (--expression)');
+  const consumer = new SimpleConsumer({
+    ...spec.connection,
+    namesrvAddr: spec.namesrvAddr,
+    consumerGroup: spec.consumerGroup,
+    subscriptions: { [spec.topic]: spec.subscription },
+    awaitDuration: 1000,
+    fifo: spec.orderly,
+  });
+  let stopping = false;
+  let loop: Promise<void> = Promise.resolve();
+  return {
+    async start(take) {
+      await consumer.start();
+      loop = (async () => {
+        while (!stopping) {
+          let batch;
+          try {
+            batch = await consumer.receive(32, 30_000);
+          } catch {
+            if (stopping) return;
+            // A broker restarting or a route not there yet: try again shortly, the run goes on.
+            await new Promise((r) => setTimeout(r, 1000));
+            continue;
+          }
+          for (const m of batch) if (!stopping && take(m)) await consumer.ack(m).catch(() => undefined);
+        }
+      })();
+    },
+    async shutdown() {
+      stopping = true;
+      await loop.catch(() => undefined);
+      await consumer.shutdown();
+    },
+  };
+}
+
 /** `--mode` values; a new consumer kind is one more entry. */
 export const CONSUME_MODES = Object.freeze({
   push: pushSession,
   pull: pullSession,
+  pop: popSession,
 } satisfies Record<string, (spec: ConsumeSpec) => ConsumeSession>);
 
 export type ConsumeMode = keyof typeof CONSUME_MODES;

@@ -56,7 +56,8 @@ left unconsumed for the group.
 
 Options:
   --namesrv A         NameServer address(es), "h:p;h:p" (required)
-  --mode M            push (PushConsumer) | pull (LitePullConsumer, subscribed) (default push)
+  --mode M            push (PushConsumer) | pull (LitePullConsumer, subscribed) | pop
+                      (SimpleConsumer, RocketMQ 5 POP: acks what it counts) (default push)
   --topic T           topic (required)
   --group G           consumer group (default rocketmq_ts_cli_<time>, a new group)
   --expression E      tag expression, e.g. "TagA || TagB" (default *)
@@ -65,7 +66,7 @@ Options:
   --timestamp MS      with --from timestamp: epoch milliseconds (default: 30 minutes ago)
   --count N           stop after N messages
   --duration D        stop after D (30, 30s, 500ms, 2m)
-  --orderly           orderly consumption (one message at a time per queue, queues locked; push)
+  --orderly           orderly consumption (push: queues locked; pop: a FIFO receive)
   --json              one JSON line per message, then one summary line
   --quiet             no message lines; a live "consumed, msgs/s, lag" line on stderr
 ${CLIENT_SECURITY_HELP}`,
@@ -84,8 +85,8 @@ ${CLIENT_SECURITY_HELP}`,
       throw new InvalidArgumentError('--sql', 'give either --expression or --sql, not both');
     if (values.timestamp !== undefined && from !== 'timestamp')
       throw new InvalidArgumentError('--timestamp', 'only with --from timestamp');
-    if (values.orderly === true && mode !== 'push')
-      throw new InvalidArgumentError('--orderly', 'only with --mode push');
+    if (values.orderly === true && mode === 'pull')
+      throw new InvalidArgumentError('--orderly', 'only with --mode push or pop');
     const timestampMs =
       values.timestamp === undefined
         ? Date.now() - 30 * 60_000
