@@ -73,7 +73,15 @@ export async function drainWithPop(
 }
 
 async function main(): Promise<void> {
-  const count = Number(process.argv[2] ?? 20_000);
+  const [first, topicArg, countArg] = process.argv.slice(2);
+  if (topicArg !== undefined && countArg !== undefined && first !== undefined) {
+    // `consumer-pop.js <namesrv> <topic> <count>`: one drain of an existing backlog, as JSON
+    // (how bench/consumer.ts --mode pop runs it, in a process of its own).
+    const r = await drainWithPop(first, topicArg, `bench_pop_g_${Date.now().toString(36)}`, Number(countArg));
+    console.log(JSON.stringify({ ...r, msgsPerSec: Math.round((r.msgs * 1000) / Math.max(1, r.ms)) }));
+    return;
+  }
+  const count = Number(first ?? 20_000);
   const cluster = await EmbeddedCluster.start({ brokers: 2 });
   const producer = new Producer({ producerGroup: 'bench_pop_pg', namesrvAddr: cluster.namesrvAddr });
   try {

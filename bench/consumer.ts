@@ -2,7 +2,7 @@
  * Consumer benchmark, side by side in one run against one cluster (the embedded one in a child
  * process by default, a real one with `--namesrv`):
  *
- *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java --mode push,pull]
+ *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java --mode push,pull,pop]
  *     [--baseline DIR]   (DIR: a copy of an earlier build/, measured as client `baseline`)
  *
  * 1. drain: a backlog of `--count` messages of `--size` bytes; each client drains it as a new group
@@ -10,7 +10,9 @@
  *    through the interop driver, 20 threads, only when `npm run interop:prepare` has built it).
  *    Prints msgs/s from the first to the last message, client CPU µs per message, the embedded
  *    broker process's CPU per message, and our ratios against the others. `--mode push,pull` adds
- *    a row `ours-pull`: our LitePullConsumer draining the same backlog (bench/consumer-pull.ts).
+ *    a row `ours-pull`: our LitePullConsumer draining the same backlog (bench/consumer-pull.ts);
+ *    `pop` a row `ours-pop`: our SimpleConsumer receiving and acking it (bench/consumer-pop.ts,
+ *    RocketMQ 5 POP; the ack wait per message is printed under the table).
  * 2. latency: our consumer while a producer sends at a steady `--rate` (5,000 msgs/s) for
  *    `--latency-seconds`; born → handler p50/p99.
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
@@ -33,6 +35,7 @@ import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '..
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
 const PULL_WORKER = fileURLToPath(new URL('./consumer-pull.js', import.meta.url));
+const POP_WORKER = fileURLToPath(new URL('./consumer-pop.js', import.meta.url));
 const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
 
 const { values } = parseArgs({
@@ -63,7 +66,8 @@ const clients = (values.clients ?? '').split(',').filter((c) => c !== '');
 if (values.baseline !== undefined && !clients.includes('baseline')) clients.splice(1, 0, 'baseline');
 const skipPhases = new Set((values.skip ?? '').split(','));
 const modes = new Set((values.mode ?? 'push').split(','));
-for (const m of modes) if (m !== 'push' && m !== 'pull') throw new Error(`--mode: push or pull, not ${m}`);
+for (const m of modes)
+  if (m !== 'push' && m !== 'pull' && m !== 'pop') throw new Error(`--mode: push, pull or pop, not ${m}`);
 const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
 interface Cluster {
@@ -233,30 +237,40 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
       complete: Boolean(r['complete' as keyof typeof r]),
     });
   }
-  if (modes.has('pull')) rows.push(await pullDrain(cluster, topic));
+  if (modes.has('pull')) rows.push(await workerDrain(cluster, topic, PULL_WORKER, 'ours-pull'));
+  if (modes.has('pop')) rows.push(await workerDrain(cluster, topic, POP_WORKER, 'ours-pop'));
   return rows;
 }
 
-/** Our LitePullConsumer draining the backlog as a new group, in its own process. */
-async function pullDrain(cluster: Cluster, topic: string): Promise<DrainRow> {
+/** Our LitePullConsumer or SimpleConsumer draining the backlog as a new group, in its own process. */
+async function workerDrain(
+  cluster: Cluster,
+  topic: string,
+  worker: string,
+  client: string,
+): Promise<DrainRow> {
   const broker0 = processCpuMs(cluster.pid);
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [PULL_WORKER, cluster.namesrv, topic, String(count)], {
+    const child = spawn(process.execPath, [worker, cluster.namesrv, topic, String(count)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
     child.stdout.on('data', (d: Buffer) => (text += d.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`pull drain exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`${client} drain exited ${code}`)),
+    );
   });
   const brokerMs = processCpuMs(cluster.pid) - broker0;
   const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
     msgs: number;
     cpuMicros: number;
     msgsPerSec: number;
+    ackMicrosPerMsg?: number;
   };
+  if (r.ackMicrosPerMsg !== undefined) console.log(`${client}: ack wait ${r.ackMicrosPerMsg} µs per message`);
   return {
-    client: 'ours-pull',
+    client,
     msgsPerSec: r.msgsPerSec,
     cpuUsPerMsg: r.cpuMicros / r.msgs,
     brokerCpuUsPerMsg: (brokerMs * 1000) / r.msgs,
