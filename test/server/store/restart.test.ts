@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeStoredMessage } from '../../../src/protocol/message/stored-message.js';
@@ -27,9 +27,17 @@ function total(store: MessageStore): number {
  * file present, no final checkpoint). Copies `dir` to `<dir>-crash`.
  */
 async function crashCopy(dir: string): Promise<string> {
-  const copy = `${dir}-crash`;
+  const copy = crashCopyPath(dir);
   await cp(dir, copy, { recursive: true });
   return copy;
+}
+
+const crashCopyPath = (dir: string): string => `${dir}-crash`;
+
+/** Removes a test's data directory and its crash copy, if it made one. */
+async function removeWithCrashCopy(tmp: { dir: string; remove(): Promise<void> }): Promise<void> {
+  await tmp.remove();
+  await rm(crashCopyPath(tmp.dir), { recursive: true, force: true });
 }
 
 test('a store closed cleanly reopens from its checkpoint without re-dispatching any record', async () => {
@@ -151,9 +159,7 @@ test('after a crash, records written since the checkpoint are re-dispatched to q
       await crashed.close();
     }
   } finally {
-    await tmp.remove();
-    if (copy !== undefined)
-      await (await import('node:fs/promises')).rm(copy, { recursive: true, force: true });
+    await removeWithCrashCopy(tmp);
   }
 });
 
@@ -193,9 +199,7 @@ test('after a crash, a torn last record past the checkpoint is cut from the log 
       await crashed.close();
     }
   } finally {
-    await tmp.remove();
-    if (copy !== undefined)
-      await (await import('node:fs/promises')).rm(copy, { recursive: true, force: true });
+    await removeWithCrashCopy(tmp);
   }
 });
 
@@ -234,9 +238,7 @@ test('a torn consume-queue entry and zero-filled queue tail after a crash are re
       await crashed.close();
     }
   } finally {
-    await tmp.remove();
-    if (copy !== undefined)
-      await (await import('node:fs/promises')).rm(copy, { recursive: true, force: true });
+    await removeWithCrashCopy(tmp);
   }
 });
 
