@@ -18,6 +18,7 @@ import { encodeProperties } from '../src/protocol/message/properties.js';
 import { Broker } from '../src/server/broker/broker.js';
 import { MessageStore } from '../src/server/store/message-store.js';
 import type { MessageToStore } from '../src/server/store/types.js';
+import { benchStoreMessage } from './store-message.js';
 
 const FILL = fileURLToPath(new URL('./restart-fill.js', import.meta.url));
 const GIB = 1024 ** 3;
@@ -131,19 +132,14 @@ export async function retentionThroughputBenchmark(seconds: number): Promise<voi
   let n = 0;
   const batch = (): MessageToStore[] => {
     const queueId = n % 16;
-    return Array.from({ length: 32 }, () => ({
-      topic: 'RetentionBench',
-      queueId,
-      flag: 0,
-      sysFlag: 0,
-      bornTimestamp: Date.now(),
-      bornHost: { address: '127.0.0.1', port: 50000 },
-      storeHost: { address: '127.0.0.1', port: 10911 },
-      reconsumeTimes: 0,
-      preparedTransactionOffset: 0,
-      body,
-      properties: encodeProperties({ UNIQ_KEY: `RB${(n++).toString(16)}` }),
-    }));
+    return Array.from({ length: 32 }, () =>
+      benchStoreMessage(
+        'RetentionBench',
+        queueId,
+        body,
+        encodeProperties({ UNIQ_KEY: `RB${(n++).toString(16)}` }),
+      ),
+    );
   };
   const window = async (label: string, during?: () => Promise<number>): Promise<void> => {
     let stop = false;

@@ -8,6 +8,7 @@
 import { encodeProperties } from '../src/protocol/message/properties.js';
 import { MessageStore } from '../src/server/store/message-store.js';
 import type { MessageToStore } from '../src/server/store/types.js';
+import { benchStoreMessage } from './store-message.js';
 
 const [dir, target] = process.argv.slice(2) as [string, string];
 const bytes = Number(target);
@@ -16,21 +17,14 @@ const body = Buffer.alloc(1024, 'x');
 let n = 0;
 function batch(size: number): MessageToStore[] {
   const queueId = n % 16;
-  return Array.from({ length: size }, () => ({
-    topic: 'RestartBench',
-    queueId,
-    flag: 0,
-    sysFlag: 0,
-    bornTimestamp: Date.now(),
-    bornHost: { address: '127.0.0.1', port: 50000 },
-    storeHost: { address: '127.0.0.1', port: 10911 },
-    reconsumeTimes: 0,
-    preparedTransactionOffset: 0,
-    body,
-    properties: encodeProperties({
-      UNIQ_KEY: `7F0000010000${(n++).toString(16).toUpperCase().padStart(20, '0')}`,
-    }),
-  }));
+  return Array.from({ length: size }, () =>
+    benchStoreMessage(
+      'RestartBench',
+      queueId,
+      body,
+      encodeProperties({ UNIQ_KEY: `7F0000010000${(n++).toString(16).toUpperCase().padStart(20, '0')}` }),
+    ),
+  );
 }
 let announced = false;
 await Promise.all(

@@ -8,25 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageStore } from '../src/server/store/message-store.js';
 import type { MessageToStore } from '../src/server/store/types.js';
+import { benchStoreMessage } from './store-message.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const writers = Number(process.argv[3] ?? 64);
 const body = Buffer.alloc(128, 0x61);
 
 function msg(i: number): MessageToStore {
-  return {
-    topic: 'BenchTopic',
-    queueId: i % 8,
-    flag: 0,
-    sysFlag: 0,
-    bornTimestamp: Date.now(),
-    bornHost: { address: '127.0.0.1', port: 50000 },
-    storeHost: { address: '127.0.0.1', port: 10911 },
-    reconsumeTimes: 0,
-    preparedTransactionOffset: 0,
+  return benchStoreMessage(
+    'BenchTopic',
+    i % 8,
     body,
-    properties: `UNIQ_KEY\u0001${i.toString(16).padStart(32, '0')}\u0002WAIT\u0001true\u0002TAGS\u0001TagA`,
-  };
+    `UNIQ_KEY\u0001${i.toString(16).padStart(32, '0')}\u0002WAIT\u0001true\u0002TAGS\u0001TagA`,
+  );
 }
 
 async function run(flush: 'async' | 'sync'): Promise<void> {
