@@ -143,6 +143,13 @@ export function checkPositive(field: string, value: unknown, min = 0): number {
   return value;
 }
 
+/** A finite number in `[0, 1]`: a fraction or share. */
+export function checkFraction(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1)
+    throw new InvalidArgumentError(field, `must be a number in [0, 1], got ${String(value)}`);
+  return value;
+}
+
 export function checkBoolean(field: string, value: unknown): boolean {
   if (typeof value !== 'boolean')
     throw new InvalidArgumentError(field, `must be a boolean, got ${typeof value}`);

@@ -1,14 +1,19 @@
 /**
  * The push consumer's rebalance and pull loop, wired for lite pull (consumer.md §2.11): no
  * orderly locks, no handler in flight, no commit offset in pulls, the consumed offset left alone
- * when a pull finds nothing, and pulled messages handed to the poll cache.
+ * when a pull finds nothing, and pulled messages handed to the poll cache. Pulls go to the member
+ * of the group the broker suggests (a slave while the consumer lags, the master otherwise or when
+ * the slave fails), through the push consumer's PullBrokerSelection; offsets are committed apart,
+ * always to the master (offset-store/remote-broker.ts).
  */
 import type { MessageQueue } from '../client/route.js';
+import { mqKey } from '../protocol/body/message-queue-map.js';
 import type { ConsumerScope } from './client-port.js';
 import { queueThresholds } from './flow-control.js';
 import type { LiteSubscription } from './lite-pull-subscriptions.js';
 import type { ConsumerMessage } from './message-view.js';
 import type { OffsetStore } from './offset-store/offset-store.js';
+import { PullBrokerSelection } from './pull-broker-selection.js';
 import type { PullContext, QueueEntry } from './pull-loop.js';
 import { Rebalancer } from './rebalance.js';
 
@@ -35,12 +40,15 @@ export function liteParts(
   scope: ConsumerScope,
   hooks: LiteHooks,
 ): { rebalancer: Rebalancer; pullCtx: PullContext } {
+  const members = scope.client.groupMembers?.bind(scope.client);
+  const pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
   const rebalancer = new Rebalancer({
     ...scope,
     offsetStore: hooks.offsetStore,
     topics: hooks.topics,
     startQueue: hooks.startQueue,
     changed: (event) => {
+      for (const mq of event.removed) pullFrom?.forget(mqKey(mq));
       scope.logger.info('rebalance changed the queues held', {
         topic: event.topic,
         added: event.added.length,
@@ -70,6 +78,7 @@ export function liteParts(
     },
     subscriptionMissing: () => undefined,
     sleep: hooks.sleep,
+    ...(pullFrom === undefined ? {} : { pullFrom }),
   };
   return { rebalancer, pullCtx };
 }

@@ -13,12 +13,14 @@ import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
 import type { Logger } from '../observability/logger.js';
+import { DEFAULT_MIN_SHARE } from './fault/capacity-share.js';
 import { resolveTraceOptions } from './trace/settings.js';
 import type { CompressionType } from '../protocol/message/sysflag.js';
 import { silentLogger } from '../observability/logger.js';
 import {
   checkBoolean,
   checkEnum,
+  checkFraction,
   checkInt,
   checkLogger,
   checkObject,
@@ -153,6 +155,14 @@ export interface ProducerOptions extends ClientConnectionOptions {
   detectInterval?: number;
   /** Timeout of one probe (ms) (`java-5`, `adaptive`; rejected with `java-4.9`). @default 200 */
   detectTimeout?: number;
+  /**
+   * The `adaptive` strategy's floor, in [0, 1]: a broker that is answering gets the next send
+   * whenever its recent share of the sends of a topic falls below `minBrokerShare / n` (n: the
+   * topic's brokers), however slow it is, so consumers of a slow group still see its queues fill;
+   * 0 turns the floor off. `brokerHealth()` reports it as `floor`. Rejected with the java-*
+   * strategies. Deviation: no Java equivalent. @default 0.2 (a fifth of an equal share)
+   */
+  minBrokerShare?: number;
   /** LanguageCode sent in each command. @default 'JAVA' */
   language?: string;
   /**
@@ -226,6 +236,7 @@ export interface ResolvedProducerOptions {
   sendAttemptTimeout: number;
   detectInterval: number | undefined;
   detectTimeout: number;
+  minBrokerShare: number;
   language: string;
   hedgeSends: boolean;
   hedgeDelayMultiplier: number;
@@ -262,6 +273,7 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   heartbeatBrokerInterval: 30_000,
   mqClientApiTimeout: 3000,
   detectTimeout: 200,
+  minBrokerShare: DEFAULT_MIN_SHARE,
   language: 'JAVA',
   hedgeSends: true,
   hedgeDelayMultiplier: 10,
@@ -277,7 +289,7 @@ const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9',
 /** Options only some strategies read; setting one for another strategy is a mistake worth a throw. */
 const STRATEGY_OPTIONS: Readonly<
   Record<
-    'latencyMax' | 'notAvailableDuration' | 'detectInterval' | 'detectTimeout',
+    'latencyMax' | 'notAvailableDuration' | 'detectInterval' | 'detectTimeout' | 'minBrokerShare',
     readonly LatencyFaultStrategyName[]
   >
 > = Object.freeze({
@@ -285,6 +297,7 @@ const STRATEGY_OPTIONS: Readonly<
   notAvailableDuration: ['java-4.9', 'java-5'],
   detectInterval: ['adaptive', 'java-5'],
   detectTimeout: ['adaptive', 'java-5'],
+  minBrokerShare: ['adaptive'],
 });
 
 /** Every ProducerOptions key: anything else is a typo and throws, naming the closest of these. */
@@ -323,6 +336,7 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   sendAttemptTimeout: true,
   detectInterval: true,
   detectTimeout: true,
+  minBrokerShare: true,
   language: true,
   hedgeSends: true,
   hedgeDelayMultiplier: true,
@@ -539,6 +553,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     detectInterval:
       o.detectInterval === undefined ? undefined : checkInt('detectInterval', o.detectInterval, 10),
     detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
+    minBrokerShare: checkFraction('minBrokerShare', o.minBrokerShare ?? PRODUCER_DEFAULTS.minBrokerShare),
     language,
     hedgeSends: checkBoolean('hedgeSends', o.hedgeSends ?? PRODUCER_DEFAULTS.hedgeSends),
     hedgeDelayMultiplier: checkInt(

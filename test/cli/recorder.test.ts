@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { RunRecorder, starvation, timeToRecover } from '../../src/cli/demo/recorder.js';
+import { RunRecorder, shareGap, starvation, timeToRecover } from '../../src/cli/demo/recorder.js';
 import { buildSchedule, phaseIndexAt } from '../../src/cli/demo/schedule.js';
 
 const BROKERS = ['broker-a', 'broker-b', 'broker-c'];
@@ -107,4 +107,18 @@ test('starvation adds up recovery time during which the repaired broker got unde
   const ok = starvation(prompt, 'broker-b', BROKERS, recovery);
   assert.equal(ok.starvedMs, 0);
   assert.ok(Math.abs(ok.peakOtherShare - 1 / 3) < 0.03, `peak ${ok.peakOtherShare}`);
+});
+
+test("shareGap finds where a broker's share fell to zero and where it returned", () => {
+  const timeline = simulate(2000, 4000, 8000).timeline();
+  assert.deepEqual(shareGap(timeline, 'broker-b', 1000), { zeroMs: 2000, backMs: 4000 });
+  // from inside the gap: the gap starts at the first bucket asked about
+  assert.deepEqual(shareGap(timeline, 'broker-b', 3000), { zeroMs: 3000, backMs: 4000 });
+  // after it: never zero again
+  assert.equal(shareGap(timeline, 'broker-b', 4000), undefined);
+  // never back before the end of the run
+  assert.deepEqual(shareGap(simulate(6000, 9000, 8000).timeline(), 'broker-b', 0), {
+    zeroMs: 6000,
+    backMs: undefined,
+  });
 });

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { buildSchedule, FAULT_ORDER, phaseIndexAt, phasesUntil } from '../../src/cli/demo/schedule.js';
+import {
+  buildFailoverSchedule,
+  buildSchedule,
+  FAULT_ORDER,
+  phaseIndexAt,
+  phasesUntil,
+} from '../../src/cli/demo/schedule.js';
 
 test('the schedule covers the whole run without gaps: warm-up, then each fault followed by recovery', () => {
   for (const duration of [5000, 30_000, 123_457]) {
@@ -68,4 +74,18 @@ test('an interrupted run keeps the phases it reached, the last one cut where it 
     phasesUntil(phases, 0).map((p) => [p.name, p.startMs, p.endMs]),
     [['warm-up', 0, 0]],
   );
+});
+
+test('the failover schedule: warm-up, the group killed from 30 % to 70 %, then back', () => {
+  const phases = buildFailoverSchedule(60_000, 'RaftNode00');
+  assert.deepEqual(
+    phases.map((p) => [p.kind, p.fault ?? p.after, p.startMs, p.endMs]),
+    [
+      ['warmup', undefined, 0, 18_000],
+      ['fault', 'killed', 18_000, 42_000],
+      ['recovery', 'killed', 42_000, 60_000],
+    ],
+  );
+  assert.ok(phases.slice(1).every((p) => p.broker === 'RaftNode00'));
+  assert.throws(() => buildFailoverSchedule(0, 'g'), RangeError);
 });

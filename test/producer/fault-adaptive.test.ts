@@ -197,6 +197,25 @@ describe('adaptive strategy', () => {
     assert.equal(host.isolated.length, 0, 'slowness never isolates');
   });
 
+  it('minBrokerShare sets the floor a slow broker keeps, and brokerHealth reports it', () => {
+    const slowShare = (minShare: number): { share: number; floor: number | undefined } => {
+      const host = fakeHost();
+      const s = new AdaptiveFaultStrategy(host, { minShare });
+      const simulate = simulator(host, s, new TopicPublishInfo('T', routeOf({ a: 4, b: 4, c: 4 })));
+      simulate(600, () => 5);
+      const during = simulate(5000, (b) => (b === 'b' ? 500 : 5));
+      const floor = s.health().find((x) => x.brokerName === 'b')?.floor;
+      return { share: during.filter((b) => b === 'b').length / 5000, floor };
+    };
+    const half = slowShare(0.6);
+    // 0.6 of its fair third: 20 % of the sends.
+    assert.ok(half.share >= 0.19 && half.share <= 0.23, `share with minBrokerShare 0.6: ${half.share}`);
+    assert.ok(Math.abs((half.floor ?? 0) - 0.2) < 1e-9, `floor ${half.floor}`);
+    const none = slowShare(0);
+    assert.ok(none.share < 0.02, `no floor: ${none.share}`);
+    assert.equal(none.floor, 0);
+  });
+
   it('a broker that hangs loses its traffic long before the first timeout', () => {
     const host = fakeHost();
     const s = new AdaptiveFaultStrategy(host);

@@ -148,6 +148,24 @@ describe('producer options', () => {
     assert.equal(resolveProducerOptions({ ...base, detectInterval: 100 }).detectInterval, 100);
   });
 
+  it('minBrokerShare: a fraction in [0, 1], adaptive only', () => {
+    const base = { namesrvAddr: '127.0.0.1:1' };
+    assert.equal(resolveProducerOptions(base).minBrokerShare, 0.2);
+    assert.equal(resolveProducerOptions({ ...base, minBrokerShare: 0 }).minBrokerShare, 0);
+    assert.equal(resolveProducerOptions({ ...base, minBrokerShare: 1 }).minBrokerShare, 1);
+    for (const bad of [-0.1, 1.5, Number.NaN, '0.2']) {
+      assert.throws(
+        () => resolveProducerOptions({ ...base, minBrokerShare: bad as number }),
+        (err: unknown) => err instanceof InvalidArgumentError && err.field === 'minBrokerShare',
+        String(bad),
+      );
+    }
+    assert.throws(
+      () => resolveProducerOptions({ ...base, latencyFaultStrategy: 'java-4.9', minBrokerShare: 0.5 }),
+      /minBrokerShare/,
+    );
+  });
+
   it('retryResponseCodes replaces the default set; spread the defaults to extend', () => {
     const o = resolveProducerOptions({
       namesrvAddr: '127.0.0.1:1',

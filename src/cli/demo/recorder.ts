@@ -296,3 +296,21 @@ export function starvation(
   });
   return { starvedMs, peakOtherShare };
 }
+
+/**
+ * The window after `fromMs` during which `broker` acknowledged nothing while the others did:
+ * from the first such bucket to the first later bucket where it acknowledged sends again (the
+ * failover picture: a group's share falls to zero and returns). Undefined when its share never
+ * fell to zero after `fromMs`; `backMs` undefined when it did not return before the timeline ended.
+ */
+export function shareGap(
+  timeline: readonly TimelineBucket[],
+  broker: string,
+  fromMs: number,
+): { zeroMs: number; backMs: number | undefined } | undefined {
+  const start = timeline.findIndex((b) => b.tMs >= fromMs && b.acked > 0 && (b.perBroker[broker] ?? 0) === 0);
+  if (start < 0) return undefined;
+  const zeroMs = timeline[start]!.tMs;
+  const back = timeline.slice(start).find((b) => (b.perBroker[broker] ?? 0) > 0);
+  return { zeroMs, backMs: back?.tMs };
+}

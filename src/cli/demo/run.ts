@@ -48,6 +48,22 @@ export interface DemoRunOptions {
   onInfo?: (message: string) => void;
   /** Called once the cluster, the producer and the consumers run (the dashboard attaches here). */
   onStarted?: (started: { namesrvAddr: string; producer: Producer }) => Promise<void> | void;
+  /**
+   * A cluster started by the caller with faults and a schedule of its own (the real DLedger
+   * topology of `npm run demo:failover`); `namesrv` and `brokers` are then ignored.
+   */
+  topology?: DemoTopology | undefined;
+}
+
+/** A caller's cluster for one run: where it is, what to break and when. */
+export interface DemoTopology {
+  readonly namesrvAddr: string;
+  /** The broker groups (the report's series). */
+  readonly brokerNames: readonly string[];
+  /** The group the faults hit. */
+  readonly target: string;
+  readonly faults: FaultController;
+  readonly phases: readonly Phase[];
 }
 
 export interface LiveBroker extends LiveBrokerView {
@@ -92,7 +108,12 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
     let brokerNames: string[];
     let faults: FaultController | undefined;
     const topic = options.topic ?? (options.namesrv ? 'rocketmq-ts-demo' : `rocketmq-ts-demo-${runId}`);
-    if (options.namesrv) {
+    const topology = options.topology;
+    if (topology) {
+      namesrvAddr = topology.namesrvAddr;
+      brokerNames = [...topology.brokerNames];
+      faults = topology.faults;
+    } else if (options.namesrv) {
       namesrvAddr = options.namesrv;
       const brokerAddrs = await brokersOf(pool, namesrvAddr, topic);
       brokerNames = [...brokerAddrs.keys()].sort();
@@ -118,12 +139,11 @@ export async function runDemo(options: DemoRunOptions): Promise<RunResult> {
       );
       if (dataDir) notes.push(`Data kept in ${dataDir}.`);
     }
-    const target = faults ? brokerNames[Math.min(1, brokerNames.length - 1)] : undefined;
-    const phases = buildSchedule(
-      options.durationMs,
-      target ?? '',
-      faults !== undefined && brokerNames.length > 1,
-    );
+    const target =
+      topology?.target ?? (faults ? brokerNames[Math.min(1, brokerNames.length - 1)] : undefined);
+    const phases = topology
+      ? [...topology.phases]
+      : buildSchedule(options.durationMs, target ?? '', faults !== undefined && brokerNames.length > 1);
     if (faults && brokerNames.length < 2)
       notes.push('One broker only: faults skipped (nothing to fail over to).');
 

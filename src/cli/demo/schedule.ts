@@ -67,6 +67,34 @@ export function buildSchedule(durationMs: number, broker: string, faults = true)
   return phases;
 }
 
+/** Failover schedule: warm-up until 30 % of the run, the group's master down until 70 %. */
+const FAILOVER_KILL_AT = 0.3;
+const FAILOVER_RESTART_AT = 0.7;
+
+/**
+ * The failover picture (`npm run demo:failover`): warm-up, then one `killed` fault on `group`
+ * (a real DLedger group: its leader is killed at the start of the phase, the group elects
+ * another meanwhile, and the old leader restarts as a follower when the phase ends), then the
+ * rest of the run with every node back.
+ */
+export function buildFailoverSchedule(durationMs: number, group: string): Phase[] {
+  if (!(durationMs > 0)) throw new RangeError(`durationMs must be positive, got ${durationMs}`);
+  const killAt = Math.round(durationMs * FAILOVER_KILL_AT);
+  const restartAt = Math.round(durationMs * FAILOVER_RESTART_AT);
+  return [
+    { name: 'warm-up', kind: 'warmup', startMs: 0, endMs: killAt },
+    { name: 'killed', kind: 'fault', fault: 'killed', broker: group, startMs: killAt, endMs: restartAt },
+    {
+      name: 'restarted',
+      kind: 'recovery',
+      after: 'killed',
+      broker: group,
+      startMs: restartAt,
+      endMs: durationMs,
+    },
+  ];
+}
+
 /**
  * The phases a run ending at `untilMs` (interrupted) went through, the last one cut at `untilMs`;
  * the whole schedule when the run lasted its full duration. Never empty.

@@ -458,6 +458,7 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
         reachable: !s.isolated,
         share: s.isolated ? 0 : latency > limit ? limit / latency : 1,
         weight: this.shares.weight(s.name),
+        floor: names.length < 2 ? 0 : this.minShare / names.length,
       };
     });
   }

@@ -14,6 +14,7 @@ export type FaultStrategyOptions = Pick<
   | 'notAvailableDuration'
   | 'detectInterval'
   | 'detectTimeout'
+  | 'minBrokerShare'
 >;
 
 export function createFaultStrategy(o: FaultStrategyOptions, host: FaultStrategyHost): LatencyFaultStrategy {
@@ -32,6 +33,7 @@ export function createFaultStrategy(o: FaultStrategyOptions, host: FaultStrategy
       return new AdaptiveFaultStrategy(host, {
         probeInterval: o.detectInterval,
         probeTimeout: o.detectTimeout,
+        minShare: o.minBrokerShare,
       });
   }
 }

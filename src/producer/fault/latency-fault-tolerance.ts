@@ -43,6 +43,11 @@ export interface BrokerHealth {
    * the weights least-outstanding selection and the floor produce.
    */
   weight?: number;
+  /**
+   * The floor of `weight` (adaptive only): `minBrokerShare / n`, n the brokers this producer
+   * sends to; an answering broker below it gets the next send.
+   */
+  floor?: number;
 }
 
 export interface BrokerIsolatedEvent {

@@ -95,3 +95,15 @@ export const DeleteSubscriptionGroup = declareRequest(
     cleanOffset: F.bool.optional(),
   },
 );
+
+/**
+ * VIEW_BROKER_STATS_DATA (315), Java `mqadmin statsAll`/`brokerConsumeStats`' per-item view: one
+ * stats item of the broker (e.g. `GROUP_GET_NUMS` keyed `topic@group`: messages that group
+ * pulled there). Body `BrokerStatsData` (statsMinute/statsHour/statsDay); an item never counted
+ * → SYSTEM_ERROR "not exist".
+ */
+export const ViewBrokerStatsData = declareRequest(
+  RequestCode.VIEW_BROKER_STATS_DATA,
+  'VIEW_BROKER_STATS_DATA',
+  { statsName: F.string.required(), statsKey: F.string.required() },
+);

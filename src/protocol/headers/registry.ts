@@ -28,6 +28,7 @@ import {
   QueryTopicConsumeByWho,
   UpdateAndCreateSubscriptionGroup,
   UpdateBrokerConfig,
+  ViewBrokerStatsData,
 } from './broker-admin.js';
 import { GetConsumeStats, GetConsumerConnectionList } from './consumer-admin.js';
 import { DeleteTopicInNamesrv, GetTopicsByCluster } from './namesrv-admin.js';
@@ -105,6 +106,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   GetConsumerConnectionList,
   GetConsumeStats,
   UpdateBrokerConfig,
+  ViewBrokerStatsData,
   GetBrokerConfig,
   GetTopicStatsInfo,
   GetTopicConfig,
