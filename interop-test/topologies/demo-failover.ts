@@ -30,7 +30,9 @@ import {
   dledgerLeader,
   startDledgerTopology,
   waitForNewMaster,
+  waitUntil,
 } from './topology.js';
+import { SendTraffic, topologyProducer } from './traffic.js';
 
 const FLAGS = {
   duration: { type: 'string', default: '60s' },
@@ -48,6 +50,9 @@ Options:
   --duration <time>  run length (default 60s)
   --rate <n>         messages per second (default 200)
   --report <file>    HTML report (default failover.html)`;
+
+/** Acknowledged sends per group before the demo starts. */
+const WARM_UP_ACKS = 300;
 
 /** What happened to the group's leader, in wall-clock ms. */
 interface Failover {
@@ -86,6 +91,27 @@ function leaderKill(cluster: RealCluster, failover: Failover): FaultController {
         await cluster.restart(failover.killed.name);
     },
   };
+}
+
+/**
+ * Sends until both groups acknowledged WARM_UP_ACKS sends each: freshly started JVMs answer in
+ * seconds at first, which the report would show as the demo's own warm-up. The demo's consumers
+ * ignore these messages (they carry no run id).
+ */
+async function warmUp(cluster: RealCluster, topic: string): Promise<void> {
+  const producer = await topologyProducer(cluster.namesrvAddr, `failover_warmup_${Date.now().toString(36)}`);
+  const traffic = new SendTraffic(producer, topic, { concurrency: 8 });
+  traffic.start();
+  try {
+    await waitUntil(
+      'both groups answering',
+      () => [DLEDGER_GROUP, PLAIN_GROUP].every((g) => traffic.ackedBy(g).length >= WARM_UP_ACKS),
+      120_000,
+    );
+  } finally {
+    await traffic.stop();
+    await producer.shutdown();
+  }
 }
 
 /** The failover's figures, for the terminal and the report's notes. */
@@ -158,7 +184,9 @@ async function main(argv: string[]): Promise<number> {
       `topology up in ${((Date.now() - t0) / 1000).toFixed(1)} s; NameServers ${cluster.namesrvAddr}`,
     );
     const topic = `rocketmq-ts-failover-${Date.now().toString(36)}`;
+    console.log(`topic ${topic} on every node, then a warm-up (${WARM_UP_ACKS} sends per group) ...`);
     await createTopicEverywhere(cluster, topic);
+    await warmUp(cluster, topic);
     const display = new LiveDisplay(process.stdout, false);
     const run = await runDemo({
       strategy: 'adaptive',

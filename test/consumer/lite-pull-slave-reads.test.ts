@@ -198,10 +198,10 @@ function liteLoop(group: ReturnType<typeof brokerGroup>) {
 }
 
 describe('lite pull: slave reads (PullBrokerSelection as lite pull uses it)', () => {
-  it('the lite consumer wires the shared selection into its pull loop', () => {
+  it('the lite consumer wires the shared selection into its pull loop', async () => {
     const loop = liteLoop(brokerGroup(0, 0));
     assert.ok(loop.pullCtx.pullFrom !== undefined, 'a selection whenever the client knows group members');
-    void loop.stop();
+    await loop.stop();
   });
 
   it('a lagging reader is sent to the slave, pulls there without commit offset, back to the master once caught up', async () => {
