@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as diagnosticsChannel from 'node:diagnostics_channel';
+import type { ConsumeTraceContext } from '../../src/consumer/handler-pool.js';
+import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { OffsetsCommittedEvent } from '../../src/consumer/push-consumer.js';
+import { CONSUME_CHANNEL } from '../../src/observability/channels.js';
+import { scenario, waitFor } from './helpers.js';
+
+/** Every delay level 100 ms, so a retry comes back at once. */
+const FAST_DELAYS = Array.from({ length: 18 }, () => '100ms').join(' ');
+
+test('every handler call is one span on rocketmq:consume; a throwing call ends in the span’s error event', async () => {
+  const events: Array<{ kind: string; ctx: ConsumeTraceContext }> = [];
+  const listeners = ['start', 'asyncEnd', 'error'].map((kind) => {
+    const name = `tracing:${CONSUME_CHANNEL}:${kind}`;
+    const fn = (ctx: unknown): void => void events.push({ kind, ctx: ctx as ConsumeTraceContext });
+    diagnosticsChannel.subscribe(name, fn);
+    return () => diagnosticsChannel.unsubscribe(name, fn);
+  });
+  try {
+    await scenario(
+      { brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } },
+      2,
+      async ({ h, topic, group }) => {
+        const calls: Array<{ msgId: string; offset: number; threw: boolean }> = [];
+        const committed: OffsetsCommittedEvent[] = [];
+        const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+        c.on('offsetsCommitted', (e) => committed.push(e));
+        c.subscribe(topic);
+        await c.start(async (m: ConsumerMessage) => {
+          const threw = m.body.toString() === 'm2' && m.reconsumeTimes === 0;
+          calls.push({ msgId: m.msgId, offset: m.queueOffset, threw });
+          if (threw) throw new Error('first delivery fails');
+        });
+        const ids = await h.send(topic, 5);
+        await waitFor(() => calls.length === 6, 'five deliveries and one retry');
+        await waitFor(() => events.filter((e) => e.kind === 'asyncEnd').length === 6, 'every span ended');
+        const starts = events.filter((e) => e.kind === 'start');
+        assert.equal(starts.length, calls.length, 'one span per handler call');
+        assert.deepEqual(starts.map((e) => e.ctx.msgIds[0]).sort(), calls.map((c) => c.msgId).sort());
+        assert.ok(starts.every((e) => e.ctx.consumerGroup === group && e.ctx.offsets.length === 1));
+        const errors = events.filter((e) => e.kind === 'error');
+        assert.deepEqual(
+          errors.map((e) => e.ctx.msgIds[0]),
+          [ids[2]],
+          'only the throwing call ends in error',
+        );
+        // Committed offsets reach the end of both queues (the retry came through %RETRY%).
+        await waitFor(
+          () =>
+            committed.some(
+              (e) => e.offsets.filter((o) => o.queue.topic === topic).reduce((a, o) => a + o.offset, 0) === 5,
+            ),
+          'an offsetsCommitted event covering the five messages',
+        );
+      },
+    );
+  } finally {
+    for (const off of listeners) off();
+  }
+});
+
+test('subscribing after start warns that the broker keeps the last heartbeat’s subscription, and the new topic is consumed', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    const later = `${topic}_later`;
+    await h.cluster.createTopic(later, 2);
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) };
+    const got: string[] = [];
+    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', logger });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => void got.push(m.topic));
+    assert.deepEqual(
+      warnings.filter((w) => w.includes('after start')),
+      [],
+    );
+    c.subscribe(later, 'TagA');
+    assert.ok(
+      warnings.some((w) => /subscribed after start.*last heartbeat wins/.test(w)),
+      warnings.join('\n'),
+    );
+    await h.send(later, 4, () => 'TagA');
+    await waitFor(() => got.filter((t) => t === later).length === 4, 'the topic subscribed after start');
+  });
+});
