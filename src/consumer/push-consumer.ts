@@ -22,6 +22,7 @@ import type { MessageQueue } from '../client/route.js';
 import type { Logger } from '../observability/logger.js';
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
+import { PullMessage } from '../protocol/headers/pull.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import { checkSubscriptionsSupported, queueMaxOffset } from './broker-queries.js';
 import type { ConsumerClient, ConsumerScope } from './client-port.js';
@@ -354,6 +355,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
     const pullCtx: PullContext = {
       ...scope,
+      client: this.timedPulls(client),
       isRunning: () => this.state === 'RUNNING',
       isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
       subscription: (topic) => this.subs.get(topic),
@@ -366,6 +368,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         offsetStore instanceof RemoteBrokerOffsetStore ? offsetStore.memoryOffset(mq) : -1,
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       dispatch: (entry, messages) => {
+        this.stats.recordPulled(entry.mq.topic, messages.length);
         if (this.orderly) this.orderly.submit(entry);
         else this.concurrent!.submit(entry, messages);
       },
@@ -378,6 +381,21 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       subscriptionMissing: () => void client.sendHeartbeatToAllBrokers(),
       sleep: (ms) => this.life.sleep(ms),
       ...(this.pullFrom === undefined ? {} : { pullFrom: this.pullFrom }),
+    };
+  }
+
+  /** The pull loops' client: PULL_MESSAGE round trips are timed for the running info (pullRT). */
+  private timedPulls(client: ConsumerClient): ConsumerClient {
+    return {
+      ...client,
+      request: (address, cmd, timeoutMs) => {
+        if (cmd.code !== PullMessage.code) return client.request(address, cmd, timeoutMs);
+        const started = Date.now();
+        return client.request(address, cmd, timeoutMs).then((response) => {
+          this.stats.recordPull(cmd.extFields?.['topic'] ?? '', Date.now() - started);
+          return response;
+        });
+      },
     };
   }
 

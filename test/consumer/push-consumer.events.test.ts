@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as diagnosticsChannel from 'node:diagnostics_channel';
+import { clientInstances } from '../../src/client/instance-registry.js';
 import type { ConsumeTraceContext } from '../../src/consumer/handler-pool.js';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
 import type { OffsetsCommittedEvent } from '../../src/consumer/push-consumer.js';
 import { CONSUME_CHANNEL } from '../../src/observability/channels.js';
+import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
+import { createRequest } from '../../src/protocol/command.js';
+import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
 import { scenario, waitFor } from './helpers.js';
 
 /** Every delay level 100 ms, so a retry comes back at once. */
@@ -82,5 +86,33 @@ test('subscribing after start warns that the broker keeps the last heartbeat’s
     );
     await h.send(later, 4, () => 'TagA');
     await waitFor(() => got.filter((t) => t === later).length === 4, 'the topic subscribed after start');
+  });
+});
+
+test('GET_CONSUMER_RUNNING_INFO’s statusTable reports the topic’s pull and consume figures, none hard-coded', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    let consumed = 0;
+    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    c.subscribe(topic);
+    await c.start(async () => {
+      await new Promise((r) => setTimeout(r, 2));
+      consumed++;
+    });
+    await h.send(topic, 20);
+    await waitFor(() => consumed === 20, 'every message');
+    const instance = clientInstances().find((i) => i.clientId === c.clientId)!;
+    const response = await instance.inbound.dispatch(
+      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { consumerGroup: group, clientId: c.clientId }),
+      { remoteAddress: '127.0.0.1:1' } as never,
+    );
+    assert.equal(response?.code, ResponseCode.SUCCESS);
+    const info = parseFastjsonBytes(response!.body!) as {
+      statusTable: Record<string, Record<string, number>>;
+    };
+    const status = info.statusTable[topic]!;
+    assert.ok(status.pullTPS! > 0, `pullTPS ${status.pullTPS}`);
+    assert.ok(status.pullRT! > 0, `pullRT ${status.pullRT}`);
+    assert.ok(status.consumeOKTPS! > 0 && status.consumeRT! >= 2, JSON.stringify(status));
+    assert.equal(status.consumeFailedMsgs, 0);
   });
 });
