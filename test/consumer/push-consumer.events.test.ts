@@ -116,3 +116,42 @@ test('GET_CONSUMER_RUNNING_INFO’s statusTable reports the topic’s pull and c
     assert.equal(status.consumeFailedMsgs, 0);
   });
 });
+
+test('CONSUME_MESSAGE_DIRECTLY runs the handler on the message: CR_SUCCESS, or CR_THROW_EXCEPTION with the error', async () => {
+  await scenario({ brokers: 1 }, 1, async ({ h, topic, group }) => {
+    const direct: string[] = [];
+    let delivered = 0;
+    let directly = false;
+    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => {
+      if (!directly) return void delivered++;
+      direct.push(`${m.topic}:${m.body.toString()}`);
+      if (m.body.toString() === 'm1') throw new Error('handler says no');
+    });
+    await h.send(topic, 2);
+    await waitFor(() => delivered === 2, 'the normal deliveries');
+    directly = true;
+    const stored = await h.cluster.brokers[0]!.broker.store.getMessages(topic, 0, 0, 2, 1 << 20);
+    const instance = clientInstances().find((i) => i.clientId === c.clientId)!;
+    const results: Array<Record<string, unknown>> = [];
+    for (const record of stored.messages) {
+      const response = await instance.inbound.dispatch(
+        createRequest(
+          RequestCode.CONSUME_MESSAGE_DIRECTLY,
+          { consumerGroup: group, clientId: c.clientId, brokerName: 'broker-a' },
+          record,
+        ),
+        { remoteAddress: '127.0.0.1:1' } as never,
+      );
+      assert.equal(response?.code, ResponseCode.SUCCESS);
+      results.push(parseFastjsonBytes(response!.body!) as Record<string, unknown>);
+    }
+    assert.deepEqual(direct, [`${topic}:m0`, `${topic}:m1`]);
+    assert.deepEqual(
+      results.map((r) => r.consumeResult),
+      ['CR_SUCCESS', 'CR_THROW_EXCEPTION'],
+    );
+    assert.match(String(results[1]!.remark), /handler says no/);
+  });
+});
