@@ -24,7 +24,7 @@ import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.j
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { PullMessage } from '../protocol/headers/pull.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
-import { checkSubscriptionsSupported, queueMaxOffset } from './broker-queries.js';
+import { checkSubscriptionsSupported, groupSubscriptionTable, queueMaxOffset } from './broker-queries.js';
 import type { ConsumerClient, ConsumerScope } from './client-port.js';
 import {
   closeConsumerInstance,
@@ -143,7 +143,12 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     return this.options.messageModel === 'CLUSTERING';
   }
 
-  /** Subscribes `topic` with `'*'`, a tag expression (`'TagA || TagB'`) or `{ sql }`. */
+  /**
+   * Subscribes `topic` with `'*'`, a tag expression (`'TagA || TagB'`) or `{ sql }`. The broker
+   * keeps one subscription per group and topic (the last heartbeat's): a subscription after
+   * start, or one that differs from another member's (in this process, or kept by the broker at
+   * start and after it), is logged as a warning.
+   */
   subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
     const problem = checkTopic(topic, 'topic');
     if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
@@ -173,13 +178,49 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       tags: new Set(data.tagsSet),
       pullVersion: data.subVersion,
     });
-    if (this.state === 'RUNNING') {
+    const client = this.client;
+    if (this.state === 'RUNNING' && client !== undefined) {
       this.logger.warn(
         'subscribed after start: the broker keeps one subscription per group, the last heartbeat wins; every member should subscribe the same way',
         { topic, expression: data.subString },
       );
       this.instance?.routes.pin(wire);
-      void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
+      // A topic re-subscribed by this consumer finds its own old filter on the broker: not a conflict.
+      void (previous === undefined ? this.warnOnGroupConflicts(client, [data]) : Promise.resolve())
+        .then(() => client.sendHeartbeatToAllBrokers())
+        .then(() => this.rebalanceNow());
+    }
+  }
+
+  /**
+   * Before our heartbeat replaces them: warns for each topic the broker keeps with another
+   * member's different filter (one subscription per group, the last heartbeat wins, consumer.md
+   * §4), which members in other processes would otherwise never hear of.
+   */
+  private async warnOnGroupConflicts(
+    client: ConsumerClient,
+    mine: readonly SubscriptionData[],
+  ): Promise<void> {
+    const brokerName = client.brokerNames()[0];
+    if (brokerName === undefined || mine.length === 0) return;
+    const table = await groupSubscriptionTable(
+      client,
+      brokerName,
+      this.wireGroup,
+      this.options.mqClientApiTimeout,
+    ).catch(() => undefined);
+    for (const data of mine) {
+      const other = table?.[data.topic];
+      if (other !== undefined && !sameFilter(other, data))
+        this.logger.warn(
+          'the broker keeps another member’s subscription of the topic with a different expression; the last heartbeat wins, so members lose messages: subscribe every member the same way',
+          {
+            group: this.options.consumerGroup,
+            topic: withoutNamespace(data.topic, this.options.namespace),
+            mine: data.subString,
+            broker: other.subString,
+          },
+        );
     }
   }
 
@@ -271,6 +312,10 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       [...this.subs.values()].map((s) => s.data),
       routes.flat(),
       o.mqClientApiTimeout,
+    );
+    await this.warnOnGroupConflicts(
+      client,
+      [...this.subs.values()].map((s) => s.data).filter((d) => !d.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)),
     );
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();

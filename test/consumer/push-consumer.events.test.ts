@@ -155,3 +155,32 @@ test('CONSUME_MESSAGE_DIRECTLY runs the handler on the message: CR_SUCCESS, or C
     assert.match(String(results[1]!.remark), /handler says no/);
   });
 });
+
+test('a member subscribing a topic differently from what the broker keeps for the group is warned, at start and after it', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    const other = `${topic}_other`;
+    await h.cluster.createTopic(other, 2);
+    const brokerWarnings = (): string[] =>
+      warnings.filter((w) => w.startsWith('the broker keeps another member'));
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) };
+    const a = h.consumer({ consumerGroup: group });
+    a.subscribe(topic, 'TagA');
+    a.subscribe(other, 'TagA');
+    await a.start(() => undefined);
+    // Same filter: no warning.
+    const same = h.consumer({ consumerGroup: group, logger });
+    same.subscribe(topic, 'TagA');
+    await same.start(() => undefined);
+    assert.deepEqual(brokerWarnings(), []);
+    await same.shutdown();
+    // b heartbeats only when it must, so a's periodic heartbeat (500 ms) decides the table again.
+    const b = h.consumer({ consumerGroup: group, logger, heartbeatBrokerInterval: 60_000 });
+    b.subscribe(topic, 'TagB');
+    await b.start(() => undefined);
+    assert.equal(brokerWarnings().length, 1, warnings.join('\n'));
+    await new Promise((r) => setTimeout(r, 800));
+    b.subscribe(other, 'TagC');
+    await waitFor(() => brokerWarnings().length === 2, 'the warning of the subscription after start');
+  });
+});
