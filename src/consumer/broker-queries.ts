@@ -29,6 +29,7 @@ import { parseConsumerConnection } from '../protocol/body/consumer-admin.js';
 import { GetConsumerConnectionList } from '../protocol/headers/consumer-admin.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import type { ConsumerClient } from './client-port.js';
+import { sameFilter } from './subscription.js';
 
 async function ask(
   client: ConsumerClient,
@@ -124,6 +125,27 @@ export async function groupSubscriptionTable(
     if (err instanceof BrokerResponseError) return undefined;
     throw err;
   }
+}
+
+/**
+ * Which of `mine` the broker keeps for the group with another filter (another member's, from
+ * the last heartbeat, which ours will replace). Asks one broker; none when it will not say.
+ */
+export async function subscriptionConflicts(
+  client: ConsumerClient,
+  group: string,
+  mine: readonly SubscriptionData[],
+  timeoutMs: number,
+): Promise<Array<{ data: SubscriptionData; kept: SubscriptionData }>> {
+  const brokerName = client.brokerNames()[0];
+  if (brokerName === undefined || mine.length === 0) return [];
+  const table = await groupSubscriptionTable(client, brokerName, group, timeoutMs).catch(() => undefined);
+  const out: Array<{ data: SubscriptionData; kept: SubscriptionData }> = [];
+  for (const data of mine) {
+    const kept = table?.[data.topic];
+    if (kept !== undefined && !sameFilter(kept, data)) out.push({ data, kept });
+  }
+  return out;
 }
 
 function lockRequest(

@@ -4,6 +4,8 @@
  * A pull's round trip includes the broker's long-poll hold, as Java's pullRT does.
  */
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
+import { PullMessage } from '../protocol/headers/pull.js';
+import type { ConsumerClient } from './client-port.js';
 
 interface TopicFigures {
   ok: number;
@@ -72,4 +74,19 @@ export class ConsumeStats {
       consumeFailedMsgs: s.failed,
     };
   }
+}
+
+/** The pull loops' client: PULL_MESSAGE round trips are timed into `stats` (pullRT). */
+export function timedPulls(client: ConsumerClient, stats: ConsumeStats): ConsumerClient {
+  return {
+    ...client,
+    request: (address, cmd, timeoutMs) => {
+      if (cmd.code !== PullMessage.code) return client.request(address, cmd, timeoutMs);
+      const started = Date.now();
+      return client.request(address, cmd, timeoutMs).then((response) => {
+        stats.recordPull(cmd.extFields?.['topic'] ?? '', Date.now() - started);
+        return response;
+      });
+    },
+  };
 }

@@ -22,9 +22,8 @@ import type { MessageQueue } from '../client/route.js';
 import type { Logger } from '../observability/logger.js';
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
-import { PullMessage } from '../protocol/headers/pull.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
-import { checkSubscriptionsSupported, groupSubscriptionTable, queueMaxOffset } from './broker-queries.js';
+import { checkSubscriptionsSupported, queueMaxOffset, subscriptionConflicts } from './broker-queries.js';
 import type { ConsumerClient, ConsumerScope } from './client-port.js';
 import {
   closeConsumerInstance,
@@ -34,7 +33,7 @@ import {
 } from './consumer-instance.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
 import { OrderlyConsumeService } from './consume-orderly.js';
-import { ConsumeStats } from './consume-stats.js';
+import { ConsumeStats, timedPulls } from './consume-stats.js';
 import { queueThresholds } from './flow-control.js';
 import { ConsumerLifecycle } from './lifecycle.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './handler-pool.js';
@@ -192,36 +191,27 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     }
   }
 
-  /**
-   * Before our heartbeat replaces them: warns for each topic the broker keeps with another
-   * member's different filter (one subscription per group, the last heartbeat wins, consumer.md
-   * §4), which members in other processes would otherwise never hear of.
-   */
+  /** Before our heartbeat replaces them: the broker's different filters of `mine` (consumer.md §4). */
   private async warnOnGroupConflicts(
     client: ConsumerClient,
     mine: readonly SubscriptionData[],
   ): Promise<void> {
-    const brokerName = client.brokerNames()[0];
-    if (brokerName === undefined || mine.length === 0) return;
-    const table = await groupSubscriptionTable(
+    const o = this.options;
+    for (const { data, kept } of await subscriptionConflicts(
       client,
-      brokerName,
       this.wireGroup,
-      this.options.mqClientApiTimeout,
-    ).catch(() => undefined);
-    for (const data of mine) {
-      const other = table?.[data.topic];
-      if (other !== undefined && !sameFilter(other, data))
-        this.logger.warn(
-          'the broker keeps another member’s subscription of the topic with a different expression; the last heartbeat wins, so members lose messages: subscribe every member the same way',
-          {
-            group: this.options.consumerGroup,
-            topic: withoutNamespace(data.topic, this.options.namespace),
-            mine: data.subString,
-            broker: other.subString,
-          },
-        );
-    }
+      mine,
+      o.mqClientApiTimeout,
+    ))
+      this.logger.warn(
+        'the broker keeps another member’s subscription of the topic with a different expression; the last heartbeat wins, so members lose messages: subscribe every member the same way',
+        {
+          group: o.consumerGroup,
+          topic: withoutNamespace(data.topic, o.namespace),
+          mine: data.subString,
+          broker: kept.subString,
+        },
+      );
   }
 
   private consumerData(): ConsumerData {
@@ -400,7 +390,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
     const pullCtx: PullContext = {
       ...scope,
-      client: this.timedPulls(client),
+      client: timedPulls(client, this.stats),
       isRunning: () => this.state === 'RUNNING',
       isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
       subscription: (topic) => this.subs.get(topic),
@@ -426,21 +416,6 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       subscriptionMissing: () => void client.sendHeartbeatToAllBrokers(),
       sleep: (ms) => this.life.sleep(ms),
       ...(this.pullFrom === undefined ? {} : { pullFrom: this.pullFrom }),
-    };
-  }
-
-  /** The pull loops' client: PULL_MESSAGE round trips are timed for the running info (pullRT). */
-  private timedPulls(client: ConsumerClient): ConsumerClient {
-    return {
-      ...client,
-      request: (address, cmd, timeoutMs) => {
-        if (cmd.code !== PullMessage.code) return client.request(address, cmd, timeoutMs);
-        const started = Date.now();
-        return client.request(address, cmd, timeoutMs).then((response) => {
-          this.stats.recordPull(cmd.extFields?.['topic'] ?? '', Date.now() - started);
-          return response;
-        });
-      },
     };
   }
 
