@@ -39,3 +39,36 @@ describe('documentation cited by source comments', () => {
     assert.deepEqual(missing, []);
   });
 });
+
+/** Members of `export interface <name>` in `file` with their TSDoc comment ('' when none). */
+function interfaceMembers(file: string, name: string): Array<{ member: string; doc: string }> {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const start = text.indexOf(`export interface ${name} `);
+  assert.ok(start >= 0, `${name} in ${file}`);
+  const open = text.indexOf('{\n', start);
+  const close = text.indexOf('\n}\n', open);
+  const body = text.slice(open + 1, close);
+  // Top-level members sit at two spaces; their comment, if any, ends on the line before.
+  return [
+    ...body.matchAll(/(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\n)?^ {2}(?:readonly )?([A-Za-z]\w*)\??:/gm),
+  ].map((m) => ({ member: m[2] as string, doc: m[1] ?? '' }));
+}
+
+describe('option interfaces document their defaults', () => {
+  const interfaces: Array<[file: string, name: string, required: string[]]> = [
+    ['src/consumer/options.ts', 'PushConsumerOptions', ['consumerGroup']],
+    ['src/producer/options.ts', 'ProducerOptions', []],
+    ['src/producer/transaction-producer.ts', 'TransactionProducerOptions', ['checkListener']],
+    ['src/client/connection-options.ts', 'ClientConnectionOptions', []],
+  ];
+  for (const [file, name, required] of interfaces) {
+    it(`every optional member of ${name} has a TSDoc comment with @default`, () => {
+      const members = interfaceMembers(file, name);
+      assert.ok(members.length > 0);
+      const undocumented = members
+        .filter((m) => !required.includes(m.member) && !/@default\b/.test(m.doc))
+        .map((m) => m.member);
+      assert.deepEqual(undocumented, []);
+    });
+  }
+});

@@ -1,7 +1,8 @@
 /**
  * The consumer's small synchronous questions to a broker: queue max offset and offset by time
- * (where a new group starts, lag, reset), the group's member list (rebalance), and the orderly
- * queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ, consumer.md §1.7).
+ * (where a new group starts, lag, reset), the group's member list (rebalance) and the
+ * subscriptions the broker keeps for it, and the orderly queue locks (LOCK_BATCH_MQ /
+ * UNLOCK_BATCH_MQ, consumer.md §1.7).
  */
 import { responseError } from '../client/access-denied.js';
 import { BrokerResponseError, IllegalStateError, InvalidArgumentError } from '../errors.js';
@@ -24,8 +25,11 @@ import {
   OffsetResponse,
   SearchOffsetByTimestamp,
 } from '../protocol/headers/offset.js';
+import { parseConsumerConnection } from '../protocol/body/consumer-admin.js';
+import { GetConsumerConnectionList } from '../protocol/headers/consumer-admin.js';
 import type { SubscriptionData } from '../protocol/headers/heartbeat.js';
 import type { ConsumerClient } from './client-port.js';
+import { sameFilter } from './subscription.js';
 
 async function ask(
   client: ConsumerClient,
@@ -96,6 +100,52 @@ export async function consumerIdList(
     if (err instanceof BrokerResponseError) return undefined;
     throw err;
   }
+}
+
+/**
+ * GET_CONSUMER_CONNECTION_LIST: per topic, the subscription the broker keeps for the group (one,
+ * from the last heartbeat, consumer.md §4); undefined when no member is online or it will not say.
+ */
+export async function groupSubscriptionTable(
+  client: ConsumerClient,
+  brokerName: string,
+  group: string,
+  timeoutMs: number,
+): Promise<Readonly<Record<string, SubscriptionData>> | undefined> {
+  const request = createRequest(
+    GetConsumerConnectionList.code,
+    GetConsumerConnectionList.encode({ consumerGroup: group }),
+    undefined,
+    client.commandDefaults,
+  );
+  try {
+    const response = await ask(client, brokerName, request, timeoutMs);
+    return response.body ? parseConsumerConnection(response.body).subscriptionTable : undefined;
+  } catch (err) {
+    if (err instanceof BrokerResponseError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Which of `mine` the broker keeps for the group with another filter (another member's, from
+ * the last heartbeat, which ours will replace). Asks one broker; none when it will not say.
+ */
+export async function subscriptionConflicts(
+  client: ConsumerClient,
+  group: string,
+  mine: readonly SubscriptionData[],
+  timeoutMs: number,
+): Promise<Array<{ data: SubscriptionData; kept: SubscriptionData }>> {
+  const brokerName = client.brokerNames()[0];
+  if (brokerName === undefined || mine.length === 0) return [];
+  const table = await groupSubscriptionTable(client, brokerName, group, timeoutMs).catch(() => undefined);
+  const out: Array<{ data: SubscriptionData; kept: SubscriptionData }> = [];
+  for (const data of mine) {
+    const kept = table?.[data.topic];
+    if (kept !== undefined && !sameFilter(kept, data)) out.push({ data, kept });
+  }
+  return out;
 }
 
 function lockRequest(

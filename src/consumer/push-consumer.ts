@@ -23,7 +23,7 @@ import type { Logger } from '../observability/logger.js';
 import type { ConsumeStatusData } from '../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../protocol/headers/heartbeat.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
-import { checkSubscriptionsSupported, queueMaxOffset } from './broker-queries.js';
+import { checkSubscriptionsSupported, queueMaxOffset, subscriptionConflicts } from './broker-queries.js';
 import type { ConsumerClient, ConsumerScope } from './client-port.js';
 import {
   closeConsumerInstance,
@@ -33,7 +33,7 @@ import {
 } from './consumer-instance.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
 import { OrderlyConsumeService } from './consume-orderly.js';
-import { ConsumeStats } from './consume-stats.js';
+import { ConsumeStats, timedPulls } from './consume-stats.js';
 import { queueThresholds } from './flow-control.js';
 import { ConsumerLifecycle } from './lifecycle.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from './handler-pool.js';
@@ -142,7 +142,12 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     return this.options.messageModel === 'CLUSTERING';
   }
 
-  /** Subscribes `topic` with `'*'`, a tag expression (`'TagA || TagB'`) or `{ sql }`. */
+  /**
+   * Subscribes `topic` with `'*'`, a tag expression (`'TagA || TagB'`) or `{ sql }`. The broker
+   * keeps one subscription per group and topic (the last heartbeat's): a subscription after
+   * start, or one that differs from another member's (in this process, or kept by the broker at
+   * start and after it), is logged as a warning.
+   */
   subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
     const problem = checkTopic(topic, 'topic');
     if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
@@ -172,14 +177,41 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       tags: new Set(data.tagsSet),
       pullVersion: data.subVersion,
     });
-    if (this.state === 'RUNNING') {
+    const client = this.client;
+    if (this.state === 'RUNNING' && client !== undefined) {
       this.logger.warn(
         'subscribed after start: the broker keeps one subscription per group, the last heartbeat wins; every member should subscribe the same way',
         { topic, expression: data.subString },
       );
       this.instance?.routes.pin(wire);
-      void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
+      // A topic re-subscribed by this consumer finds its own old filter on the broker: not a conflict.
+      void (previous === undefined ? this.warnOnGroupConflicts(client, [data]) : Promise.resolve())
+        .then(() => client.sendHeartbeatToAllBrokers())
+        .then(() => this.rebalanceNow());
     }
+  }
+
+  /** Before our heartbeat replaces them: the broker's different filters of `mine` (consumer.md §4). */
+  private async warnOnGroupConflicts(
+    client: ConsumerClient,
+    mine: readonly SubscriptionData[],
+  ): Promise<void> {
+    const o = this.options;
+    for (const { data, kept } of await subscriptionConflicts(
+      client,
+      this.wireGroup,
+      mine,
+      o.mqClientApiTimeout,
+    ))
+      this.logger.warn(
+        'the broker keeps another member’s subscription of the topic with a different expression; the last heartbeat wins, so members lose messages: subscribe every member the same way',
+        {
+          group: o.consumerGroup,
+          topic: withoutNamespace(data.topic, o.namespace),
+          mine: data.subString,
+          broker: kept.subString,
+        },
+      );
   }
 
   private consumerData(): ConsumerData {
@@ -271,6 +303,10 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       routes.flat(),
       o.mqClientApiTimeout,
     );
+    await this.warnOnGroupConflicts(
+      client,
+      [...this.subs.values()].map((s) => s.data).filter((d) => !d.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)),
+    );
     instance.heartbeat.register(this.contributor);
     await client.sendHeartbeatToAllBrokers();
     this.stopWatchingMasters = watchMasterChanges(
@@ -354,6 +390,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
     const pullCtx: PullContext = {
       ...scope,
+      client: timedPulls(client, this.stats),
       isRunning: () => this.state === 'RUNNING',
       isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
       subscription: (topic) => this.subs.get(topic),
@@ -366,6 +403,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         offsetStore instanceof RemoteBrokerOffsetStore ? offsetStore.memoryOffset(mq) : -1,
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       dispatch: (entry, messages) => {
+        this.stats.recordPulled(entry.mq.topic, messages.length);
         if (this.orderly) this.orderly.submit(entry);
         else this.concurrent!.submit(entry, messages);
       },

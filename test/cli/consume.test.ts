@@ -27,7 +27,13 @@ interface Line {
   body?: string;
   bodyEncoding?: string;
   bornHost?: string;
-  summary?: { consumed: number; perQueue: Record<string, number>; latencyP50Ms: number; msgsPerSec: number };
+  summary?: {
+    consumed: number;
+    perQueue: Record<string, number>;
+    latencyP50Ms: number;
+    latencyP99Ms: number;
+    msgsPerSec: number;
+  };
 }
 
 function consume(args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -95,6 +101,8 @@ describe('rocketmq-ts consume against an embedded cluster', () => {
       40,
     );
     assert.ok(summary.latencyP50Ms >= 0);
+    assert.ok(summary.latencyP99Ms >= summary.latencyP50Ms, 'p99 at least p50');
+    assert.ok(summary.msgsPerSec > 0);
   });
 
   it('a tag expression prints only the matching messages', async () => {

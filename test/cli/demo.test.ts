@@ -34,6 +34,12 @@ test('a short demo run injects every fault, loses no acknowledged message and wr
     assert.ok(run.sent >= 500, `sent ${run.sent}`);
     assert.equal(run.acknowledged + run.failed, run.sent);
     assert.ok(run.consumed >= run.acknowledged, 'every acknowledged message read back');
+    const causes = Object.values(run.duplicateCauses ?? {}) as number[];
+    assert.equal(
+      causes.reduce((a, b) => a + b, 0),
+      run.duplicates,
+      'every duplicate counted and explained',
+    );
     assert.deepEqual(
       run.phases.map((p: { name: string }) => p.name),
       [
@@ -61,6 +67,9 @@ test('a short demo run injects every fault, loses no acknowledged message and wr
     parse(html, { onParseError: (e) => errors.push(e.code) });
     assert.deepEqual(errors, []);
     assert.equal((html.match(/<svg\b/g) ?? []).length, 3);
+    // one member of the consumer group was killed and restarted during the schedule
+    assert.match(html, /consumer 2 killed \(SIGKILL\) after \d+ deliveries/);
+    assert.match(html, /consumer 2 restarted/);
 
     // the cluster removed its data directory (it lives under TMPDIR)
     const left = (await readdir(dir)).filter((f) => f !== 'run.html');

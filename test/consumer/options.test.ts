@@ -70,3 +70,106 @@ test('consumeTimestamp round-trips in local time', () => {
   assert.equal(parseConsumeTimestamp('20240229130509'), ms);
   assert.throws(() => parseConsumeTimestamp('20230229130509'), InvalidArgumentError);
 });
+
+test('every option has Java’s default (consumer.md §2.1), the shutdown wait excepted', () => {
+  const o = resolvePushConsumerOptions(base);
+  const java: Partial<Record<keyof typeof o, unknown>> = {
+    messageModel: 'CLUSTERING',
+    consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET',
+    allocateStrategy: 'AVG',
+    consumeOrderly: false,
+    consumeThreadMin: 20,
+    consumeThreadMax: 20,
+    consumeConcurrentlyMaxSpan: 2000,
+    pullThresholdForQueue: 1000,
+    pullThresholdSizeForQueue: 100,
+    pullThresholdForTopic: -1,
+    pullThresholdSizeForTopic: -1,
+    pullInterval: 0,
+    pullBatchSize: 32,
+    consumeMessageBatchMaxSize: 1,
+    postSubscriptionWhenPull: false,
+    maxReconsumeTimes: -1,
+    suspendCurrentQueueTimeMillis: 1000,
+    consumeTimeout: 15,
+    awaitTerminationMillisWhenShutdown: 30_000, // Java 0: the README says why
+    persistConsumerOffsetInterval: 5000,
+    rebalanceInterval: 20_000,
+    pullTimeDelayMillsWhenException: 3000,
+    brokerSuspendMaxTimeMillis: 15_000,
+    consumerTimeoutMillisWhenSuspend: 30_000,
+    pullMaxIdleTime: 120_000,
+    lockInterval: 20_000,
+    lockMaxLiveTime: 30_000,
+    unitMode: false,
+    namespace: undefined,
+    instanceName: 'DEFAULT',
+    unitName: undefined,
+    clientIP: undefined,
+    pollNameServerInterval: 30_000,
+    heartbeatBrokerInterval: 30_000,
+    mqClientApiTimeout: 3000,
+    language: 'JAVA',
+    enableMsgTrace: false,
+  };
+  for (const [name, want] of Object.entries(java))
+    assert.equal(o[name as keyof typeof o], want, `default of ${name}`);
+  // A smaller consumeThreadMax pulls the unset min down with it.
+  assert.equal(resolvePushConsumerOptions({ ...base, consumeThreadMax: 4 }).consumeThreadMin, 4);
+});
+
+test('every numeric option outside Java’s range, fractional or not a number is rejected naming it', () => {
+  // [option, lowest accepted, highest accepted (undefined: no upper bound below 2^31)]
+  const ranges: Array<[keyof PushConsumerOptions, number, number | undefined]> = [
+    ['consumeThreadMax', 1, 1000],
+    ['consumeConcurrentlyMaxSpan', 1, 65535],
+    ['pullThresholdForQueue', 1, 65535],
+    ['pullThresholdSizeForQueue', 1, 1024],
+    ['pullThresholdForTopic', 1, 6_553_500],
+    ['pullThresholdSizeForTopic', 1, 102_400],
+    ['pullInterval', 0, 65535],
+    ['pullBatchSize', 1, 1024],
+    ['consumeMessageBatchMaxSize', 1, 1024],
+    ['maxReconsumeTimes', -1, undefined],
+    ['suspendCurrentQueueTimeMillis', 10, 30_000],
+    ['awaitTerminationMillisWhenShutdown', 0, undefined],
+    ['persistConsumerOffsetInterval', 10, undefined],
+    ['rebalanceInterval', 10, undefined],
+    ['pullTimeDelayMillsWhenException', 0, undefined],
+    ['brokerSuspendMaxTimeMillis', 0, undefined],
+    ['consumerTimeoutMillisWhenSuspend', 1, undefined],
+    ['pullMaxIdleTime', 10, undefined],
+    ['lockInterval', 10, undefined],
+    ['lockMaxLiveTime', 10, undefined],
+    ['pollNameServerInterval', 10, undefined],
+    ['heartbeatBrokerInterval', 10, undefined],
+    ['mqClientApiTimeout', 1, undefined],
+  ];
+  for (const [name, min, max] of ranges) {
+    const accepted = resolvePushConsumerOptions({ ...base, [name]: min });
+    assert.equal(accepted[name as keyof typeof accepted], min, `${name} = ${min} accepted`);
+    // −1 is the "off" value of the topic thresholds; below it is out of range.
+    rejects({ ...base, [name]: name.endsWith('ForTopic') ? -2 : min - 1 }, name);
+    if (max !== undefined) rejects({ ...base, [name]: max + 1 }, name);
+    rejects({ ...base, [name]: min + 0.5 }, name);
+    rejects({ ...base, [name]: String(min) }, name);
+  }
+  rejects({ ...base, consumeThreadMin: 21 }, 'consumeThreadMin', /consumeThreadMax/);
+  rejects({ ...base, consumeTimeout: Number.POSITIVE_INFINITY }, 'consumeTimeout');
+  rejects({ ...base, consumeTimeout: '15' }, 'consumeTimeout');
+});
+
+test('string, boolean and object options of the wrong kind are rejected naming them', () => {
+  rejects({ ...base, namesrvAddr: 'localhost' }, 'namesrvAddr');
+  rejects({ ...base, namespace: 'bad ns' }, 'namespace');
+  rejects({ ...base, instanceName: 'a@b' }, 'instanceName');
+  rejects({ ...base, unitName: 'a b' }, 'unitName');
+  rejects({ ...base, clientIP: 42 }, 'clientIP');
+  rejects({ ...base, offsetStoreDir: 42 }, 'offsetStoreDir');
+  rejects({ ...base, unitMode: 1 }, 'unitMode');
+  rejects({ ...base, consumeOrderly: 'true' }, 'consumeOrderly');
+  rejects({ ...base, language: 'java' }, 'language');
+  rejects({ ...base, logger: { info() {} } }, 'logger');
+  rejects({ ...base, enableMsgTrace: 'yes' }, 'enableMsgTrace');
+  rejects({ ...base, allocateStrategy: 'MACHINE_ROOM' }, 'consumeridcs');
+});

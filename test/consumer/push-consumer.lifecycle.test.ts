@@ -134,3 +134,36 @@ test('a queue whose pull stalls longer than pullMaxIdleTime is re-created and co
     await waitFor(() => ids.every((id) => seen.has(id)), 'every message after the re-creation');
   });
 });
+
+test('a shutdown while handlers run lets them finish and commits them: the restart delivers every other message, none twice', async () => {
+  await scenario({ brokers: 1 }, 2, async ({ h, topic, group }) => {
+    const seen = new Map<string, number>();
+    let running = 0;
+    const handler = async (m: ConsumerMessage): Promise<void> => {
+      running++;
+      await new Promise((r) => setTimeout(r, 30));
+      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+      running--;
+    };
+    const options = {
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' as const,
+      consumeThreadMax: 4,
+      persistConsumerOffsetInterval: 60_000,
+    };
+    const ids = await h.send(topic, 60);
+    const first = h.consumer(options);
+    first.subscribe(topic);
+    await first.start(handler);
+    await waitFor(() => seen.size >= 10 && running > 0, 'the first consumer mid-stream');
+    await first.shutdown();
+    assert.equal(running, 0, 'shutdown waited for the running handlers');
+    assert.ok(seen.size < ids.length, 'the shutdown came mid-stream');
+    const second = h.consumer(options);
+    second.subscribe(topic);
+    await second.start(handler);
+    await waitFor(() => ids.every((id) => seen.has(id)), 'every message');
+    await new Promise((r) => setTimeout(r, 300));
+    for (const id of ids) assert.equal(seen.get(id), 1, `message ${id} consumed once`);
+  });
+});

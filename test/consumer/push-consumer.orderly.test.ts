@@ -91,3 +91,30 @@ test('orderly: a message failing maxReconsumeTimes times goes to the DLQ and the
     assert.deepEqual(await readTopicWhenPresent(h.cluster.namesrvAddr, `%DLQ%${group}`), ['m0']);
   });
 });
+
+test('orderly: a failed call suspends its queue for suspendCurrentQueueTimeMillis, then retries the same message in place', async () => {
+  await scenario({ brokers: 1 }, 1, async ({ h, topic, group }) => {
+    const suspend = 400;
+    const calls: Array<{ body: string; at: number; reconsumeTimes: number }> = [];
+    const c = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      consumeOrderly: true,
+      suspendCurrentQueueTimeMillis: suspend,
+    });
+    c.subscribe(topic);
+    await c.start((m: ConsumerMessage) => {
+      calls.push({ body: m.body.toString(), at: performance.now(), reconsumeTimes: m.reconsumeTimes });
+      if (m.body.toString() === 'm0' && m.reconsumeTimes === 0) throw new Error('first call fails');
+    });
+    await h.send(topic, 2);
+    await waitFor(() => calls.some((x) => x.body === 'm1'), 'the message behind the failed one');
+    assert.deepEqual(
+      calls.map((x) => `${x.body}/${x.reconsumeTimes}`),
+      ['m0/0', 'm0/1', 'm1/0'],
+      'the same message again, before the next one',
+    );
+    // A lower bound, not a speed: the queue waited at least the suspension (timer slack of 5 ms).
+    assert.ok(calls[1]!.at - calls[0]!.at >= suspend - 5, `retried after ${calls[1]!.at - calls[0]!.at} ms`);
+  });
+});

@@ -129,3 +129,27 @@ test('with a namespace, topics and retries travel wrapped and reach the handler 
     },
   );
 });
+
+test('a handler call past consumeTimeout is retried through %RETRY% and, after maxReconsumeTimes, lands in the DLQ', async () => {
+  await scenario(
+    { brokers: 1, brokerOptions: { messageDelayLevel: FAST_DELAYS } },
+    1,
+    async ({ h, topic, group }) => {
+      const attempts: number[] = [];
+      const c = h.consumer({
+        consumerGroup: group,
+        consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+        consumeTimeout: 0.005, // 300 ms
+        maxReconsumeTimes: 1,
+      });
+      c.subscribe(topic);
+      await c.start((m: ConsumerMessage) => {
+        attempts.push(m.reconsumeTimes);
+        return new Promise(() => undefined); // never settles
+      });
+      await h.send(topic, 1);
+      assert.deepEqual(await readTopicWhenPresent(h.cluster.namesrvAddr, `%DLQ%${group}`, 15_000), ['m0']);
+      assert.deepEqual(attempts, [0, 1], 'the first call and one retry, each timed out');
+    },
+  );
+});

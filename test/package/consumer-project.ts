@@ -46,6 +46,25 @@ for (const e of entries) names[e] = Object.keys(await import(e)).filter((k) => k
 console.log(JSON.stringify(names));
 `,
 
+  // LZ4 and ZSTD bodies round-trip through the entry point in argv[2]; prints which of the codec
+  // dependencies were loaded before and after (they must wait for the first such body).
+  'codecs.cjs': `const deps = () => [...new Set(Object.keys(require.cache).map((f) => (/node_modules[\\\\/](lz4js|fzstd|@bokuweb[\\\\/]zstd-wasm)[\\\\/]/.exec(f) || [])[1]).filter(Boolean))].sort();
+const p = require('rocketmq-ts/protocol');
+require('rocketmq-ts');
+const before = deps();
+const body = Buffer.from('{"orderId":1,"status":"PAID"},'.repeat(300));
+p.loadCompressor('ZSTD').then(() => {
+  const ok = (type) => p.decompressBody(p.compressWith(type, body, 3), p.COMPRESSED_SYSFLAG[type]).equals(body);
+  console.log(JSON.stringify({ before, LZ4: ok('LZ4'), ZSTD: ok('ZSTD'), after: deps() }));
+});
+`,
+  'codecs.mjs': `const p = await import('rocketmq-ts/protocol');
+const body = Buffer.from('{"orderId":1,"status":"PAID"},'.repeat(300));
+await p.loadCompressor('ZSTD');
+const ok = (type) => p.decompressBody(p.compressWith(type, body, 3), p.COMPRESSED_SYSFLAG[type]).equals(body);
+console.log(JSON.stringify({ LZ4: ok('LZ4'), ZSTD: ok('ZSTD') }));
+`,
+
   'tsconfig.json': '', // written by writeConsumerProject: needs the repository's @types path
 
   // Compiled to CommonJS (package type commonjs): runs a send on an embedded cluster.

@@ -34,16 +34,31 @@ function node(args: string[], env?: NodeJS.ProcessEnv): string {
   return run(NODE, args, project, env);
 }
 
-/** Package-relative paths of the module files that loading `entry` evaluated. */
-function loadedWithRequire(entry: string): string[] {
-  return packageFiles(JSON.parse(node(['loaded.cjs', entry])) as string[]);
+/** Paths of every module file that loading `entry` evaluated, with require() or import. */
+function filesRequired(entry: string): string[] {
+  return JSON.parse(node(['loaded.cjs', entry])) as string[];
 }
 
-function loadedWithImport(entry: string): string[] {
+function filesImported(entry: string): string[] {
   const log = join(work, `loaded-${entry.replace(/\W/g, '_')}.log`);
   node(['--import', './record.mjs', 'loaded.mjs', entry], { ...process.env, LOADED_LOG: log });
   const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  return packageFiles(urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u)));
+  return urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+}
+
+/** Package-relative paths of the module files that loading `entry` evaluated. */
+function loadedWithRequire(entry: string): string[] {
+  return packageFiles(filesRequired(entry));
+}
+
+function loadedWithImport(entry: string): string[] {
+  return packageFiles(filesImported(entry));
+}
+
+/** Which of the LZ4/ZSTD dependencies `files` include. */
+function codecDependencies(files: string[]): string[] {
+  const names = files.map((f) => /\/node_modules\/(lz4js|fzstd|@bokuweb\/zstd-wasm)\//.exec(f)?.[1]);
+  return [...new Set(names.filter((n) => n !== undefined))].sort();
 }
 
 function packageFiles(paths: string[]): string[] {
@@ -155,5 +170,22 @@ describe('importing Producer from the root entry', () => {
     const withServer = loadedWithRequire('rocketmq-ts/server');
     assert.ok(withServer.includes('dist/cjs/server/broker/broker.js'));
     assert.ok(withServer.includes('dist/cjs/server/store/message-store.js'));
+  });
+});
+
+describe('the LZ4 and ZSTD dependencies (lz4js, fzstd, @bokuweb/zstd-wasm)', () => {
+  it('are loaded by no entry point, with import or require', () => {
+    for (const entry of ENTRY_POINTS) {
+      assert.deepEqual(codecDependencies(filesImported(entry)), [], `import ${entry}`);
+      assert.deepEqual(codecDependencies(filesRequired(entry)), [], `require ${entry}`);
+    }
+  });
+
+  it('are loaded on the first LZ4 or ZSTD body, which round-trips from CommonJS and ESM', () => {
+    const cjs = JSON.parse(node(['codecs.cjs'])) as { before: string[]; after: string[] };
+    // The WebAssembly encoder only where Node has no zstd of its own (before 22.15).
+    const after = cjs.after.filter((n) => n !== '@bokuweb/zstd-wasm');
+    assert.deepEqual({ ...cjs, after }, { before: [], LZ4: true, ZSTD: true, after: ['fzstd', 'lz4js'] });
+    assert.deepEqual(JSON.parse(node(['codecs.mjs'])), { LZ4: true, ZSTD: true });
   });
 });

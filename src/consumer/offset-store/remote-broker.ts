@@ -5,11 +5,17 @@
  *
  * Reads keep Java's distinction: −1 = the broker has no offset for the group (start per
  * consumeFromWhere), −2 = the broker could not be asked (skip the queue this round, never guess).
+ * A pre-5.0 broker's 0 is ambiguous (consumer.md §1.4): it is read as "not found" only when the
+ * group has no offset at all for the topic on that broker (GET_CONSUME_STATS without a topic
+ * lists the topics it has offsets for), so a group that committed 0 on an empty queue resumes
+ * there after a restart instead of skipping what arrived meanwhile.
  * Deviation: persistence waits for the broker's answer (Java sends oneway), so shutdown knows the
  * offsets are stored before it unregisters.
  */
 import { MQVersion, ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
+import { parseConsumeStats } from '../../protocol/body/consumer-admin.js';
+import { GetConsumeStats } from '../../protocol/headers/consumer-admin.js';
 import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../../protocol/headers/offset.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
@@ -23,7 +29,8 @@ export interface StoredOffset {
   offset: number;
   /**
    * The broker is older than 5.0 and answered 0, which it also does for a group it does not
-   * know while message 0 is in memory (consumer.md §1.4): the 0 may mean "not found".
+   * know while message 0 is in memory (consumer.md §1.4), and it stores no offset of the group
+   * for the topic: the 0 may mean "not found".
    */
   ambiguousZero: boolean;
 }
@@ -80,10 +87,40 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
       if (response.code !== ResponseCode.SUCCESS) return { offset: OFFSET_NOT_FOUND, ambiguousZero: false };
       const { offset } = OffsetResponse.decode(response.extFields);
       this.memory.update(mq, offset, false);
-      return { offset, ambiguousZero: offset === 0 && response.version < MQVersion.V5_0_0 };
+      const ambiguousZero =
+        offset === 0 &&
+        response.version < MQVersion.V5_0_0 &&
+        !(await this.groupHasOffsetsFor(address, mq.topic));
+      return { offset, ambiguousZero };
     } catch (err) {
       this.logger.warn('reading the consumer offset failed', { mq, error: err });
       return { offset: OFFSET_READ_ERROR, ambiguousZero: false };
+    }
+  }
+
+  /**
+   * Whether the broker at `address` stores an offset of this group for `topic` (any queue). False
+   * when it cannot say: the 0 then stays ambiguous, read as "not found" (a new group).
+   */
+  private async groupHasOffsetsFor(address: string, topic: string): Promise<boolean> {
+    try {
+      const response = await this.client.request(
+        address,
+        createRequest(
+          GetConsumeStats.code,
+          GetConsumeStats.encode({ consumerGroup: this.group }),
+          undefined,
+          this.client.commandDefaults,
+        ),
+        this.timeoutMs,
+      );
+      if (response.code !== ResponseCode.SUCCESS || response.body === undefined) return false;
+      for (const e of parseConsumeStats(response.body).offsetTable.values())
+        if (e.mq.topic === topic) return true;
+      return false;
+    } catch (err) {
+      this.logger.warn('asking whether the group has stored offsets failed', { topic, error: err });
+      return false;
     }
   }
 

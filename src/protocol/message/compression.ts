@@ -7,11 +7,14 @@
  *   content size); writing uses Node's own zstd when it has one (22.15+), else the
  *   @bokuweb/zstd-wasm build, whose WebAssembly module must be loaded first
  *   (`loadCompressor('ZSTD')`, done by `Producer.start`).
+ * lz4js and fzstd are required on the first body that needs them (lazy-dependency.ts), the
+ * WebAssembly encoder imported by `loadCompressor`: importing the package loads none of them.
  */
 import { deflateSync, inflateSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
-import { decompress as zstdDecompress } from 'fzstd';
+import type * as Fzstd from 'fzstd';
 import { ProtocolError } from '../../errors.js';
+import { requireDependency } from './lazy-dependency.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
 import { CompressionType, MessageSysFlag, compressionTypeOf } from './sysflag.js';
 
@@ -46,6 +49,7 @@ function nodeZstd(): ZstdSync | undefined {
 }
 
 let zstdCompressor: ZstdSync | undefined = nodeZstd();
+let zstdDecompress: typeof Fzstd.decompress | undefined;
 let zstdLoading: Promise<void> | undefined;
 
 /**
@@ -90,6 +94,7 @@ export function decompressBody(body: Uint8Array, sysFlag: number, maxOutputLengt
       case CompressionType.LZ4:
         return lz4FrameDecompress(body, maxOutputLength);
       case CompressionType.ZSTD: {
+        zstdDecompress ??= requireDependency<typeof Fzstd>('fzstd').decompress;
         const out = zstdDecompress(body);
         if (maxOutputLength !== undefined && out.length > maxOutputLength)
           throw new Error(`output exceeds ${maxOutputLength} bytes`);

@@ -5,8 +5,35 @@
  * leaves BLOCK_INDEPENDENCE unset, which lz4-java's reader refuses, and its reader skips a block
  * checksum in the wrong place; so the frame is written and read here, the blocks by lz4js.
  */
-import { compressBlock, compressBound, decompressBlock } from 'lz4js';
-import { hash as xxh32 } from 'lz4js/xxh32.js';
+import type * as Lz4js from 'lz4js';
+import type * as Xxh32 from 'lz4js/xxh32.js';
+import { requireDependency } from './lazy-dependency.js';
+
+/** lz4js's block codec and xxHash32, required on the first LZ4 body (lazy-dependency.ts). */
+interface Lz4Codec {
+  compressBlock: typeof Lz4js.compressBlock;
+  compressBound: typeof Lz4js.compressBound;
+  decompressBlock: typeof Lz4js.decompressBlock;
+  xxh32: typeof Xxh32.hash;
+  /** lz4js's match table (64 Ki entries), shared by every call: cleared, not reallocated, per block. */
+  hashTable: Uint32Array;
+}
+
+let loaded: Lz4Codec | undefined;
+
+function lz4(): Lz4Codec {
+  if (loaded === undefined) {
+    const blocks = requireDependency<typeof Lz4js>('lz4js');
+    loaded = {
+      compressBlock: blocks.compressBlock,
+      compressBound: blocks.compressBound,
+      decompressBlock: blocks.decompressBlock,
+      xxh32: requireDependency<typeof Xxh32>('lz4js/xxh32.js').hash,
+      hashTable: new Uint32Array(1 << 16),
+    };
+  }
+  return loaded;
+}
 
 const MAGIC = 0x184d2204;
 const VERSION = 0x40;
@@ -19,13 +46,12 @@ const UNCOMPRESSED_BIT = 0x80000000;
 /** Block-size ids 4..7 → 64 KiB, 256 KiB, 1 MiB, 4 MiB. */
 const BLOCK_SIZES: Readonly<Record<number, number>> = { 4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22 };
 const WRITE_BLOCK_ID = 7;
-/** lz4js's match table (64 Ki entries), shared by every call: cleared, not reallocated, per block. */
-const hashTable = new Uint32Array(1 << 16);
 
 export class Lz4FrameError extends Error {}
 
 /** One LZ4 frame holding `src`, as lz4-java's `LZ4FrameOutputStream(out)` shapes it. */
 export function lz4FrameCompress(src: Uint8Array): Buffer {
+  const { compressBlock, compressBound, xxh32, hashTable } = lz4();
   const maxBlock = BLOCK_SIZES[WRITE_BLOCK_ID] as number;
   const blocks = Math.max(1, Math.ceil(src.length / maxBlock));
   const out = Buffer.allocUnsafe(7 + blocks * (4 + compressBound(Math.min(src.length, maxBlock))) + 4);
@@ -61,6 +87,7 @@ export function lz4FrameCompress(src: Uint8Array): Buffer {
  * checksum or output beyond `maxOutputLength`.
  */
 export function lz4FrameDecompress(src: Uint8Array, maxOutputLength = 2 ** 31 - 1): Buffer {
+  const { decompressBlock, xxh32 } = lz4();
   const view = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
   const need = (at: number, n: number): void => {
     if (at + n > view.length) throw new Lz4FrameError('truncated LZ4 frame');
