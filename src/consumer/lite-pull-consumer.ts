@@ -197,6 +197,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       dispatch: (entry, messages) => this.cache.put({ entry, messages }),
       later: (ms, fn) => this.life.later(ms, fn),
       sleep: (ms) => this.life.sleep(ms),
+      stats: this.stats,
     });
     this.rebalancer = rebalancer;
     this.pullCtx = pullCtx;

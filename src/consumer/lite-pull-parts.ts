@@ -9,6 +9,7 @@
 import type { MessageQueue } from '../client/route.js';
 import { mqKey } from '../protocol/body/message-queue-map.js';
 import type { ConsumerScope } from './client-port.js';
+import { timedPulls, type ConsumeStats } from './consume-stats.js';
 import { queueThresholds } from './flow-control.js';
 import type { LiteSubscription } from './lite-pull-subscriptions.js';
 import type { ConsumerMessage } from './message-view.js';
@@ -34,6 +35,8 @@ export interface LiteHooks {
   dispatch(entry: QueueEntry, messages: ConsumerMessage[]): void;
   later(ms: number, fn: () => void): void;
   sleep(ms: number): Promise<void>;
+  /** Pull round trips and pulled counts, for GET_CONSUMER_RUNNING_INFO's pullRT / pullTPS. */
+  stats: ConsumeStats;
 }
 
 export function liteParts(
@@ -61,6 +64,7 @@ export function liteParts(
   });
   const pullCtx: PullContext = {
     ...scope,
+    client: timedPulls(scope.client, hooks.stats),
     lite: true,
     isRunning: hooks.isRunning,
     isPaused: hooks.isPaused,
@@ -70,7 +74,10 @@ export function liteParts(
     committedOffset: () => -1,
     // Java's lite pull leaves the consumed offset alone when a pull finds nothing.
     updateOffset: () => undefined,
-    dispatch: hooks.dispatch,
+    dispatch: (entry, messages) => {
+      hooks.stats.recordPulled(entry.mq.topic, messages.length);
+      hooks.dispatch(entry, messages);
+    },
     prepareOrderly: () => Promise.resolve(true),
     offsetMoved: (entry, nextOffset) => {
       if (hooks.assignMode()) hooks.restartQueue(entry.mq, nextOffset);

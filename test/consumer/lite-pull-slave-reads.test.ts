@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ConsumerClient, ConsumerScope } from '../../src/consumer/client-port.js';
+import { ConsumeStats } from '../../src/consumer/consume-stats.js';
 import { resolveLitePullConsumerOptions } from '../../src/consumer/lite-pull-options.js';
 import { liteParts } from '../../src/consumer/lite-pull-parts.js';
 import { LiteSubscriptions } from '../../src/consumer/lite-pull-subscriptions.js';
@@ -170,6 +171,7 @@ function liteLoop(group: ReturnType<typeof brokerGroup>) {
     },
     later: () => undefined,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    stats: new ConsumeStats(),
   });
   const entry: QueueEntry = {
     key: mqKey(MQ),
