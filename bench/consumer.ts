@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PacedSender } from '../src/cli/demo/pacer.js';
+import { Admin } from '../src/admin/admin.js';
 import { Producer } from '../src/producer/producer.js';
 import type { Message } from '../src/producer/message.js';
 import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
@@ -50,7 +51,8 @@ const { values } = parseArgs({
     'java-version': { type: 'string', default: INTEROP_VERSIONS[0]?.version ?? '4.9.7' },
     queues: { type: 'string', default: '8' },
     prof: { type: 'boolean', default: false },
-    warmup: { type: 'boolean', default: true },
+    // A flag of its own rather than parseArgs' allowNegative, which Node 20 before 20.16 lacks.
+    'no-warmup': { type: 'boolean', default: false },
     skip: { type: 'string', default: '' },
     // A copy of an earlier build/ (e.g. of main): its consumer runs as client `baseline`, so a
     // change is measured before/after in one run on the same backlog and machine load.
@@ -152,6 +154,20 @@ async function fill(producer: Producer, topic: string, n: number): Promise<void>
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
+/**
+ * Messages stored in `topic` (sum over its queues). Every drain's `received` is judged against
+ * `count`, so a backlog of any other size is an error, not a figure.
+ */
+async function storedMessages(namesrv: string, topic: string): Promise<number> {
+  const admin = new Admin({ namesrvAddr: namesrv });
+  try {
+    const stats = await admin.topicStats(topic);
+    return stats.queues.reduce((sum, q) => sum + q.maxOffset - q.minOffset, 0);
+  } finally {
+    await admin.close();
+  }
+}
+
 interface WorkerResult {
   client: string;
   [k: string]: unknown;
@@ -204,7 +220,7 @@ interface DrainRow {
 
 async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> {
   const rows: DrainRow[] = [];
-  if (values.warmup) {
+  if (!values['no-warmup']) {
     // The first drain of a fresh backlog warms the broker (JIT, page cache): whichever client came
     // first measured about 0.6x of the same client run second. One unmeasured drain evens that out.
     const args = ['--client', 'ali-ons', '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
@@ -367,13 +383,22 @@ async function main(): Promise<void> {
     values.namesrv !== undefined
       ? { namesrv: values.namesrv, pid: undefined, stop: async () => undefined }
       : await startEmbedded();
-  const producer = new Producer({ namesrvAddr: cluster.namesrv, producerGroup: `bench_pg_${run}` });
+  const producer = new Producer({
+    namesrvAddr: cluster.namesrv,
+    producerGroup: `bench_pg_${run}`,
+    // A hedged send stores a second copy when the first answer is late: the 16 parallel first
+    // batches to a cold broker are, and the backlog grew by 16 × 64 messages that every drain then
+    // counted as received beyond the backlog (issue 10). The backlog must be exactly --count.
+    hedgeSends: false,
+  });
   try {
     await producer.start();
     const topic = `bench_consume_${run}`;
     await createTopic(cluster.namesrv, topic);
     const t0 = performance.now();
     await fill(producer, topic, count);
+    const stored = await storedMessages(cluster.namesrv, topic);
+    if (stored !== count) throw new Error(`backlog holds ${stored} messages, not ${count}`);
     console.log(
       `consumer benchmark: ${values.namesrv !== undefined ? `cluster ${values.namesrv}` : `embedded cluster (2 brokers, pid ${cluster.pid})`}; backlog of ${count} x ${size} B filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
