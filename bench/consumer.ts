@@ -18,7 +18,8 @@
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
  * A first unmeasured drain warms the broker up (`--no-warmup` skips it).
- * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in $TMPDIR/rocketmq-ts-consumer-prof).
+ * Figures, never assertions. `--prof` runs our drain and latency workers under `node --cpu-prof`
+ * (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -38,6 +39,7 @@ const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
 const PULL_WORKER = fileURLToPath(new URL('./consumer-pull.js', import.meta.url));
 const POP_WORKER = fileURLToPath(new URL('./consumer-pop.js', import.meta.url));
 const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
+const PROF_ARGS = ['--cpu-prof', '--cpu-prof-dir', PROF_DIR];
 
 const { values } = parseArgs({
   options: {
@@ -238,7 +240,7 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
       }
       r = await drainWithJava(version, cluster.namesrv, topic, group, count);
     } else {
-      const prof = values.prof && client === 'ours' ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [];
+      const prof = values.prof && client === 'ours' ? PROF_ARGS : [];
       const args = ['--client', client, '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
       r = await runWorker([...args, '--group', group, '--expect', String(count)], undefined, prof);
     }
@@ -348,6 +350,7 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
         child.stdin.end(`${acknowledged}\n`);
       });
     },
+    values.prof ? PROF_ARGS : [],
   );
   await sending;
   const f = (k: string): string => Number(result[k]).toFixed(2);
@@ -356,6 +359,9 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
   );
   console.log(
     `  received ${String(result['received'])}/${acknowledged} sent (target ${expect}, producer fell behind by ${pacer?.skipped ?? 0})   born→handler p50 ${f('bornP50Ms')} ms  p99 ${f('bornP99Ms')} ms   sent→handler p50 ${f('sentP50Ms')} ms  p99 ${f('sentP99Ms')} ms  max ${f('sentMaxMs')} ms`,
+  );
+  console.log(
+    `  client CPU ${f('cpuUsPerMsg')} µs/msg; stored→handler (the pull path) p50 ${f('storeP50Ms')} ms  p99 ${f('storeP99Ms')} ms  max ${f('storeMaxMs')} ms; consumer process: event loop delay p99 ${f('loopDelayP99Ms')} ms  max ${f('loopDelayMaxMs')} ms, ${String(result['gcCount'])} GCs ${f('gcTotalMs')} ms (max ${f('gcMaxMs')} ms)`,
   );
 }
 
@@ -403,7 +409,7 @@ async function main(): Promise<void> {
       `consumer benchmark: ${values.namesrv !== undefined ? `cluster ${values.namesrv}` : `embedded cluster (2 brokers, pid ${cluster.pid})`}; backlog of ${count} x ${size} B filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     if (!skipPhases.has('drain')) printDrain(await drainPhase(cluster, topic));
-    if (values.prof) console.log(`CPU profile of our drain: ${PROF_DIR}`);
+    if (values.prof) console.log(`CPU profiles of our workers: ${PROF_DIR}`);
     if (!skipPhases.has('latency') && clients.includes('ours')) await latencyPhase(cluster, producer);
     if (!skipPhases.has('rss')) await rssPhase(cluster, topic);
   } finally {
