@@ -32,6 +32,7 @@ import { PacedSender } from '../src/cli/demo/pacer.js';
 import { Admin } from '../src/admin/admin.js';
 import { Producer } from '../src/producer/producer.js';
 import type { Message } from '../src/producer/message.js';
+import { EXACT_BACKLOG } from './consumer-pop.js';
 import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -392,10 +393,7 @@ async function main(): Promise<void> {
   const producer = new Producer({
     namesrvAddr: cluster.namesrv,
     producerGroup: `bench_pg_${run}`,
-    // A hedged send stores a second copy when the first answer is late: the 16 parallel first
-    // batches to a cold broker are, and the backlog grew by 16 × 64 messages that every drain then
-    // counted as received beyond the backlog (issue 10). The backlog must be exactly --count.
-    hedgeSends: false,
+    ...EXACT_BACKLOG,
   });
   try {
     await producer.start();
