@@ -32,6 +32,11 @@ export interface PopDrainResult {
   cpuMicros: number;
   /** Wall time spent waiting for acks, per message, µs (acks of one batch run in parallel). */
   ackMicrosPerMsg: number;
+  /**
+   * Receipts of an offset already received: POP is at-least-once, a message whose ack did not
+   * reach the broker within its invisible time (60 s here) comes again. `msgs` counts each once.
+   */
+  redelivered: number;
 }
 
 /** Receivers popping at once (one POP request in flight each). */
@@ -55,6 +60,7 @@ export async function drainWithPop(
   });
   await consumer.start();
   const seen = new Set<string>();
+  let redelivered = 0;
   let ackNanos = 0n;
   let lastMessageAt = Date.now();
   const deadline = Date.now() + timeoutMs;
@@ -66,7 +72,11 @@ export async function drainWithPop(
         const batch = await consumer.receive(32);
         if (batch.length === 0) continue;
         lastMessageAt = Date.now();
-        for (const m of batch) seen.add(`${m.queue.brokerName}/${m.queue.queueId}/${m.queueOffset}`);
+        for (const m of batch) {
+          const key = `${m.queue.brokerName}/${m.queue.queueId}/${m.queueOffset}`;
+          if (seen.has(key)) redelivered++;
+          else seen.add(key);
+        }
         const t0 = process.hrtime.bigint();
         await Promise.all(batch.map((m) => consumer.ack(m)));
         ackNanos += process.hrtime.bigint() - t0;
@@ -83,6 +93,7 @@ export async function drainWithPop(
     ms: Math.round(ms),
     cpuMicros: cpu.user + cpu.system,
     ackMicrosPerMsg: seen.size === 0 ? 0 : Math.round(Number(ackNanos) / 1000 / seen.size),
+    redelivered,
   };
 }
 

@@ -286,8 +286,12 @@ async function workerDrain(
     cpuMicros: number;
     msgsPerSec: number;
     ackMicrosPerMsg?: number;
+    redelivered?: number;
   };
-  if (r.ackMicrosPerMsg !== undefined) console.log(`${client}: ack wait ${r.ackMicrosPerMsg} µs per message`);
+  if (r.ackMicrosPerMsg !== undefined)
+    console.log(
+      `${client}: ack wait ${r.ackMicrosPerMsg} µs per message; ${r.redelivered ?? 0} offsets received again (POP redelivery after the invisible time), counted once`,
+    );
   return {
     client,
     msgsPerSec: r.msgsPerSec,
