@@ -13,6 +13,7 @@
  * - rss: the handler sleeps 100 ms per message for `seconds`; peak RSS and messages held.
  */
 import { createRequire } from 'node:module';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { LatencyHistogram } from '../src/cli/stats.js';
 
@@ -36,6 +37,8 @@ const { values } = parseArgs({
 interface Delivered {
   body: Buffer;
   bornTimestamp: number;
+  /** When the broker stored it (ms): store → handler is the pull path alone. */
+  storeTimestamp: number;
   /** Read only by the latency mode: a drain handler reads the body alone, whichever client. */
   sentAt(): string | undefined;
 }
@@ -71,7 +74,12 @@ async function ours(): Promise<Client> {
   return {
     start: (handler) =>
       consumer.start((m) =>
-        handler({ body: m.body, bornTimestamp: m.bornTimestamp, sentAt: () => m.properties['sentAt'] }),
+        handler({
+          body: m.body,
+          bornTimestamp: m.bornTimestamp,
+          storeTimestamp: m.storeTimestamp,
+          sentAt: () => m.properties['sentAt'],
+        }),
       ),
     stop: () => consumer.shutdown(),
   };
@@ -80,6 +88,8 @@ async function ours(): Promise<Client> {
 interface OnsMessage {
   body: Buffer;
   bornTimestamp: number;
+  /** When the broker stored it (ms): store → handler is the pull path alone. */
+  storeTimestamp: number;
   properties: Record<string, string>;
 }
 interface OnsConsumer {
@@ -113,6 +123,7 @@ function aliOns(): Client {
         await handler({
           body: msg.body,
           bornTimestamp: msg.bornTimestamp,
+          storeTimestamp: msg.storeTimestamp,
           sentAt: () => msg.properties['sentAt'],
         });
       });
@@ -169,6 +180,18 @@ async function latency(client: Client): Promise<object> {
   const skip = Number(values.skip);
   const born = new LatencyHistogram();
   const sent = new LatencyHistogram();
+  const stored = new LatencyHistogram();
+  // Where a tail comes from: this process stalling (event loop delay, GC) or upstream.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  let cpu0: NodeJS.CpuUsage | undefined;
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += e.duration;
+      gc.maxMs = Math.max(gc.maxMs, e.duration);
+    }
+  });
   let n = 0;
   // The parent writes how many messages it sent, once it is done sending, on stdin.
   let target = Infinity;
@@ -178,7 +201,13 @@ async function latency(client: Client): Promise<object> {
     const now = performance.timeOrigin + performance.now();
     // The first messages pay for JIT warm-up and connection set-up; steady state is what counts.
     if (n++ >= skip) {
+      if (n === skip + 1) {
+        cpu0 = process.cpuUsage();
+        loopDelay.enable();
+        gcObserver.observe({ entryTypes: ['gc'] });
+      }
       born.record(now - m.bornTimestamp);
+      stored.record(now - m.storeTimestamp);
       const sentAt = m.sentAt();
       if (sentAt !== undefined) sent.record(now - Number(sentAt));
     }
@@ -195,9 +224,22 @@ async function latency(client: Client): Promise<object> {
   const timeout = setTimeout(done, Number(values.seconds) * 1000 + 30_000);
   await finished;
   clearTimeout(timeout);
+  loopDelay.disable();
+  gcObserver.disconnect();
+  const cpu = process.cpuUsage(cpu0);
+  const measured = Math.max(1, n - skip);
   await client.stop();
   return {
     received: n,
+    cpuUsPerMsg: (cpu.user + cpu.system) / measured,
+    storeP50Ms: stored.percentile(50),
+    storeP99Ms: stored.percentile(99),
+    storeMaxMs: stored.max,
+    loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+    loopDelayMaxMs: loopDelay.max / 1e6,
+    gcCount: gc.count,
+    gcTotalMs: gc.totalMs,
+    gcMaxMs: gc.maxMs,
     bornP50Ms: born.percentile(50),
     bornP99Ms: born.percentile(99),
     sentP50Ms: sent.percentile(50),

@@ -18,7 +18,8 @@
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
  * A first unmeasured drain warms the broker up (`--no-warmup` skips it).
- * Figures, never assertions. `--prof` runs our drain under `node --cpu-prof` (profile in $TMPDIR/rocketmq-ts-consumer-prof).
+ * Figures, never assertions. `--prof` runs our drain and latency workers under `node --cpu-prof`
+ * (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -28,8 +29,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PacedSender } from '../src/cli/demo/pacer.js';
+import { Admin } from '../src/admin/admin.js';
 import { Producer } from '../src/producer/producer.js';
 import type { Message } from '../src/producer/message.js';
+import { EXACT_BACKLOG } from './consumer-pop.js';
 import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -37,6 +40,7 @@ const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
 const PULL_WORKER = fileURLToPath(new URL('./consumer-pull.js', import.meta.url));
 const POP_WORKER = fileURLToPath(new URL('./consumer-pop.js', import.meta.url));
 const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
+const PROF_ARGS = ['--cpu-prof', '--cpu-prof-dir', PROF_DIR];
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +54,8 @@ const { values } = parseArgs({
     'java-version': { type: 'string', default: INTEROP_VERSIONS[0]?.version ?? '4.9.7' },
     queues: { type: 'string', default: '8' },
     prof: { type: 'boolean', default: false },
-    warmup: { type: 'boolean', default: true },
+    // A flag of its own rather than parseArgs' allowNegative, which Node 20 before 20.16 lacks.
+    'no-warmup': { type: 'boolean', default: false },
     skip: { type: 'string', default: '' },
     // A copy of an earlier build/ (e.g. of main): its consumer runs as client `baseline`, so a
     // change is measured before/after in one run on the same backlog and machine load.
@@ -152,6 +157,20 @@ async function fill(producer: Producer, topic: string, n: number): Promise<void>
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
+/**
+ * Messages stored in `topic` (sum over its queues). Every drain's `received` is judged against
+ * `count`, so a backlog of any other size is an error, not a figure.
+ */
+async function storedMessages(namesrv: string, topic: string): Promise<number> {
+  const admin = new Admin({ namesrvAddr: namesrv });
+  try {
+    const stats = await admin.topicStats(topic);
+    return stats.queues.reduce((sum, q) => sum + q.maxOffset - q.minOffset, 0);
+  } finally {
+    await admin.close();
+  }
+}
+
 interface WorkerResult {
   client: string;
   [k: string]: unknown;
@@ -204,7 +223,7 @@ interface DrainRow {
 
 async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> {
   const rows: DrainRow[] = [];
-  if (values.warmup) {
+  if (!values['no-warmup']) {
     // The first drain of a fresh backlog warms the broker (JIT, page cache): whichever client came
     // first measured about 0.6x of the same client run second. One unmeasured drain evens that out.
     const args = ['--client', 'ali-ons', '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
@@ -222,7 +241,7 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
       }
       r = await drainWithJava(version, cluster.namesrv, topic, group, count);
     } else {
-      const prof = values.prof && client === 'ours' ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [];
+      const prof = values.prof && client === 'ours' ? PROF_ARGS : [];
       const args = ['--client', client, '--mode', 'drain', '--namesrv', cluster.namesrv, '--topic', topic];
       r = await runWorker([...args, '--group', group, '--expect', String(count)], undefined, prof);
     }
@@ -267,8 +286,12 @@ async function workerDrain(
     cpuMicros: number;
     msgsPerSec: number;
     ackMicrosPerMsg?: number;
+    redelivered?: number;
   };
-  if (r.ackMicrosPerMsg !== undefined) console.log(`${client}: ack wait ${r.ackMicrosPerMsg} µs per message`);
+  if (r.ackMicrosPerMsg !== undefined)
+    console.log(
+      `${client}: ack wait ${r.ackMicrosPerMsg} µs per message; ${r.redelivered ?? 0} offsets received again (POP redelivery after the invisible time), counted once`,
+    );
   return {
     client,
     msgsPerSec: r.msgsPerSec,
@@ -332,6 +355,7 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
         child.stdin.end(`${acknowledged}\n`);
       });
     },
+    values.prof ? PROF_ARGS : [],
   );
   await sending;
   const f = (k: string): string => Number(result[k]).toFixed(2);
@@ -340,6 +364,9 @@ async function latencyPhase(cluster: Cluster, producer: Producer): Promise<void>
   );
   console.log(
     `  received ${String(result['received'])}/${acknowledged} sent (target ${expect}, producer fell behind by ${pacer?.skipped ?? 0})   born→handler p50 ${f('bornP50Ms')} ms  p99 ${f('bornP99Ms')} ms   sent→handler p50 ${f('sentP50Ms')} ms  p99 ${f('sentP99Ms')} ms  max ${f('sentMaxMs')} ms`,
+  );
+  console.log(
+    `  client CPU ${f('cpuUsPerMsg')} µs/msg; stored→handler (the pull path) p50 ${f('storeP50Ms')} ms  p99 ${f('storeP99Ms')} ms  max ${f('storeMaxMs')} ms; consumer process: event loop delay p99 ${f('loopDelayP99Ms')} ms  max ${f('loopDelayMaxMs')} ms, ${String(result['gcCount'])} GCs ${f('gcTotalMs')} ms (max ${f('gcMaxMs')} ms)`,
   );
 }
 
@@ -367,18 +394,24 @@ async function main(): Promise<void> {
     values.namesrv !== undefined
       ? { namesrv: values.namesrv, pid: undefined, stop: async () => undefined }
       : await startEmbedded();
-  const producer = new Producer({ namesrvAddr: cluster.namesrv, producerGroup: `bench_pg_${run}` });
+  const producer = new Producer({
+    namesrvAddr: cluster.namesrv,
+    producerGroup: `bench_pg_${run}`,
+    ...EXACT_BACKLOG,
+  });
   try {
     await producer.start();
     const topic = `bench_consume_${run}`;
     await createTopic(cluster.namesrv, topic);
     const t0 = performance.now();
     await fill(producer, topic, count);
+    const stored = await storedMessages(cluster.namesrv, topic);
+    if (stored !== count) throw new Error(`backlog holds ${stored} messages, not ${count}`);
     console.log(
       `consumer benchmark: ${values.namesrv !== undefined ? `cluster ${values.namesrv}` : `embedded cluster (2 brokers, pid ${cluster.pid})`}; backlog of ${count} x ${size} B filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     if (!skipPhases.has('drain')) printDrain(await drainPhase(cluster, topic));
-    if (values.prof) console.log(`CPU profile of our drain: ${PROF_DIR}`);
+    if (values.prof) console.log(`CPU profiles of our workers: ${PROF_DIR}`);
     if (!skipPhases.has('latency') && clients.includes('ours')) await latencyPhase(cluster, producer);
     if (!skipPhases.has('rss')) await rssPhase(cluster, topic);
   } finally {

@@ -49,6 +49,9 @@ export interface ConsumeContext {
   later(ms: number, fn: () => void): void;
   /** Registers a consume task; shutdown waits for the tasks so their offsets get committed. */
   track(task: Promise<void>): void;
+  /** `track` without a promise: a consume call began / ended (one pair per concurrent call). */
+  taskBegun(): void;
+  taskEnded(): void;
 }
 
 /**
@@ -59,7 +62,6 @@ export interface ConsumeContext {
  */
 abstract class ConsumeCall extends HandlerCall {
   private skipped = false;
-  private startedAt = 0;
   /** Java message trace's SubBefore record of this call (when tracing is on). */
   private traced: SubBeforeTrace | undefined;
   constructor(
@@ -77,8 +79,8 @@ abstract class ConsumeCall extends HandlerCall {
       this.skipped = true;
       return undefined;
     }
-    this.startedAt = Date.now();
-    markConsumeStart(this.messages, String(this.startedAt));
+    // The pool stamped `started` just before this call.
+    markConsumeStart(this.messages, this.started);
     this.traced = this.ctx.msgTrace?.before(this.messages);
     return this.ctx.invoke(this.messages);
   }
@@ -91,7 +93,7 @@ abstract class ConsumeCall extends HandlerCall {
     const { ctx, entry, messages } = this;
     if (this.traced !== undefined) ctx.msgTrace?.after(this.traced, outcome);
     if (entry.pq.dropped || this.skipped) return this.finished(undefined);
-    ctx.record(entry, messages.length, outcome.ok, Date.now() - this.startedAt);
+    ctx.record(entry, messages.length, outcome.ok, Date.now() - this.started);
     if (!outcome.ok) ctx.handlerFailed(entry, messages, outcome);
     this.finished(outcome);
   }
@@ -120,66 +122,53 @@ export function callHandler(
   return new Promise((resolve) => ctx.pool.submit(new AwaitedCall(ctx, entry, messages, resolve)));
 }
 
-/** The calls of one dispatched pull: shutdown waits for one task per pull, not per message. */
-class PullTask {
-  private left: number;
-  private resolve: () => void = () => undefined;
-  readonly promise = new Promise<void>((r) => (this.resolve = r));
-  constructor(calls: number) {
-    this.left = calls;
-  }
-  callDone(): void {
-    if (--this.left === 0) this.resolve();
-  }
-}
-
 class ConcurrentCall extends ConsumeCall {
   constructor(
     ctx: ConsumeContext,
     entry: QueueEntry,
     messages: ConsumerMessage[],
     private readonly service: ConcurrentConsumeService,
-    private readonly task: PullTask,
   ) {
     super(ctx, entry, messages);
   }
   protected finished(outcome: ConsumeOutcome | undefined): void {
-    this.service.afterCall(this.entry, this.messages, outcome, this.task);
+    this.service.afterCall(this.entry, this.messages, outcome);
   }
 }
 
 export class ConcurrentConsumeService {
   constructor(private readonly ctx: ConsumeContext) {}
 
-  submit(entry: QueueEntry, messages: readonly ConsumerMessage[]): void {
+  /**
+   * Hands pulled messages to the pool. `messages` becomes the service's: a one-message pull (the
+   * usual case at a low rate) is passed to its call as it is, without a copy.
+   */
+  submit(entry: QueueEntry, messages: ConsumerMessage[]): void {
     if (entry.pq.dropped || messages.length === 0) return;
     const n = this.ctx.batchMaxSize;
-    const task = new PullTask(Math.ceil(messages.length / n));
-    this.ctx.track(task.promise);
-    if (n === 1) for (const m of messages) this.consume(entry, [m], task);
-    else for (let i = 0; i < messages.length; i += n) this.consume(entry, messages.slice(i, i + n), task);
+    if (messages.length === 1) this.consume(entry, messages);
+    else if (n === 1) for (const m of messages) this.consume(entry, [m]);
+    else for (let i = 0; i < messages.length; i += n) this.consume(entry, messages.slice(i, i + n));
   }
 
-  private consume(entry: QueueEntry, messages: ConsumerMessage[], task: PullTask): void {
-    if (entry.pq.dropped) return task.callDone();
-    this.ctx.pool.submit(new ConcurrentCall(this.ctx, entry, messages, this, task));
+  private consume(entry: QueueEntry, messages: ConsumerMessage[]): void {
+    if (entry.pq.dropped) return;
+    // Shutdown waits for every call begun here, so the offsets of what finished get committed.
+    this.ctx.taskBegun();
+    this.ctx.pool.submit(new ConcurrentCall(this.ctx, entry, messages, this));
   }
 
-  /** @internal A call of `task` finished (see ConcurrentCall). */
-  afterCall(
-    entry: QueueEntry,
-    messages: ConsumerMessage[],
-    outcome: ConsumeOutcome | undefined,
-    task: PullTask,
-  ): void {
+  /** @internal A call finished (see ConcurrentCall). */
+  afterCall(entry: QueueEntry, messages: ConsumerMessage[], outcome: ConsumeOutcome | undefined): void {
+    const ctx = this.ctx;
     // Skipped, or the queue was dropped: it belongs to another consumer now (Java).
-    if (outcome === undefined) return task.callDone();
+    if (outcome === undefined) return ctx.taskEnded();
     // Broadcasting drops failures (Java): every member has its own copy of the queue.
-    if (outcome.ok || !this.ctx.clustering) {
+    if (outcome.ok || !ctx.clustering) {
       this.finish(entry, messages, []);
-      return task.callDone();
+      return ctx.taskEnded();
     }
-    void this.sendBack(entry, messages).finally(() => task.callDone());
+    void this.sendBack(entry, messages).finally(() => ctx.taskEnded());
   }
 
   private async sendBack(entry: QueueEntry, messages: ConsumerMessage[]): Promise<void> {

@@ -9,6 +9,12 @@ export class ConsumerLifecycle {
   private readonly sleepers = new Set<() => void>();
   /** Consume tasks (handler call + send-back + offset update) not yet finished. */
   private readonly tasks = new Set<Promise<void>>();
+  /**
+   * Consume calls counted with `taskBegun` / `taskEnded`: the concurrent service makes one per
+   * message, and a promise per call (plus its `finally` and a Set entry) was garbage per message.
+   */
+  private busy = 0;
+  private idleWaiters: Array<() => void> = [];
   private stopped = false;
   private keepAlive: NodeJS.Timeout | undefined;
 
@@ -69,15 +75,29 @@ export class ConsumerLifecycle {
     for (const wake of [...this.sleepers]) wake();
   }
 
-  /** Resolves true once every tracked task finished, false after `timeoutMs`. */
+  /** A counted consume task began (see `busy`). */
+  taskBegun(): void {
+    this.busy++;
+  }
+
+  /** A counted consume task ended. */
+  taskEnded(): void {
+    if (--this.busy > 0 || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves true once every tracked and counted task finished, false after `timeoutMs`. */
   async whenTasksDone(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (this.tasks.size > 0) {
+    while (this.tasks.size > 0 || this.busy > 0) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
       let timer: NodeJS.Timeout | undefined;
+      const idle = this.busy === 0 ? undefined : new Promise<void>((r) => this.idleWaiters.push(r));
       await Promise.race([
-        Promise.allSettled([...this.tasks]),
+        Promise.allSettled([...this.tasks, ...(idle === undefined ? [] : [idle])]),
         new Promise<void>((r) => (timer = setTimeout(r, left))),
       ]);
       clearTimeout(timer);

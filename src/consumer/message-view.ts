@@ -152,8 +152,8 @@ class PulledMessage implements ConsumerMessage {
   private system: Record<string, string> | undefined = undefined;
   private cachedKeys: readonly string[] | undefined = undefined;
   private cachedTopic: string | undefined = undefined;
-  /** CONSUME_START_TIME, kept here until the system properties are built. */
-  private consumeStart: string | undefined = undefined;
+  /** CONSUME_START_TIME (ms), kept here as a number until the system properties are built. */
+  private consumeStart = -1;
 
   constructor(
     raw: Buffer,
@@ -194,32 +194,32 @@ class PulledMessage implements ConsumerMessage {
     return this.all;
   }
 
-  private split(): void {
-    const user: Record<string, string> = {};
-    const system: Record<string, string> = {};
-    const all = this.allProperties();
-    for (const k in all) (isSystemPropertyName(k) ? system : user)[k] = all[k]!;
-    const o = this.pull;
-    if (o.minOffset !== undefined) system[PropertyKey.MIN_OFFSET] = String(o.minOffset);
-    if (o.maxOffset !== undefined) system[PropertyKey.MAX_OFFSET] = String(o.maxOffset);
-    if (this.consumeStart !== undefined) system[PropertyKey.CONSUME_START_TIME] = this.consumeStart;
-    this.user = user;
-    this.system = system;
-  }
-
+  /** User and system maps are built apart: a handler reading `properties` needs only the first. */
   get properties(): Readonly<Record<string, string>> {
-    if (this.user === undefined) this.split();
-    return this.user!;
+    if (this.user !== undefined) return this.user;
+    const user: Record<string, string> = {};
+    const all = this.allProperties();
+    for (const k in all) if (!isSystemPropertyName(k)) user[k] = all[k]!;
+    this.user = user;
+    return user;
   }
 
   get systemProperties(): Record<string, string> {
-    if (this.system === undefined) this.split();
-    return this.system!;
+    if (this.system !== undefined) return this.system;
+    const system: Record<string, string> = {};
+    const all = this.allProperties();
+    for (const k in all) if (isSystemPropertyName(k)) system[k] = all[k]!;
+    const o = this.pull;
+    if (o.minOffset !== undefined) system[PropertyKey.MIN_OFFSET] = String(o.minOffset);
+    if (o.maxOffset !== undefined) system[PropertyKey.MAX_OFFSET] = String(o.maxOffset);
+    if (this.consumeStart >= 0) system[PropertyKey.CONSUME_START_TIME] = String(this.consumeStart);
+    this.system = system;
+    return system;
   }
 
-  /** @internal The consume service stamps every call (Java CONSUME_START_TIME). */
-  markConsumeStart(now: string): void {
-    if (this.system !== undefined) this.system[PropertyKey.CONSUME_START_TIME] = now;
+  /** @internal The consume service stamps every call (Java CONSUME_START_TIME, ms). */
+  markConsumeStart(now: number): void {
+    if (this.system !== undefined) this.system[PropertyKey.CONSUME_START_TIME] = String(now);
     else this.consumeStart = now;
   }
 
@@ -325,10 +325,10 @@ const decodeLayout = new StoredRecordLayout();
 const lazyLayout = new StoredRecordLayout();
 
 /** Sets CONSUME_START_TIME on each message, without building the system properties of a view. */
-export function markConsumeStart(messages: readonly ConsumerMessage[], now: string): void {
+export function markConsumeStart(messages: readonly ConsumerMessage[], now: number): void {
   for (const m of messages) {
     if (m instanceof PulledMessage) m.markConsumeStart(now);
-    else m.systemProperties[PropertyKey.CONSUME_START_TIME] = now;
+    else m.systemProperties[PropertyKey.CONSUME_START_TIME] = String(now);
   }
 }
 
@@ -378,12 +378,11 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
 /**
  * Java `PullAPIWrapper#processPullResult` tag re-filter: the broker matched only tag hash codes
  * (consumer.md §2.9), so with a tag subscription keep the messages whose TAGS string is in
- * `tagsSet`; a message without TAGS is dropped. An empty set (subscription `*`) keeps all.
+ * `tagsSet`; a message without TAGS is dropped. An empty set (subscription `*`) keeps all and
+ * returns `messages` itself.
  */
-export function filterByTags(
-  messages: readonly ConsumerMessage[],
-  tagsSet: ReadonlySet<string>,
-): ConsumerMessage[] {
-  if (tagsSet.size === 0) return [...messages];
+export function filterByTags(messages: ConsumerMessage[], tagsSet: ReadonlySet<string>): ConsumerMessage[] {
+  // `*`: the pulled array itself (no copy per pull).
+  if (tagsSet.size === 0) return messages;
   return messages.filter((m) => m.tags !== undefined && tagsSet.has(m.tags));
 }

@@ -358,6 +358,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       handlerFailed: (entry, messages, outcome) => this.handlerFailed(entry, messages, outcome),
       later: (ms, fn) => this.life.later(ms, fn),
       track: (task) => this.life.track(task),
+      taskBegun: () => this.life.taskBegun(),
+      taskEnded: () => this.life.taskEnded(),
     };
     const scope: ConsumerScope = {
       client,
@@ -388,6 +390,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     } else this.concurrent = new ConcurrentConsumeService(consumeCtx);
     const members = client.groupMembers?.bind(client);
     this.pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
+    const queueLimits = Object.freeze(queueThresholds(o, 1));
     const pullCtx: PullContext = {
       ...scope,
       client: timedPulls(client, this.stats),
@@ -395,6 +398,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
       subscription: (topic) => this.subs.get(topic),
       thresholds: (topic) => {
+        // Asked before every pull: without topic thresholds the answer never changes.
+        if (o.pullThresholdForTopic === -1 && o.pullThresholdSizeForTopic === -1) return queueLimits;
         let held = 0;
         for (const e of rebalancer.table.values()) if (e.mq.topic === topic) held++;
         return queueThresholds(o, held);

@@ -100,3 +100,23 @@ test('no more than `limit` calls run at once', async () => {
   assert.equal(peak, 3);
   pool.close();
 });
+
+test('a pool that went idle still times out a hung handler that comes later, and frees its slot', async (t) => {
+  // consumeTimeout 80 ms: the budget sweep runs every 20 ms and stops once it finds the pool idle.
+  const pool = new HandlerPool(2, 80);
+  // The sweep timer is unref'd (a consumer's keep-alive holds the process): hold it here.
+  const keepAlive = setInterval(() => undefined, 1000);
+  t.after(() => clearInterval(keepAlive));
+  assert.deepEqual(await pool.run(() => undefined, noTrace), { ok: true });
+  await new Promise((r) => setTimeout(r, 100));
+  const hung = pool.run(() => new Promise(() => undefined), noTrace);
+  const quick = pool.run(async () => undefined, noTrace);
+  assert.equal(pool.inFlight, 2);
+  assert.deepEqual(await quick, { ok: true });
+  const outcome = await hung;
+  assert.equal(outcome.ok, false);
+  assert.equal(!outcome.ok && outcome.timedOut, true);
+  assert.equal(pool.inFlight, 0);
+  assert.deepEqual(await pool.run(() => 'after', noTrace), { ok: true }, 'the slot was given back');
+  pool.close();
+});

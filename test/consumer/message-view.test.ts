@@ -259,7 +259,7 @@ describe('decodePullBody', () => {
     const [before, after] = decodePullBody(body, { queue: QUEUE, minOffset: 0, maxOffset: 2 });
     assert.ok(before && after);
     assert.equal(before.systemProperties.UNIQ_KEY, 'A', 'built before the stamp');
-    markConsumeStart([before, after], '1700000000123');
+    markConsumeStart([before, after], 1700000000123);
     assert.equal(before.systemProperties.CONSUME_START_TIME, '1700000000123');
     assert.deepEqual(after.systemProperties, {
       UNIQ_KEY: 'B',

@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import type { ConsumerClient } from '../../src/consumer/client-port.js';
 import { ConcurrentConsumeService, type ConsumeContext } from '../../src/consumer/consume-concurrently.js';
 import { HandlerPool } from '../../src/consumer/handler-pool.js';
+import { ConsumerLifecycle } from '../../src/consumer/lifecycle.js';
 import type { ConsumerMessage } from '../../src/consumer/message-view.js';
 import { ProcessQueue } from '../../src/consumer/process-queue.js';
 import type { QueueEntry } from '../../src/consumer/pull-loop.js';
@@ -117,7 +118,7 @@ test('a failed message neither broker takes back stays cached and is consumed ag
   const calls: Array<[number, number]> = [];
   const offsets: number[] = [];
   const laters: Array<() => void> = [];
-  const tasks: Array<Promise<void>> = [];
+  const life = new ConsumerLifecycle();
   const ctx: ConsumeContext = {
     pool: new HandlerPool(4, 60_000),
     sendBack: new SendBack(client, settings, silentLogger),
@@ -134,19 +135,21 @@ test('a failed message neither broker takes back stays cached and is consumed ag
     updateOffset: (_mq, offset) => void offsets.push(offset),
     handlerFailed: () => undefined,
     later: (_ms, fn) => void laters.push(fn),
-    track: (task) => void tasks.push(task),
+    track: (task) => life.track(task),
+    taskBegun: () => life.taskBegun(),
+    taskEnded: () => life.taskEnded(),
   };
   const service = new ConcurrentConsumeService(ctx);
   const list = [message(0), message(1)];
   pq.putMessages(list);
   service.submit(entry, list);
-  await Promise.all(tasks);
+  assert.ok(await life.whenTasksDone(10_000), 'the consume calls finished');
   assert.equal(pq.msgCount, 1, 'the failed message stays cached');
   assert.ok(offsets.length > 0 && offsets.every((o) => o === 0), 'the commit offset stays below it');
   assert.equal(laters.length, 1);
   brokerUp = true;
   laters[0]!();
-  await Promise.all(tasks);
+  assert.ok(await life.whenTasksDone(10_000), 'the consume calls finished');
   assert.deepEqual(calls, [
     [0, 0],
     [1, 0],
@@ -154,4 +157,15 @@ test('a failed message neither broker takes back stays cached and is consumed ag
   ]);
   assert.equal(pq.msgCount, 0);
   assert.equal(offsets.at(-1), 2, 'then moves past both');
+});
+
+test('shutdown waits for counted consume calls, and only as long as it is allowed to', async () => {
+  const life = new ConsumerLifecycle();
+  assert.equal(await life.whenTasksDone(10), true, 'nothing running');
+  life.taskBegun();
+  life.taskBegun();
+  assert.equal(await life.whenTasksDone(30), false, 'two calls still running');
+  setTimeout(() => life.taskEnded(), 10);
+  setTimeout(() => life.taskEnded(), 20);
+  assert.equal(await life.whenTasksDone(5000), true, 'both ended');
 });
