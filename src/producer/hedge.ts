@@ -61,9 +61,9 @@ class LatencyWindow {
 /**
  * `sorted[floor(n × 0.99)]` without sorting: that index is at most 2 from the top in a window of
  * 256, so one pass keeping the largest three finds it (sorting a copy every 32 sends cost about
- * 0.5 µs per send).
+ * 0.5 µs per send). Exported for its test.
  */
-function p99Of(samples: readonly number[]): number | undefined {
+export function p99Of(samples: readonly number[]): number | undefined {
   const n = samples.length;
   if (n === 0) return undefined;
   const fromTop = n - 1 - Math.min(n - 1, Math.floor(n * 0.99));
@@ -97,6 +97,12 @@ export interface HedgeOutcome<T> {
   hedgeWon: boolean;
 }
 
+/** What a duplicate report names: the prepared message's topic (as the caller wrote it) and UNIQ_KEY. */
+export interface HedgedMessage {
+  readonly userTopic: string;
+  readonly msgId: string;
+}
+
 type HedgeStart<T> = () => { brokerName: string; promise: Promise<T> } | undefined;
 
 /** What the shared overdue timer sees of a race. */
@@ -123,7 +129,7 @@ class HedgedRace<T> implements WaitingRace {
     /** When the primary is overdue; moved on when this process itself was late. */
     public dueAt: number,
     private readonly hedge: HedgeStart<T>,
-    private readonly describe: { topic: string; msgId: string },
+    private readonly message: HedgedMessage,
   ) {}
 
   overdue(): void {
@@ -144,7 +150,12 @@ class HedgedRace<T> implements WaitingRace {
     if (this.settled) {
       if (this.winner !== undefined && this.winner !== from) {
         this.hedger.count(from, 'hedgedDuplicates');
-        this.hedger.duplicate({ ...this.describe, brokerName: from, winnerBrokerName: this.winner });
+        this.hedger.duplicate({
+          topic: this.message.userTopic,
+          msgId: this.message.msgId,
+          brokerName: from,
+          winnerBrokerName: this.winner,
+        });
       }
       return;
     }
@@ -239,7 +250,7 @@ export class SendHedger {
    * Runs `primary` (already started on `brokerName`); if it is still pending after the broker's
    * hedge delay, reports the broker overdue and starts `hedge()` (undefined = no other broker:
    * keep waiting). The first success wins; when both fail, the primary's error is thrown (the
-   * hedge attempt has recorded its own failure). `describe` gives the event's topic and msgId.
+   * hedge attempt has recorded its own failure). `message` gives the event's topic and msgId.
    * A copy the broker stores after its attempt timed out is not seen, so not counted (as with
    * any retry).
    */
@@ -247,10 +258,10 @@ export class SendHedger {
     brokerName: string,
     primary: Promise<T>,
     hedge: HedgeStart<T>,
-    describe: { topic: string; msgId: string },
+    message: HedgedMessage,
   ): Promise<HedgeOutcome<T>> {
     const now = Date.now();
-    const race = new HedgedRace<T>(this, brokerName, now, now + this.delayFor(brokerName), hedge, describe);
+    const race = new HedgedRace<T>(this, brokerName, now, now + this.delayFor(brokerName), hedge, message);
     const promise = new Promise<HedgeOutcome<T>>((resolve, reject) => {
       race.resolve = resolve;
       race.reject = reject;
