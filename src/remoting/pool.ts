@@ -60,7 +60,7 @@ export class ConnectionPool {
   request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
     // An open connection takes the request directly: no async frame and no extra turn per request.
     const open = this.entries.get(address)?.connection;
-    if (open !== undefined && !open.closed) return open.request(cmd, timeoutMs);
+    if (open !== undefined && !open.closed && timeoutMs > 0) return open.request(cmd, timeoutMs);
     return this.connectAndRequest(address, cmd, timeoutMs);
   }
 
