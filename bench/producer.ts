@@ -2,17 +2,21 @@
  * Producer benchmark: rocketmq-ts `Producer` vs the ali-ons producer, side by side against the
  * same cluster, at 1 / 16 / 64 concurrent sends and 128 B / 4 KiB bodies (random bytes, so
  * compression cannot flatter either client). By default the cluster is an EmbeddedCluster in a
- * child process; `--namesrv` points both clients at a real one (the topic must exist or be
- * auto-creatable there).
+ * child process; `--namesrv` points both clients at a running one (the topic must exist or be
+ * auto-creatable there); `--real 4.9.7|5.5.0` starts a real Apache RocketMQ cluster (two
+ * brokers, loopback, interop-test/real-cluster.ts; jars via `npm run interop:prepare`), creates
+ * the topic on both brokers and stops the cluster at the end.
  *
  *   node build/bench/producer.js [--seconds 3] [--namesrv 127.0.0.1:9876] [--topic BenchProducer]
+ *   node build/bench/producer.js --real 4.9.7 --sizes 128 --serialize JSON,ROCKETMQ
  *   node build/bench/producer.js --soak 1000000        # RSS of our producer over 1M sends at 64 concurrent
  *   node build/bench/producer.js --serialize ROCKETMQ  # our producer with binary request headers
  *
- * "cpu µs/msg" is this process's CPU per send (the client's own cost; the broker runs in the
- * child), the fairest figure on a shared machine; "brk µs/msg" is the cluster child's CPU per
- * send in the same cell (both brokers and the NameServer); "cpu ratio" = ali-ons / ours.
- * Prints figures; asserts nothing.
+ * "cpu µs/msg" is this process's CPU per send (the client's own cost; the brokers run in other
+ * processes), the fairest figure on a shared machine; "brk µs/msg" is the cluster's CPU per send
+ * in the same cell (embedded: the child with both brokers and the NameServer; real: both broker
+ * JVMs); "cpu ratio" = ali-ons / ours. With several `--serialize` types ours runs once per type,
+ * each row against the same ali-ons cell. Prints figures; asserts nothing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,6 +28,7 @@ import { formatMs } from '../src/cli/stats.js';
 import { measureCell, type Cell, type SendFn } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
+import { startRealBench, type RealBench } from './real-producer-cluster.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -37,19 +42,32 @@ const { values, positionals } = parseArgs({
     sizes: { type: 'string' },
     /** 'ours' or 'ali-ons': run one client only */
     only: { type: 'string' },
-    /** Our producer's serializeType: JSON (default) or ROCKETMQ (binary request headers). */
+    /** Our producer's serializeType(s), comma-separated: JSON (default) and/or ROCKETMQ. */
     serialize: { type: 'string', default: 'JSON' },
+    /** Start a real Apache RocketMQ cluster of this version (4.9.7 or 5.5.0) for the run. */
+    real: { type: 'string' },
+    /** Seconds every client sends at 64 concurrent before the first cell (a JVM broker needs its JIT warm). */
+    'warm-seconds': { type: 'string' },
+    /**
+     * Another build's producer module (e.g. /tmp/base/build/src/producer/producer.js), run as
+     * an extra "base" row against the same cluster: before/after of a change in one run.
+     */
+    baseline: { type: 'string' },
   },
 });
 
 /** The embedded cluster's child process, when there is one: asked for its CPU use per cell. */
 let clusterChild: ChildProcess | undefined;
+/** The real cluster, when `--real` started one: its brokers' CPU per cell. */
+let realBench: RealBench | undefined;
 
 function markClusterCpu(): void {
   clusterChild?.send({ mark: true });
+  realBench?.markCpu();
 }
 
 async function clusterCpuUs(): Promise<number> {
+  if (realBench !== undefined) return realBench.cpuUsSinceMark();
   if (clusterChild === undefined) return NaN;
   clusterChild.send({ report: true });
   const [msg] = (await once(clusterChild, 'message')) as [{ cpuUs: number }];
@@ -129,11 +147,15 @@ async function startAliOns(namesrvAddr: string): Promise<{ send: SendFn; close: 
 
 async function startOurs(
   namesrvAddr: string,
+  serializeType: 'JSON' | 'ROCKETMQ' = 'JSON',
+  ProducerClass: typeof Producer = Producer,
 ): Promise<{ send: SendFn; close: () => Promise<void>; producer: Producer }> {
-  const producer = new Producer({
+  const tag = `${ProducerClass === Producer ? '' : 'BASE_'}${serializeType}`;
+  const producer = new ProducerClass({
     namesrvAddr,
-    producerGroup: 'BENCH_ROCKETMQ_TS',
-    serializeType: values.serialize === 'ROCKETMQ' ? 'ROCKETMQ' : 'JSON',
+    producerGroup: `BENCH_ROCKETMQ_TS_${tag}`,
+    instanceName: `bench_${tag}`,
+    serializeType,
   });
   await producer.start();
   return {
@@ -188,11 +210,22 @@ async function soak(namesrvAddr: string, total: number): Promise<void> {
   await ours.close();
 }
 
+function serializeTypes(): Array<'JSON' | 'ROCKETMQ'> {
+  return values.serialize.split(',').map((t) => {
+    if (t !== 'JSON' && t !== 'ROCKETMQ') throw new Error(`--serialize: JSON or ROCKETMQ, got ${t}`);
+    return t;
+  });
+}
+
 async function main(): Promise<void> {
   if (positionals[0] === 'cluster') return serveCluster();
   let child: ChildProcess | undefined;
   let namesrvAddr = values.namesrv;
-  if (namesrvAddr === undefined) {
+  if (values.real !== undefined) {
+    realBench = await startRealBench(values.real, values.topic, 8);
+    namesrvAddr = realBench.namesrvAddr;
+    console.log(`real Apache RocketMQ ${values.real} (2 brokers), NameServer ${namesrvAddr}`);
+  } else if (namesrvAddr === undefined) {
     child = fork(fileURLToPath(import.meta.url), ['cluster', '--topic', values.topic], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -210,39 +243,64 @@ async function main(): Promise<void> {
     const warmup = Number(values.warmup);
     const concurrencies = (values.concurrency ?? '1,16,64').split(',').map(Number);
     const sizes = (values.sizes ?? '128,4096').split(',').map(Number);
-    const ours = values.only === 'ali-ons' ? undefined : await startOurs(namesrvAddr);
+    const types = serializeTypes();
+    const ours: Array<{ type: string; send: SendFn; close: () => Promise<void> }> = [];
+    if (values.only !== 'ali-ons') {
+      const Base =
+        values.baseline === undefined
+          ? undefined
+          : ((await import(values.baseline)) as { Producer: typeof Producer }).Producer;
+      for (const t of types) {
+        ours.push({ type: t, ...(await startOurs(namesrvAddr, t)) });
+        if (Base) ours.push({ type: `base ${t[0] ?? ''}`, ...(await startOurs(namesrvAddr, t, Base)) });
+      }
+    }
     const ali = values.only === 'ours' ? undefined : await startAliOns(namesrvAddr);
     // Warm both route caches and connections.
-    if (ours) await ours.send(randomBytes(16));
+    for (const o of ours) await o.send(randomBytes(16));
     if (ali) await ali.send(randomBytes(16));
+    const warmSeconds = Number(values['warm-seconds'] ?? (values.real === undefined ? 0 : 5));
+    if (warmSeconds > 0) {
+      const clients = [...ours.map((o) => o.send), ...(ali ? [ali.send] : [])];
+      for (const send of clients) await measure(send, randomBytes(128), 64, warmSeconds / clients.length, 0);
+    }
     console.log(`\n${seconds} s per cell after ${warmup} s warm-up; bodies are random bytes\n`);
     console.log(
-      'size    conc | rocketmq-ts msgs/s   p50 ms   p99 ms cpu µs/msg brk µs/msg |     ali-ons msgs/s   p50 ms   p99 ms cpu µs/msg brk µs/msg | msgs/s ratio  cpu ratio',
+      'size    conc ser      | rocketmq-ts msgs/s   p50 ms   p99 ms cpu µs/msg brk µs/msg |     ali-ons msgs/s   p50 ms   p99 ms cpu µs/msg brk µs/msg | msgs/s ratio  cpu ratio',
     );
     for (const size of sizes) {
       const body = randomBytes(size);
       for (const c of concurrencies) {
-        const a = ours ? await measure(ours.send, body, c, seconds, warmup) : undefined;
+        const cells: Array<{ type: string; cell: Cell | undefined }> = [];
+        for (const o of ours)
+          cells.push({ type: o.type, cell: await measure(o.send, body, c, seconds, warmup) });
+        if (cells.length === 0) cells.push({ type: '-', cell: undefined });
         const b = ali ? await measure(ali.send, body, c, seconds, warmup) : undefined;
-        const ratio = a && b && b.msgsPerSec > 0 ? (a.msgsPerSec / b.msgsPerSec).toFixed(2) + 'x' : '-';
-        const cpuRatio = a && b && a.cpuUsPerMsg > 0 ? (b.cpuUsPerMsg / a.cpuUsPerMsg).toFixed(2) + 'x' : '-';
-        const fmt = (x: Cell | undefined): string =>
-          x === undefined
-            ? '                 -        -        -          -          -'
-            : `${Math.round(x.msgsPerSec).toString().padStart(18)} ${formatMs(x.p50).padStart(8)} ${formatMs(x.p99).padStart(8)} ${x.cpuUsPerMsg.toFixed(0).padStart(10)} ${x.brokerCpuUsPerMsg.toFixed(0).padStart(10)}${x.failed ? ` (${x.failed} failed)` : ''}`;
-        console.log(
-          `${String(size).padEnd(7)} ${String(c).padStart(4)} | ${fmt(a)} | ${fmt(b)} | ${ratio.padStart(12)} ${cpuRatio.padStart(10)}`,
-        );
+        for (const { type, cell: a } of cells) {
+          const ratio = a && b && b.msgsPerSec > 0 ? (a.msgsPerSec / b.msgsPerSec).toFixed(2) + 'x' : '-';
+          const cpuRatio =
+            a && b && a.cpuUsPerMsg > 0 ? (b.cpuUsPerMsg / a.cpuUsPerMsg).toFixed(2) + 'x' : '-';
+          console.log(
+            `${String(size).padEnd(7)} ${String(c).padStart(4)} ${type.padEnd(8)} | ${formatCell(a)} | ${formatCell(b)} | ${ratio.padStart(12)} ${cpuRatio.padStart(10)}`,
+          );
+        }
       }
     }
-    if (ours) await ours.close();
+    for (const o of ours) await o.close();
     if (ali) await ali.close();
   } finally {
     if (child) {
       child.send({ stop: true });
       await once(child, 'exit');
     }
+    await realBench?.stop();
   }
+}
+
+function formatCell(x: Cell | undefined): string {
+  return x === undefined
+    ? '                 -        -        -          -          -'
+    : `${Math.round(x.msgsPerSec).toString().padStart(18)} ${formatMs(x.p50).padStart(8)} ${formatMs(x.p99).padStart(8)} ${x.cpuUsPerMsg.toFixed(1).padStart(10)} ${x.brokerCpuUsPerMsg.toFixed(0).padStart(10)}${x.failed ? ` (${x.failed} failed)` : ''}`;
 }
 
 main().catch((err: unknown) => {

@@ -91,8 +91,9 @@ export function rejectUnknownKeys(
   what = 'option',
   prefix = '',
 ): void {
-  for (const key of Object.keys(input)) {
-    if (known.includes(key)) continue;
+  // for-in over own keys: Object.keys would allocate an array on every send (messages are checked too).
+  for (const key in input) {
+    if (!Object.prototype.hasOwnProperty.call(input, key) || known.includes(key)) continue;
     const hint = closestName(key, known);
     throw new InvalidArgumentError(
       prefix + key,

@@ -181,7 +181,11 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
     );
   }
   const flag = checkFlag(msg.flag, 'flag');
-  const timer = timerProperty(msg, '', Date.now());
+  // Only a timer message needs the clock here.
+  const timer =
+    msg.deliverAt === undefined && msg.deliverAfterMs === undefined
+      ? undefined
+      : timerProperty(msg, '', Date.now());
   const msgId = ids.next();
   let properties = encodeMessageProperties(msg, '');
   if (timer !== undefined) properties = appendProperty(properties, timer.key, timer.value);

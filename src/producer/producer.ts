@@ -46,6 +46,8 @@ import { sendRequest } from './request-reply.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
+const unchanged = (p: PreparedMessage): PreparedMessage => p;
+
 /** One UNIQ_KEY generator per process, as Java's static `MessageClientIDSetter`. */
 let sharedIds: UniqIdGenerator | undefined;
 
@@ -76,7 +78,13 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly logger: Logger;
   /** This producer's part of the instance's heartbeat. */
   private readonly membership: HeartbeatContributor;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Sends not settled yet (shutdown waits for them) and who waits for the count to reach 0. */
+  private inFlight = 0;
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly onSettled = (): void => {
+    if (--this.inFlight === 0 && this.idleWaiters.length > 0)
+      for (const wake of this.idleWaiters.splice(0)) wake();
+  };
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
@@ -247,21 +255,16 @@ export class Producer extends EventEmitter<ProducerEvents> {
    * (queue-select.ts).
    */
   send(message: Message, options?: SendOptions): Promise<SendResult> {
-    return this.sendWith(message, (p) => p, options);
+    return this.sendWith(message, unchanged, options);
   }
 
   /** Fire and forget: one attempt, resolves when the request is written. */
   async sendOneway(message: Message, options?: SendOptions): Promise<void> {
-    let selection: QueueSelection | undefined;
-    await this.track(
-      'oneway',
-      () => {
-        selection = queueSelection(options, message, this.options.namespace);
-        return prepareMessage(message, this.prepareSettings, this.ids);
-      },
-      true,
-      () => selection,
-    );
+    const refused = this.refusal();
+    if (refused !== undefined) return refused;
+    const selection = queueSelection(options, message, this.options.namespace);
+    const prepared = prepareMessage(message, this.prepareSettings, this.ids);
+    await this.track('oneway', prepared, true, selection);
   }
 
   /**
@@ -282,16 +285,17 @@ export class Producer extends EventEmitter<ProducerEvents> {
     adjust: (p: PreparedMessage) => PreparedMessage,
     options?: SendOptions,
   ): Promise<SendResult> {
+    const refused = this.refusal();
+    if (refused !== undefined) return refused;
     let selection: QueueSelection | undefined;
-    return this.track(
-      'send',
-      () => {
-        selection = queueSelection(options, message, this.options.namespace);
-        return adjust(prepareMessage(message, this.prepareSettings, this.ids));
-      },
-      false,
-      () => selection,
-    ) as Promise<SendResult>;
+    let prepared: PreparedMessage;
+    try {
+      selection = queueSelection(options, message, this.options.namespace);
+      prepared = adjust(prepareMessage(message, this.prepareSettings, this.ids));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.track('send', prepared, false, selection) as Promise<SendResult>;
   }
 
   /**
@@ -305,11 +309,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
 
   /** Sends messages of one topic as one SEND_BATCH_MESSAGE (same retry rules as `send`). */
   sendBatch(messages: readonly Message[]): Promise<SendResult> {
-    return this.track(
-      'batch',
-      () => prepareBatch(messages, this.prepareSettings, this.ids),
-      false,
-    ) as Promise<SendResult>;
+    const refused = this.refusal();
+    if (refused !== undefined) return refused;
+    let prepared: PreparedMessage;
+    try {
+      prepared = prepareBatch(messages, this.prepareSettings, this.ids);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.track('batch', prepared, false, undefined) as Promise<SendResult>;
   }
 
   /**
@@ -354,10 +362,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
     }
     this.state = 'SHUTTING_DOWN';
     this.accumulator?.flushAll();
-    if (this.inFlight.size > 0) {
+    if (this.inFlight > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.inFlight]),
+        new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
         new Promise((resolve) => {
           timer = setTimeout(resolve, this.options.sendMsgTimeout + 500);
           timer.unref();
@@ -404,16 +412,29 @@ export class Producer extends EventEmitter<ProducerEvents> {
     selection: QueueSelection | undefined,
   ): Promise<SendResult | undefined> {
     const bytes = p.body.byteLength;
-    const release = (): void => this.permits.release(bytes);
     const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
     if (waiting === undefined)
-      return this.sendNow(p, oneway, kind, this.loopSettings, selection).finally(release);
+      return this.releasing(this.sendNow(p, oneway, kind, this.loopSettings, selection), bytes);
     const started = Date.now();
     return waiting.then(() => {
       const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
       const settings = { ...this.loopSettings, sendMsgTimeout: left };
-      return this.sendNow(p, oneway, kind, settings, selection).finally(release);
+      return this.releasing(this.sendNow(p, oneway, kind, settings, selection), bytes);
     });
+  }
+
+  /** `sent`, giving the permit back when it settles (one `then`: `finally` costs two more promises). */
+  private releasing<T>(sent: Promise<T>, bytes: number): Promise<T> {
+    return sent.then(
+      (r) => {
+        this.permits.release(bytes);
+        return r;
+      },
+      (err: unknown) => {
+        this.permits.release(bytes);
+        throw err;
+      },
+    );
   }
 
   private sendNow(
@@ -435,26 +456,23 @@ export class Producer extends EventEmitter<ProducerEvents> {
     );
   }
 
+  /** The rejection of a send made while the producer is not running (checked before the message). */
+  private refusal(): Promise<never> | undefined {
+    if (this.state === 'RUNNING') return undefined;
+    return Promise.reject(
+      new IllegalStateError(`producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`),
+    );
+  }
+
   private track(
     kind: SendTraceContext['kind'],
-    prepare: () => PreparedMessage,
+    prepared: PreparedMessage,
     oneway: boolean,
-    selected: () => QueueSelection | undefined = () => undefined,
+    selection: QueueSelection | undefined,
   ): Promise<SendResult | undefined> {
-    if (this.state !== 'RUNNING') {
-      return Promise.reject(
-        new IllegalStateError(`producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`),
-      );
-    }
-    let prepared: PreparedMessage;
-    try {
-      prepared = prepare();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, kind, selected());
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
+      const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, kind, selection);
       const ctx: SendTraceContext = {
         topic: prepared.userTopic,
         producerGroup: this.options.producerGroup,
@@ -467,7 +485,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
         return r;
       }, ctx);
     } else {
-      promise = run();
+      promise = this.dispatch(prepared, oneway, kind, selection);
     }
     const trace = this.trace;
     if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
@@ -477,11 +495,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
         () => {},
       );
     }
-    this.inFlight.add(promise);
-    const done = (): void => {
-      this.inFlight.delete(promise);
-    };
-    promise.then(done, done);
+    this.inFlight++;
+    promise.then(this.onSettled, this.onSettled);
     return promise;
   }
 }

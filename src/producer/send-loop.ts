@@ -290,7 +290,7 @@ export async function runSend(
             hedged = alt;
             return { brokerName: alt.brokerName, promise: attemptOn(alt, Math.max(1, altCap)) };
           },
-          { topic: p.userTopic, msgId: p.msgId },
+          p,
         );
         outcome = raced.value;
         if (raced.hedgeWon && hedged !== undefined) mq = hedged;

@@ -41,34 +41,82 @@ export function encodeBinaryHeaderWithReserve(cmd: RemotingCommand, reserve: num
   }
   const out = Buffer.allocUnsafe(reserve + FIXED_PART + remarkLength + extLength);
   let p = reserve;
-  p = out.writeInt16BE((cmd.code << 16) >> 16, p);
-  const lang = (LanguageCode as Record<string, number>)[cmd.language] ?? LanguageCode.OTHER;
-  p = out.writeUInt8(lang, p);
-  p = out.writeInt16BE((cmd.version << 16) >> 16, p);
-  p = out.writeInt32BE(cmd.opaque | 0, p);
-  p = out.writeInt32BE(cmd.flag | 0, p);
-  p = out.writeInt32BE(remarkLength, p);
+  p = put16(out, p, cmd.code);
+  out[p++] = (LanguageCode as Record<string, number>)[cmd.language] ?? LanguageCode.OTHER;
+  p = put16(out, p, cmd.version);
+  p = put32(out, p, cmd.opaque);
+  p = put32(out, p, cmd.flag);
+  p = put32(out, p, remarkLength);
   if (remarkLength > 0) p += out.write(cmd.remark!, p, 'utf8');
-  p = out.writeInt32BE(extLength, p);
+  p = put32(out, p, extLength);
   if (ext) {
     for (const k in ext) {
       const v = ext[k];
       if (v === undefined || v === null) continue;
       const kl = utf8Length(k);
-      out.writeInt16BE(kl, p);
-      writeUtf8(out, k, p + 2, kl);
-      p += 2 + kl;
+      p = put16(out, p, kl);
+      writeUtf8(out, k, p, kl);
+      p += kl;
       const vl = utf8Length(v);
-      out.writeInt32BE(vl, p);
-      writeUtf8(out, v, p + 4, vl);
-      p += 4 + vl;
+      p = put32(out, p, vl);
+      writeUtf8(out, v, p, vl);
+      p += vl;
     }
   }
   return out;
 }
 
+// Big-endian stores by index: the Buffer write methods check their arguments on every call,
+// and a send header makes about thirty of them.
+function put16(out: Buffer, p: number, v: number): number {
+  out[p] = v >>> 8;
+  out[p + 1] = v;
+  return p + 2;
+}
+
+function put32(out: Buffer, p: number, v: number): number {
+  out[p] = v >>> 24;
+  out[p + 1] = v >>> 16;
+  out[p + 2] = v >>> 8;
+  out[p + 3] = v;
+  return p + 4;
+}
+
 export function encodeBinaryHeader(cmd: RemotingCommand): Buffer {
   return encodeBinaryHeaderWithReserve(cmd, 0);
+}
+
+/** Direct-mapped cache of short header strings (keys and repeated values like `DefaultRegion`). */
+const CACHE_SLOTS = 256;
+const INTERN_MAX = 24;
+const internCache: Array<string | undefined> = new Array<string | undefined>(CACHE_SLOTS);
+
+/**
+ * `bytes.toString('utf8', start, end)`, served from a small cache for short ASCII runs: header
+ * keys (and most values) repeat on every response, and a native call per field cost more than
+ * the rest of the decode.
+ */
+function readUtf8(bytes: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n > INTERN_MAX) return bytes.toString('utf8', start, end);
+  let h = n;
+  for (let i = start; i < end; i++) h = (Math.imul(h, 31) + bytes[i]!) | 0;
+  const slot = (h ^ (h >>> 8)) & (CACHE_SLOTS - 1);
+  const cached = internCache[slot];
+  if (cached !== undefined && cached.length === n) {
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (cached.charCodeAt(i) !== bytes[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return cached;
+  }
+  const s = bytes.toString('utf8', start, end);
+  // Only ASCII strings can be compared byte for char.
+  if (s.length === n) internCache[slot] = s;
+  return s;
 }
 
 export function decodeBinaryHeader(bytes: Buffer): Omit<RemotingCommand, 'body'> {
@@ -105,13 +153,13 @@ export function decodeBinaryHeader(bytes: Buffer): Omit<RemotingCommand, 'body'>
     const kl = bytes.readInt16BE(p);
     p += 2;
     if (kl < 0 || kl > extEnd - p) throw new ProtocolError('binary header extFields key overruns');
-    const key = bytes.toString('utf8', p, p + kl);
+    const key = readUtf8(bytes, p, p + kl);
     p += kl;
     if (extEnd - p < 4) throw new ProtocolError('binary header truncated in extFields value length');
     const vl = bytes.readInt32BE(p);
     p += 4;
     if (vl < 0 || vl > extEnd - p) throw new ProtocolError('binary header extFields value overruns');
-    const value = bytes.toString('utf8', p, p + vl);
+    const value = readUtf8(bytes, p, p + vl);
     p += vl;
     // Java decodes a zero-length key or value as null and drops it.
     if (kl > 0 && vl > 0) (extFields ??= {})[key] = value;

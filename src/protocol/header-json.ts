@@ -29,13 +29,172 @@ export function jsonHeaderText(cmd: RemotingCommand): string {
 
 /**
  * Encodes the header into a new buffer, leaving `reserve` bytes in front for the frame prefix so
- * the frame encoder does not copy it again.
+ * the frame encoder does not copy it again. ASCII headers (every send) are written byte by byte
+ * without building the text: the text, its JSON.stringify pieces and the UTF-8 pass cost most of
+ * a send's garbage. Anything else takes the text path; both give the same bytes.
  */
 export function encodeJsonHeaderWithReserve(cmd: RemotingCommand, reserve: number): Buffer {
+  const direct = writeAsciiHeader(cmd, reserve);
+  if (direct !== undefined) return direct;
   const text = jsonHeaderText(cmd);
   const length = Buffer.byteLength(text, 'utf8');
   const out = Buffer.allocUnsafe(reserve + length);
   out.write(text, reserve, 'utf8');
+  return out;
+}
+
+/** Bytes of `JSON.stringify(s)` when `s` is ASCII; -1 otherwise. */
+function asciiJsonLength(s: string): number {
+  let n = s.length + 2;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    if (c === 0x22 || c === 0x5c) n++;
+    else if (c < 0x20) n += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
+  }
+  return n;
+}
+
+const SHORT_ESCAPES: Readonly<Record<number, number>> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
+const LOWER_HEX = '0123456789abcdef';
+
+/** Writes `JSON.stringify(s)` of an ASCII string at `p`; returns the end. */
+function writeJsonString(out: Buffer, p: number, s: string): number {
+  out[p++] = 0x22;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
+      out[p++] = c;
+      continue;
+    }
+    out[p++] = 0x5c;
+    if (c >= 0x20) {
+      out[p++] = c;
+      continue;
+    }
+    const short = SHORT_ESCAPES[c];
+    if (short !== undefined) {
+      out[p++] = short;
+      continue;
+    }
+    out[p++] = 0x75; // \u00XX, lowercase as JSON.stringify
+    out[p++] = 0x30;
+    out[p++] = 0x30;
+    out[p++] = LOWER_HEX.charCodeAt(c >> 4);
+    out[p++] = LOWER_HEX.charCodeAt(c & 0xf);
+  }
+  out[p++] = 0x22;
+  return p;
+}
+
+function intLength(n: number): number {
+  let len = n < 0 ? 2 : 1;
+  for (let v = Math.abs(n); v >= 10; v = Math.floor(v / 10)) len++;
+  return len;
+}
+
+function writeInt(out: Buffer, p: number, n: number, len: number): number {
+  let v = n;
+  if (v < 0) {
+    out[p] = 0x2d;
+    v = -v;
+  }
+  let at = p + len;
+  const end = at;
+  do {
+    out[--at] = 0x30 + (v % 10);
+    v = Math.floor(v / 10);
+  } while (v > 0);
+  return end;
+}
+
+function writeAscii(out: Buffer, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out[p++] = s.charCodeAt(i);
+  return p;
+}
+
+const CODE = '{"code":';
+const EXT = ',"extFields":{';
+const FLAG = ',"flag":';
+const LANGUAGE = ',"language":';
+const OPAQUE = ',"opaque":';
+const REMARK = ',"remark":';
+const VERSION = ',"serializeTypeCurrentRPC":"JSON","version":';
+
+/** `jsonHeaderText` written straight into a buffer; undefined when some text is not ASCII or a value not a string. */
+function writeAsciiHeader(cmd: RemotingCommand, reserve: number): Buffer | undefined {
+  const code = cmd.code | 0;
+  const flag = cmd.flag | 0;
+  const opaque = cmd.opaque | 0;
+  const version = cmd.version | 0;
+  const ext = cmd.extFields;
+  const hasExt = ext !== undefined && ext !== null;
+  const remark = cmd.remark;
+  const hasRemark = remark !== undefined && remark !== null;
+  const languageLength = asciiJsonLength(cmd.language);
+  const remarkLength = hasRemark ? asciiJsonLength(remark) : 0;
+  if (languageLength < 0 || remarkLength < 0) return undefined;
+  const codeLength = intLength(code);
+  const flagLength = intLength(flag);
+  const opaqueLength = intLength(opaque);
+  const versionLength = intLength(version);
+  let total =
+    CODE.length +
+    codeLength +
+    FLAG.length +
+    flagLength +
+    LANGUAGE.length +
+    languageLength +
+    OPAQUE.length +
+    opaqueLength +
+    VERSION.length +
+    versionLength +
+    1;
+  if (hasRemark) total += REMARK.length + remarkLength;
+  if (hasExt) {
+    let fields = 0;
+    for (const k in ext) {
+      const v = ext[k];
+      if (v === undefined) continue;
+      if (typeof v !== 'string') return undefined;
+      const kl = asciiJsonLength(k);
+      const vl = asciiJsonLength(v);
+      if (kl < 0 || vl < 0) return undefined;
+      total += kl + 1 + vl;
+      fields++;
+    }
+    total += EXT.length + 1 + (fields > 0 ? fields - 1 : 0);
+  }
+  const out = Buffer.allocUnsafe(reserve + total);
+  let p = writeAscii(out, reserve, CODE);
+  p = writeInt(out, p, code, codeLength);
+  if (hasExt) {
+    p = writeAscii(out, p, EXT);
+    let first = true;
+    for (const k in ext) {
+      const v = ext[k];
+      if (v === undefined) continue;
+      if (!first) out[p++] = 0x2c;
+      first = false;
+      p = writeJsonString(out, p, k);
+      out[p++] = 0x3a;
+      p = writeJsonString(out, p, v);
+    }
+    out[p++] = 0x7d;
+  }
+  p = writeAscii(out, p, FLAG);
+  p = writeInt(out, p, flag, flagLength);
+  p = writeAscii(out, p, LANGUAGE);
+  p = writeJsonString(out, p, cmd.language);
+  p = writeAscii(out, p, OPAQUE);
+  p = writeInt(out, p, opaque, opaqueLength);
+  if (hasRemark) {
+    p = writeAscii(out, p, REMARK);
+    p = writeJsonString(out, p, remark);
+  }
+  p = writeAscii(out, p, VERSION);
+  p = writeInt(out, p, version, versionLength);
+  out[p] = 0x7d;
   return out;
 }
 

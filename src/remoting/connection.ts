@@ -36,6 +36,7 @@ import {
 import { decodeFrame } from '../protocol/frame.js';
 import { FrameParser } from './frame-parser.js';
 import { FrameWriter } from './frame-writer.js';
+import { OpaqueTable } from './opaque-table.js';
 import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
 import {
   parseAddress,
@@ -93,7 +94,7 @@ export class Connection extends EventEmitter {
   private readonly maxQueued: number;
   private readonly parser: FrameParser;
   private handler: RequestHandler | undefined;
-  private readonly inFlight = new Map<number, Pending>();
+  private readonly inFlight = new OpaqueTable<Pending>();
   /** Requests waiting for an in-flight slot, in arrival order. */
   private readonly queued = new Map<number, Pending>();
   private readonly writer: FrameWriter;

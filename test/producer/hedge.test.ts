@@ -7,7 +7,7 @@ import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
 import { SendFailedError } from '../../src/producer/errors.js';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
-import { SendHedger, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
+import { p99Of, SendHedger, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
 import { prepareMessage, type PreparedMessage } from '../../src/producer/message.js';
 import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
@@ -154,5 +154,40 @@ describe('hedged sends', () => {
       return true;
     });
     assert.equal(t.pending.length, 2, 'no third request');
+  });
+
+  it('of two sends in flight only the overdue one is hedged: one timer serves both', async () => {
+    const { settings, strategy, t, hedger } = setup();
+    const quick = runSend(msg(), false, t, strategy, settings);
+    const slow = runSend(msg(), false, t, strategy, settings);
+    await until(() => t.pending.length === 2);
+    const [first, second] = t.pending as [Pending, Pending];
+    first.resolve();
+    await quick;
+    await until(() => t.pending.length === 3);
+    const hedge = t.pending[2] as Pending;
+    assert.notEqual(hedge.broker, second.broker, 'the overdue send went to the other broker');
+    assert.equal(uniqKeyOf(hedge.cmd), uniqKeyOf(second.cmd));
+    hedge.resolve();
+    assert.equal((await slow)?.messageQueue.brokerName, hedge.broker);
+    assert.equal(hedger.stats(second.broker).hedged, 1);
+    assert.equal(hedger.stats(first.broker).hedged, first.broker === second.broker ? 1 : 0);
+    second.fail();
+  });
+});
+
+describe('hedge delay p99', () => {
+  it('is the sorted sample at floor(n × 0.99), for every window size up to 256', () => {
+    let s = 99;
+    const next = (): number => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s % 500;
+    };
+    for (let n = 1; n <= 256; n++) {
+      const samples = Array.from({ length: n }, next);
+      const sorted = [...samples].sort((a, b) => a - b);
+      assert.equal(p99Of(samples), sorted[Math.floor(n * 0.99)], `window of ${n}`);
+    }
+    assert.equal(p99Of([]), undefined);
   });
 });

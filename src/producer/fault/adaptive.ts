@@ -120,6 +120,19 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
   /** Scratch space of `select`. */
   private readonly gates: Gate[] = [];
   private readonly load: number[] = [];
+  /** What `floorEligible` needs of the current `select`: one closure per strategy, not per send. */
+  private readonly floorScratch: {
+    names: readonly string[];
+    avoid: string | undefined;
+    now: number;
+    limit: number;
+  } = { names: [], avoid: undefined, now: 0, limit: 0 };
+  /** An 'open' broker needs no floor: least outstanding already gives it its turn. */
+  private readonly floorEligible = (b: number): boolean => {
+    const f = this.floorScratch;
+    const name = f.names[b] as string;
+    return this.gates[b] !== 'open' && name !== f.avoid && this.answering(name, f.now, f.limit);
+  };
 
   constructor(
     private readonly host: FaultStrategyHost,
@@ -210,7 +223,6 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
 
   select(tp: TopicPublishInfo, avoid: string | undefined, _attempt = 0): MessageQueue {
     const now = this.host.now();
-    const excluded = (b: string): boolean => b === avoid;
     const names = tp.brokerNames;
     const limit = this.slowLimit(names, now);
     // Gate per broker index, in a reused array: select runs for every send.
@@ -218,21 +230,17 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     gates.length = names.length;
     for (let b = 0; b < names.length; b++) {
       const name = names[b] as string;
-      gates[b] = excluded(name) ? 'closed' : this.gate(name, now, limit);
+      gates[b] = name === avoid ? 'closed' : this.gate(name, now, limit);
     }
     const start = tp.sendWhichQueue.incrementAndGet();
 
     // A broker below its floor (capacity-share.ts) gets the send, even if slow.
-    const low = belowFloor(
-      this.shares,
-      names,
-      this.minShare,
-      // An 'open' broker needs no floor: least outstanding already gives it its turn.
-      (b) =>
-        gates[b] !== 'open' &&
-        !excluded(names[b] as string) &&
-        this.answering(names[b] as string, now, limit),
-    );
+    const f = this.floorScratch;
+    f.names = names;
+    f.avoid = avoid;
+    f.now = now;
+    f.limit = limit;
+    const low = belowFloor(this.shares, names, this.minShare, this.floorEligible);
     if (low >= 0) return this.takeOnBroker(tp, low, start, now);
 
     // Least outstanding: the (start mod n)-th of the n queues whose broker is admissible and has
@@ -264,13 +272,13 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
     }
     // Every working broker already has its one sample in flight: use them anyway.
     const working = tp.queues.filter(
-      (mq) => !excluded(mq.brokerName) && this.states.get(mq.brokerName)?.isolated !== true,
+      (mq) => mq.brokerName !== avoid && this.states.get(mq.brokerName)?.isolated !== true,
     );
     if (working.length > 0) return this.take(working[start % working.length] as MessageQueue, false, now);
     // Every other broker is isolated: use the one whose isolation ends first.
     let best: BrokerState | undefined;
     for (const b of tp.brokerNames) {
-      if (excluded(b)) continue;
+      if (b === avoid) continue;
       const s = this.states.get(b);
       if (s !== undefined && (best === undefined || s.isolatedUntil < best.isolatedUntil)) best = s;
     }
@@ -327,8 +335,12 @@ export class AdaptiveFaultStrategy implements LatencyFaultStrategy {
       }
     }
     if (best < 0) return started;
-    const [t] = s.inflight.splice(best, 1);
-    return t as number;
+    // In place: splice would allocate a result array on every send.
+    const list = s.inflight;
+    const t = list[best] as number;
+    for (let i = best + 1; i < list.length; i++) list[i - 1] = list[i] as number;
+    list.length--;
+    return t;
   }
 
   private noteSample(s: BrokerState, started: number, latencyMs: number): void {

@@ -23,36 +23,43 @@ export const DEFAULT_MIN_SHARE = 0.2;
 /** A broker whose oldest send in flight is older than this many times its usual latency is stalled. */
 export const STALL_FACTOR = 4;
 
+/** One broker's decaying count, updated in place (a Map of numbers allocates a number per update). */
+interface Count {
+  value: number;
+}
+
 export class ShareTracker {
-  private readonly counts = new Map<string, number>();
+  private readonly counts = new Map<string, Count>();
   /** Sum of the counts (kept with the same decay). */
   private total = 0;
 
   /** Counts one selection of `brokerName`; every count decays a little. */
   note(brokerName: string): void {
     const keep = 1 - 1 / SHARE_WINDOW;
-    for (const [name, c] of this.counts) this.counts.set(name, c * keep);
+    for (const c of this.counts.values()) c.value *= keep;
     this.total = this.total * keep + 1;
-    this.counts.set(brokerName, (this.counts.get(brokerName) ?? 0) + 1);
+    const c = this.counts.get(brokerName);
+    if (c === undefined) this.counts.set(brokerName, { value: 1 });
+    else c.value += 1;
   }
 
   /** Recent share of `brokerName` among `names` (0..1); undefined before any selection among them. */
   shareAmong(brokerName: string, names: readonly string[]): number | undefined {
     let sum = 0;
-    for (const n of names) sum += this.counts.get(n) ?? 0;
+    for (const n of names) sum += this.counts.get(n)?.value ?? 0;
     if (sum === 0) return undefined;
-    return (this.counts.get(brokerName) ?? 0) / sum;
+    return (this.counts.get(brokerName)?.value ?? 0) / sum;
   }
 
   /** Recent share of every broker over all selections (brokerHealth's `weight`). */
   weight(brokerName: string): number {
-    return this.total === 0 ? 0 : (this.counts.get(brokerName) ?? 0) / this.total;
+    return this.total === 0 ? 0 : (this.counts.get(brokerName)?.value ?? 0) / this.total;
   }
 
   forget(brokerName: string): void {
     const c = this.counts.get(brokerName);
     if (c === undefined) return;
-    this.total -= c;
+    this.total -= c.value;
     this.counts.delete(brokerName);
   }
 }

@@ -13,6 +13,7 @@ import { formatIp, parseIp } from './inet.js';
 import { readInt64, writeInt64 } from './int64.js';
 
 const HEX = '0123456789ABCDEF';
+const HEX_CODES: readonly number[] = Array.from(HEX, (c) => c.charCodeAt(0));
 
 function toHex(bytes: Uint8Array): string {
   return hexOf(bytes, 0, bytes.length);
@@ -70,7 +71,6 @@ export interface UniqIdGeneratorOptions {
 export class UniqIdGenerator {
   private readonly prefix: string;
   private readonly now: () => number;
-  private readonly tail = Buffer.alloc(6);
   private counter = 0;
   private monthStart = 0;
   private nextMonthStart = 0;
@@ -98,10 +98,28 @@ export class UniqIdGenerator {
     }
     let diff = (current - this.monthStart) | 0;
     if (diff < 0 && diff > -1_000_000) diff = 0;
-    this.tail.writeInt32BE(diff, 0);
-    this.tail.writeUInt16BE(this.counter, 4);
-    this.counter = (this.counter + 1) & 0xffff;
-    return this.prefix + toHex(this.tail);
+    const counter = this.counter;
+    this.counter = (counter + 1) & 0xffff;
+    // One string for the 12 hex digits (diff as int32, counter as uint16): hex-pair
+    // concatenation made a dozen short-lived strings per message.
+    const d = diff >>> 0;
+    return (
+      this.prefix +
+      String.fromCharCode(
+        HEX_CODES[d >>> 28]!,
+        HEX_CODES[(d >>> 24) & 0xf]!,
+        HEX_CODES[(d >>> 20) & 0xf]!,
+        HEX_CODES[(d >>> 16) & 0xf]!,
+        HEX_CODES[(d >>> 12) & 0xf]!,
+        HEX_CODES[(d >>> 8) & 0xf]!,
+        HEX_CODES[(d >>> 4) & 0xf]!,
+        HEX_CODES[d & 0xf]!,
+        HEX_CODES[counter >>> 12]!,
+        HEX_CODES[(counter >>> 8) & 0xf]!,
+        HEX_CODES[(counter >>> 4) & 0xf]!,
+        HEX_CODES[counter & 0xf]!,
+      )
+    );
   }
 }
 
