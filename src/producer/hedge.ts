@@ -56,7 +56,15 @@ class LatencyWindow {
       this.p99 = p99Of(this.samples);
     }
   }
+
+  /** The p99 once the window holds enough answers to judge lateness by. */
+  warmP99(): number | undefined {
+    return this.samples.length >= WARM_SAMPLES ? this.p99 : undefined;
+  }
 }
+
+/** Answers a broker must have given before its latency decides when a send is overdue. */
+export const WARM_SAMPLES = 32;
 
 /**
  * `sorted[floor(n × 0.99)]` without sorting: that index is at most 2 from the top in a window of
@@ -208,15 +216,23 @@ export class SendHedger {
   }
 
   /**
-   * When an attempt on the broker is overdue. Before the broker has answered anything the p99 of
-   * the other brokers stands in; with no sample at all, only the floor.
+   * When an attempt on the broker is overdue. Until the broker has answered `WARM_SAMPLES` sends
+   * the highest p99 of the brokers that have stands in; until one has, Infinity: no hedging.
+   * Why: a producer's first sends (new connections, a topic created on first use, a JVM or a
+   * machine still warming up) routinely take longer than the floor, and hedging them stored every
+   * one of them twice; a broker that hangs from the very first send still costs no more than the
+   * attempt cap, as without hedging.
    */
   delayFor(brokerName: string): number {
-    let p99 = this.windows.get(brokerName)?.p99;
+    let p99 = this.windows.get(brokerName)?.warmP99();
     if (p99 === undefined) {
-      for (const w of this.windows.values()) if (w.p99 !== undefined) p99 = Math.max(p99 ?? 0, w.p99);
+      for (const w of this.windows.values()) {
+        const other = w.warmP99();
+        if (other !== undefined) p99 = Math.max(p99 ?? 0, other);
+      }
     }
-    return Math.max(this.settings.floorMs, this.settings.multiplier * (p99 ?? 0));
+    if (p99 === undefined) return Infinity;
+    return Math.max(this.settings.floorMs, this.settings.multiplier * p99);
   }
 
   /** Counters of one broker (zeros when it never hedged). */
@@ -284,8 +300,10 @@ export class SendHedger {
     hedge: HedgeStart<T>,
     message: HedgedMessage,
   ): Promise<HedgeOutcome<T>> {
+    const delay = this.delayFor(brokerName);
+    if (delay === Infinity) return primary.then((value) => ({ value, hedgeWon: false }));
     const now = Date.now();
-    const race = new HedgedRace<T>(this, brokerName, now, now + this.delayFor(brokerName), hedge, message);
+    const race = new HedgedRace<T>(this, brokerName, now, now + delay, hedge, message);
     const promise = new Promise<HedgeOutcome<T>>((resolve, reject) => {
       race.resolve = resolve;
       race.reject = reject;

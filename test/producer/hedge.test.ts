@@ -7,7 +7,7 @@ import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
 import { SendFailedError } from '../../src/producer/errors.js';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
-import { p99Of, SendHedger, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
+import { p99Of, SendHedger, WARM_SAMPLES, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
 import { prepareMessage, type PreparedMessage } from '../../src/producer/message.js';
 import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
@@ -56,6 +56,9 @@ function setup() {
     (b, ms) => strategy.onOverdue(b, ms),
     (e) => duplicates.push(e),
   );
+  // A warm producer: some broker has answered enough sends for lateness to be judged (1 ms each,
+  // so the delay is the 15 ms floor).
+  for (let i = 0; i < WARM_SAMPLES; i++) hedger.record('warmed-broker', 1);
   const settings = sendLoopSettings({ hedger });
   return { host, strategy, duplicates, hedger, settings, t: handTransport() };
 }
@@ -173,6 +176,48 @@ describe('hedged sends', () => {
     assert.equal(hedger.stats(second.broker).hedged, 1);
     assert.equal(hedger.stats(first.broker).hedged, first.broker === second.broker ? 1 : 0);
     second.fail();
+  });
+});
+
+describe('hedge delay', () => {
+  const hedger = (): SendHedger =>
+    new SendHedger(
+      { multiplier: 10, floorMs: 15 },
+      () => undefined,
+      () => undefined,
+    );
+
+  it('a cold producer never hedges: no broker has answered enough sends to judge lateness by', () => {
+    const h = hedger();
+    assert.equal(h.delayFor('broker-a'), Infinity);
+    for (let i = 0; i < WARM_SAMPLES - 1; i++) h.record('broker-a', 2);
+    assert.equal(h.delayFor('broker-a'), Infinity, `${WARM_SAMPLES - 1} answers are not enough`);
+    h.record('broker-a', 2);
+    assert.equal(h.delayFor('broker-a'), 20, '10 × p99 of 2 ms');
+  });
+
+  it('a broker that has not answered yet borrows the slowest warm broker’s p99, never below the floor', () => {
+    const h = hedger();
+    for (let i = 0; i < WARM_SAMPLES; i++) h.record('broker-a', 1);
+    for (let i = 0; i < WARM_SAMPLES; i++) h.record('broker-b', 4);
+    assert.equal(h.delayFor('broker-c'), 40);
+    assert.equal(h.delayFor('broker-a'), 15, 'the floor');
+  });
+
+  it('a race on a cold producer is the primary attempt alone: its answer wins, its failure is the error', async () => {
+    const h = hedger();
+    let hedges = 0;
+    const start = () => {
+      hedges++;
+      return undefined;
+    };
+    const won = await h.race('broker-a', Promise.resolve('ok'), start, { userTopic: 'T', msgId: 'm' });
+    assert.deepEqual(won, { value: 'ok', hedgeWon: false });
+    await assert.rejects(
+      h.race('broker-a', Promise.reject(new Error('refused')), start, { userTopic: 'T', msgId: 'm' }),
+      /refused/,
+    );
+    assert.equal(hedges, 0);
   });
 });
 
