@@ -6,7 +6,13 @@ import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
-import { splitBatchResult } from '../../src/producer/auto-batch.js';
+import {
+  EARLY_FLUSH_IN_FLIGHT,
+  ProduceAccumulator,
+  splitBatchResult,
+} from '../../src/producer/auto-batch.js';
+import { decodeBatch } from '../../src/protocol/message/batch.js';
+import type { SendResult } from '../../src/producer/send-result.js';
 import { Producer } from '../../src/producer/producer.js';
 import type { PreparedMessage } from '../../src/producer/message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
@@ -116,6 +122,132 @@ describe('splitBatchResult', () => {
       ['B', 'X1', 41, 'T', 3],
     );
     assert.equal(splitBatchResult({ ...batch, offsetMsgId: 'ONE' }, p, 1, ['ONE'], 3).offsetMsgId, 'ONE');
+  });
+});
+
+/** A ProduceAccumulator whose sends wait until the test answers them. */
+function accumulatorWithManualSends(
+  settings: Partial<ConstructorParameters<typeof ProduceAccumulator>[0]> = {},
+) {
+  const sent: { p: PreparedMessage; answer: () => void; fail: (e: Error) => void }[] = [];
+  const acc = new ProduceAccumulator(
+    {
+      batchMaxDelayMs: 10_000,
+      batchMaxBytes: 32 * 1024,
+      totalBatchMaxBytes: 1 << 25,
+      maxMessageSize: 1 << 22,
+      ...settings,
+    },
+    (p) =>
+      new Promise<SendResult>((resolve, reject) => {
+        const answer = (): void =>
+          resolve({
+            status: 'SEND_OK',
+            msgId: p.msgId,
+            offsetMsgId: Array.from({ length: p.count }, (_, i) => `OFF${i}`).join(','),
+            messageQueue: { topic: p.topic, brokerName: 'b', queueId: 1 },
+            queueOffset: 100,
+            regionId: 'DefaultRegion',
+            traceOn: true,
+          });
+        sent.push({ p, answer, fail: reject });
+      }),
+  );
+  let n = 0;
+  const message = (body = 'x'): PreparedMessage => {
+    const msgId = `ID${n++}`;
+    return {
+      topic: 'T',
+      userTopic: 'T',
+      body: Buffer.from(body),
+      sysFlag: 0,
+      flag: 0,
+      properties: `WAIT\u0001true\u0002UNIQ_KEY\u0001${msgId}`,
+      msgId,
+      batch: false,
+      count: 1,
+    };
+  };
+  return { acc, sent, message };
+}
+
+const endOfTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('ProduceAccumulator: when a batch goes', () => {
+  it('with nothing in flight, the sends of one turn go together at the end of the turn, not after batchMaxDelayMs', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const results = [acc.add(message('a')), acc.add(message('b')), acc.add(message('c'))];
+    assert.equal(sent.length, 0, 'held during the turn');
+    await endOfTurn();
+    assert.equal(sent.length, 1);
+    const batch = sent[0]!.p;
+    assert.equal(batch.count, 3);
+    assert.equal(batch.msgId, 'ID0,ID1,ID2');
+    assert.deepEqual(
+      decodeBatch(batch.body).map((e) => Buffer.from(e.body).toString()),
+      ['a', 'b', 'c'],
+    );
+    sent[0]!.answer();
+    const rs = await Promise.all(results);
+    assert.deepEqual(
+      rs.map((r) => [r.msgId, r.offsetMsgId, r.queueOffset]),
+      [
+        ['ID0', 'OFF0', 100],
+        ['ID1', 'OFF1', 101],
+        ['ID2', 'OFF2', 102],
+      ],
+    );
+    assert.equal(acc.held, 0);
+  });
+
+  it(`with ${EARLY_FLUSH_IN_FLIGHT} batches in flight the next one fills up until one is answered; a full one goes at once`, async () => {
+    const { acc, sent, message } = accumulatorWithManualSends({ batchMaxBytes: 200 });
+    const all: Promise<SendResult>[] = [];
+    for (let b = 0; b < EARLY_FLUSH_IN_FLIGHT; b++) {
+      all.push(acc.add(message()), acc.add(message()));
+      await endOfTurn();
+    }
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT);
+    all.push(acc.add(message()), acc.add(message()));
+    await endOfTurn();
+    await endOfTurn();
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT, 'the third batch waits');
+    assert.ok(acc.held > 0);
+    // Over batchMaxBytes: goes now, whatever is in flight.
+    all.push(acc.add(message('y'.repeat(150))));
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1);
+    assert.equal(sent.at(-1)!.p.count, 3);
+    all.push(acc.add(message('after')));
+    await endOfTurn();
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1, 'still waiting');
+    sent[0]!.answer();
+    await endOfTurn();
+    await endOfTurn();
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 2, 'an answer lets the open batch go');
+    assert.equal(sent.at(-1)!.p.batch, false, 'a batch of one goes as a plain send');
+    for (const s of sent.slice(1)) s.answer();
+    assert.equal((await Promise.all(all)).length, 2 * EARLY_FLUSH_IN_FLIGHT + 4);
+  });
+
+  it('a held batch goes after batchMaxDelayMs at the latest; a failed batch rejects every caller', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends({ batchMaxDelayMs: 30 });
+    const busy = Array.from({ length: EARLY_FLUSH_IN_FLIGHT }, () => acc.add(message()));
+    await endOfTurn();
+    for (let i = 1; i < EARLY_FLUSH_IN_FLIGHT; i++) {
+      busy.push(acc.add(message()));
+      await endOfTurn();
+    }
+    const inFlight = sent.length;
+    const held = [acc.add(message()), acc.add(message())];
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(sent.length, inFlight + 1, 'sent by the timer');
+    sent.at(-1)!.fail(new Error('broker gone'));
+    for (const r of await Promise.allSettled(held)) {
+      assert.equal(r.status, 'rejected');
+      assert.equal((r.reason as Error).message, 'broker gone');
+    }
+    for (const s of sent.slice(0, inFlight)) s.answer();
+    await Promise.all(busy);
   });
 });
 
