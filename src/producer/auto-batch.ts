@@ -25,6 +25,7 @@ import { NAME_VALUE_SEPARATOR, PropertyKey } from '../protocol/message/propertie
 import { RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import type { PreparedMessage } from './message.js';
 import type { SendResult } from './send-result.js';
+import type { MessageQueue } from '../client/route.js';
 
 export interface AutoBatchSettings {
   batchMaxDelayMs: number;
@@ -60,16 +61,14 @@ interface Batch {
   early: boolean;
 }
 
-const WAIT_FALSE = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'false';
 const BATCH_PROPERTIES_WAIT = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'true';
-const BATCH_PROPERTIES_NO_WAIT = WAIT_FALSE;
-const UNBATCHABLE = [
-  PropertyKey.DELAY,
-  PropertyKey.TIMER_DELAY_MS,
-  PropertyKey.TIMER_DELAY_SEC,
-  PropertyKey.TIMER_DELIVER_MS,
-  PropertyKey.PGROUP,
-].map((k) => k + NAME_VALUE_SEPARATOR);
+const BATCH_PROPERTIES_NO_WAIT = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'false';
+/**
+ * A property that keeps a message out of batches (delay level, timer, transaction group), or
+ * WAIT=false, as a whole name: one scan of the properties instead of one per name.
+ */
+const UNBATCHABLE = /(?:^|\u0002)(?:DELAY|TIMER_DELAY_MS|TIMER_DELAY_SEC|TIMER_DELIVER_MS|PGROUP)\u0001/;
+const NO_WAIT = /(?:^|\u0002)WAIT\u0001false(?:\u0002|$)/;
 
 /**
  * The SendResult of message `index` of a batch sent as `batch`; `offsetIds` is the batch's
@@ -81,22 +80,25 @@ export function splitBatchResult(
   index: number,
   offsetIds: readonly string[],
   count: number,
+  /** The queue every result of the batch names (one object, as Java's results share theirs). */
+  queue: MessageQueue = batchQueue(batch, p.userTopic),
 ): SendResult {
   const r: SendResult = {
     status: batch.status,
     msgId: p.msgId,
     offsetMsgId: offsetIds.length === count ? (offsetIds[index] as string) : batch.offsetMsgId,
-    messageQueue: {
-      topic: p.userTopic,
-      brokerName: batch.messageQueue.brokerName,
-      queueId: batch.messageQueue.queueId,
-    },
+    messageQueue: queue,
     queueOffset: batch.queueOffset + index,
     regionId: batch.regionId,
     traceOn: batch.traceOn,
   };
   if (batch.transactionId !== undefined) r.transactionId = batch.transactionId;
   return r;
+}
+
+/** The queue a batch went to, named by the caller's topic (the batch has the wire topic). */
+function batchQueue(batch: SendResult, userTopic: string): MessageQueue {
+  return { topic: userTopic, brokerName: batch.messageQueue.brokerName, queueId: batch.messageQueue.queueId };
 }
 
 export class ProduceAccumulator {
@@ -119,14 +121,12 @@ export class ProduceAccumulator {
     if (p.batch || p.sysFlag !== 0 || p.deliverAt !== undefined) return false;
     if (this.heldBytes >= this.s.totalBatchMaxBytes) return false;
     if (p.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return false;
-    const props = p.properties;
-    for (const k of UNBATCHABLE) if (props.includes(k)) return false;
-    return true;
+    return !UNBATCHABLE.test(p.properties);
   }
 
   /** Holds `p` for the next batch of its topic; resolves with its own SendResult. */
   add(p: PreparedMessage): Promise<SendResult> {
-    const waitStore = !p.properties.includes(WAIT_FALSE);
+    const waitStore = !NO_WAIT.test(p.properties);
     const lanes = this.lanes[waitStore ? 1 : 0];
     let lane = lanes.get(p.topic);
     if (lane === undefined) {
@@ -255,9 +255,10 @@ export class ProduceAccumulator {
         this.settled(lane);
         const ids = result.offsetMsgId.split(',');
         const n = items.length;
+        const queue = batchQueue(result, (items[0] as PreparedMessage).userTopic);
         for (let i = 0; i < n; i++)
           (b.resolves[i] as (r: SendResult) => void)(
-            splitBatchResult(result, items[i] as PreparedMessage, i, ids, n),
+            splitBatchResult(result, items[i] as PreparedMessage, i, ids, n, queue),
           );
       },
       (err: unknown) => {

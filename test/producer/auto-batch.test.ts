@@ -229,6 +229,27 @@ describe('ProduceAccumulator: when a batch goes', () => {
     assert.equal((await Promise.all(all)).length, 2 * EARLY_FLUSH_IN_FLIGHT + 4);
   });
 
+  it('only whole property names keep a message out; WAIT=false messages batch apart', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const withProps = (properties: string): PreparedMessage => ({ ...message(), properties });
+    assert.equal(acc.canBatch(withProps('DELAY\u00013\u0002UNIQ_KEY\u0001A')), false);
+    assert.equal(acc.canBatch(withProps('UNIQ_KEY\u0001A\u0002PGROUP\u0001g')), false);
+    assert.equal(acc.canBatch(withProps('TIMER_DELIVER_MS\u00011')), false);
+    assert.equal(acc.canBatch(withProps('NODELAY\u00013\u0002UNIQ_KEY\u0001A')), true);
+    const noWait = [0, 1].map(() => acc.add(withProps('WAIT\u0001false\u0002UNIQ_KEY\u0001N')));
+    const wait = [0, 1].map(() => acc.add(withProps('XWAIT\u0001false\u0002UNIQ_KEY\u0001W')));
+    await endOfTurn();
+    assert.deepEqual(
+      sent.map((s) => [s.p.count, s.p.properties]),
+      [
+        [2, 'WAIT\u0001false'],
+        [2, 'WAIT\u0001true'],
+      ],
+    );
+    for (const s of sent) s.answer();
+    await Promise.all([...noWait, ...wait]);
+  });
+
   it('a held batch goes after batchMaxDelayMs at the latest; a failed batch rejects every caller', async () => {
     const { acc, sent, message } = accumulatorWithManualSends({ batchMaxDelayMs: 30 });
     const busy = Array.from({ length: EARLY_FLUSH_IN_FLIGHT }, () => acc.add(message()));

@@ -23,7 +23,7 @@ import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { CommitLog, type LogAppend } from './commit-log.js';
 import { ConsumeQueue, CQ_ENTRY_SIZE, writeCqEntry } from './consume-queue.js';
-import { KeyIndex } from './key-index.js';
+import { KeyIndex, keyHashAfter, topicKeyPrefix } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
 import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
@@ -569,8 +569,9 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         return;
       }
       const base = (results[i] as PutResult[])[0]!.physicalOffset;
+      const prefix = topicKeyPrefix(e.topic);
       for (let k = 0; k < e.keys.length; k++)
-        this.keyIndex.add(e.topic, e.keys[k]!, base + e.starts[e.keyRecords[k]!]!, now);
+        this.keyIndex.addHash(keyHashAfter(prefix, e.keys[k]!), base + e.starts[e.keyRecords[k]!]!, now);
     });
     batch.forEach((put, i) => put.resolve(results[i]!));
     for (const plan of plans.values()) {
