@@ -21,7 +21,7 @@
  * wire). One accumulator per producer (Java: per client instance).
  */
 import { BATCH_RECORD_FIXED, BatchWriter } from '../protocol/message/batch.js';
-import { NAME_VALUE_SEPARATOR, PropertyKey } from '../protocol/message/properties.js';
+import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey } from '../protocol/message/properties.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import type { PreparedMessage } from './message.js';
 import type { SendResult } from './send-result.js';
@@ -67,8 +67,18 @@ const BATCH_PROPERTIES_NO_WAIT = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'fals
  * A property that keeps a message out of batches (delay level, timer, transaction group), or
  * WAIT=false, as a whole name: one scan of the properties instead of one per name.
  */
-const UNBATCHABLE = /(?:^|\u0002)(?:DELAY|TIMER_DELAY_MS|TIMER_DELAY_SEC|TIMER_DELIVER_MS|PGROUP)\u0001/;
-const NO_WAIT = /(?:^|\u0002)WAIT\u0001false(?:\u0002|$)/;
+const UNBATCHABLE = new RegExp(
+  `(?:^|${PROPERTY_SEPARATOR})(?:${[
+    PropertyKey.DELAY,
+    PropertyKey.TIMER_DELAY_MS,
+    PropertyKey.TIMER_DELAY_SEC,
+    PropertyKey.TIMER_DELIVER_MS,
+    PropertyKey.PGROUP,
+  ].join('|')})${NAME_VALUE_SEPARATOR}`,
+);
+const NO_WAIT = new RegExp(
+  `(?:^|${PROPERTY_SEPARATOR})${PropertyKey.WAIT}${NAME_VALUE_SEPARATOR}false(?:${PROPERTY_SEPARATOR}|$)`,
+);
 
 /**
  * The SendResult of message `index` of a batch sent as `batch`; `offsetIds` is the batch's
