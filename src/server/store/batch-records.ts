@@ -229,6 +229,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   const magic = v2 ? MESSAGE_MAGIC_CODE_V2 : MESSAGE_MAGIC_CODE;
   const records = Buffer.alloc(total);
   const starts = new Int32Array(count + 1);
+  // DataView stores compile to plain moves; Buffer's write methods check their arguments each call.
+  const view = new DataView(records.buffer, records.byteOffset, records.length);
   let w = 0;
   for (let i = 0; i < count; i++) {
     const r = i * 5;
@@ -241,19 +243,23 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     const storedProps = propsLen + sep + tail.length;
     const size = storedFixed + bodyLen + storedProps;
     starts[i] = w;
-    records.writeInt32BE(size, w);
-    records.writeInt32BE(magic, w + 4);
+    view.setInt32(w, size);
+    view.setInt32(w + 4, magic);
     const inner = body.subarray(bodyAt, bodyAt + bodyLen);
-    records.writeInt32BE(bodyCrc(inner) | 0, w + StoredField.BODYCRC);
-    records.writeInt32BE(b.queueId | 0, w + StoredField.QUEUEID);
-    records.writeInt32BE(scratch[r] as number, w + StoredField.FLAG);
+    view.setInt32(w + StoredField.BODYCRC, bodyCrc(inner) | 0);
+    view.setInt32(w + StoredField.QUEUEID, b.queueId | 0);
+    view.setInt32(w + StoredField.FLAG, scratch[r] as number);
     // QUEUEOFFSET and PHYSICALOFFSET stay zero until patched.
     records.set(template, w + StoredField.SYSFLAG);
-    let p = records.writeInt32BE(bodyLen, w + templateEnd);
+    let p = w + templateEnd;
+    view.setInt32(p, bodyLen);
+    p += 4;
     records.set(inner, p);
     p += bodyLen;
     records.set(topicField, p);
-    p = records.writeInt16BE(storedProps, p + topicField.length);
+    p += topicField.length;
+    view.setInt16(p, storedProps);
+    p += 2;
     body.copy(records, p, propsAt, propsAt + propsLen);
     p += propsLen;
     if (sep === 1) records[p++] = SEPARATOR_BYTE;
@@ -283,11 +289,18 @@ export function patchBatchRecords(
   queueOffset: number,
   storeTimestamp: number,
 ): void {
-  const rec = e.records;
+  const view = new DataView(e.records.buffer, e.records.byteOffset, e.records.length);
   for (let i = 0; i < e.count; i++) {
     const s = e.starts[i] as number;
-    writeInt64(rec, queueOffset + i, s + StoredField.QUEUEOFFSET);
-    writeInt64(rec, physicalOffset + s, s + StoredField.PHYSICALOFFSET);
-    writeInt64(rec, storeTimestamp, s + e.storeTimestampAt);
+    setInt64(view, s + StoredField.QUEUEOFFSET, queueOffset + i);
+    setInt64(view, s + StoredField.PHYSICALOFFSET, physicalOffset + s);
+    setInt64(view, s + e.storeTimestampAt, storeTimestamp);
   }
+}
+
+/** `writeInt64` on a DataView: a non-negative safe integer as big-endian int64. */
+function setInt64(view: DataView, at: number, value: number): void {
+  const hi = Math.floor(value / 0x1_0000_0000);
+  view.setUint32(at, hi);
+  view.setUint32(at + 4, value - hi * 0x1_0000_0000);
 }
