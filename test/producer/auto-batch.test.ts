@@ -346,4 +346,50 @@ describe('SendPermits (backpressure)', () => {
       await cluster.stop();
     }
   });
+
+  it('with autoBatch, held and batched messages count against the limit: the 11th send waits, bounded by sendMsgTimeout', async () => {
+    const cluster = await EmbeddedCluster.start({ brokers: 1, faultInjection: true });
+    const p = new Producer({
+      namesrvAddr: cluster.namesrvAddr,
+      producerGroup: 'PGB_bp_batch',
+      autoBatch: true,
+      backPressureForAsyncSendNum: 10,
+      sendMsgTimeout: 400,
+      retryTimesWhenSendFailed: 0,
+    });
+    try {
+      const topic = uniqueTopic('BackpressureBatch');
+      await cluster.createTopic(topic, 1);
+      await p.start();
+      await p.send({ topic, body: 'warm' });
+      const seen = watchRequests(p);
+      cluster.broker('broker-a').faults.set({ hang: true });
+      const stuck = Array.from({ length: 10 }, (_, i) =>
+        p.send({ topic, body: `stuck ${i}` }).catch((e: unknown) => e),
+      );
+      const started = Date.now();
+      const extra = p.send({ topic, body: 'one too many' }).then(
+        () => 'sent',
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      const sent = seen.map((e) => e.request);
+      assert.deepEqual(
+        sent.map((r) => r.code),
+        [320],
+        'the ten went as one batch; the 11th waits for room',
+      );
+      assert.equal(decodeBatch(sent[0]!.body!).length, 10);
+      for (const e of await Promise.all(stuck)) assert.ok(e instanceof Error);
+      const outcome = await extra;
+      assert.ok(outcome instanceof Error, 'the waiting send could not finish within sendMsgTimeout');
+      assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');
+      cluster.broker('broker-a').faults.clear();
+      assert.equal((await p.send({ topic, body: 'room again' })).status, 'SEND_OK');
+    } finally {
+      cluster.broker('broker-a').faults.clear();
+      await p.shutdown();
+      await cluster.stop();
+    }
+  });
 });
