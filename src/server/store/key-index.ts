@@ -10,7 +10,7 @@ import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../observability/logger.js';
 import { getProperty, PropertyKey } from '../../protocol/message/properties.js';
-import { javaStringHashCode } from '../../protocol/java-string-hash.js';
+import { continueJavaStringHash, javaStringHashCode } from '../../protocol/java-string-hash.js';
 import { IndexFile, type IndexGeometry } from './index-file.js';
 
 /** Key separator in the KEYS property (Java `MessageConst.KEY_SEPARATOR`). */
@@ -170,7 +170,7 @@ export function topicKeyPrefix(topic: string): number {
 
 /** `keyHash(topic, key)` from `topicKeyPrefix(topic)`. */
 export function keyHashAfter(prefix: number, key: string): number {
-  const h = Math.abs(javaStringHashCode(key, prefix));
+  const h = Math.abs(continueJavaStringHash(prefix, key));
   // Java's Math.abs(Integer.MIN_VALUE) stays negative and becomes 0.
   return h > 0x7fffffff ? 0 : h;
 }
