@@ -1,19 +1,20 @@
 /**
  * autoBatch vs plain sends at many concurrent callers against the embedded cluster (2 brokers in
  * a child process, started by bench/producer.ts's `cluster` mode): msgs/s, p50, p99 and client
- * CPU per send for each. Target: autoBatch ≥ 5× plain, p99 ≤ batchMaxDelayMs + 5 ms.
+ * CPU per send for each, and the cluster child's CPU per message ("brk"). Target: autoBatch ≥ 5× plain, p99 ≤ batchMaxDelayMs + 5 ms.
  *
  *   node build/bench/auto-batch.js [--seconds 3] [--concurrency 256] [--size 128] [--delay 10]
+ *     [--only plain|autoBatch] [--prof-broker <dir>]   (a V8 CPU profile of the cluster child)
  *
  * Prints figures; asserts nothing.
  */
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatMs } from '../src/cli/stats.js';
-import { measureCell } from './measure.js';
+import { measureCell, type ClusterCpu } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 
 const { values } = parseArgs({
@@ -23,10 +24,26 @@ const { values } = parseArgs({
     size: { type: 'string', default: '128' },
     delay: { type: 'string', default: '10' },
     topic: { type: 'string', default: 'BenchAutoBatch' },
+    /** Only one mode: 'plain' or 'autoBatch' (both by default). */
+    only: { type: 'string' },
+    /** Write a V8 CPU profile of the cluster child into this folder (node --cpu-prof). */
+    'prof-broker': { type: 'string' },
   },
 });
 
-async function run(namesrvAddr: string, autoBatch: boolean): Promise<number> {
+/** CPU accounting of the cluster child (bench/producer.ts `cluster` mode answers mark/report). */
+function childCpu(child: ChildProcess): ClusterCpu {
+  return {
+    mark: () => child.send({ mark: true }),
+    report: async () => {
+      child.send({ report: true });
+      const [msg] = (await once(child, 'message')) as [{ cpuUs: number }];
+      return msg.cpuUs;
+    },
+  };
+}
+
+async function run(namesrvAddr: string, autoBatch: boolean, cpu: ClusterCpu): Promise<number> {
   const producer = new Producer({
     namesrvAddr,
     producerGroup: autoBatch ? 'BENCH_AUTO_BATCH' : 'BENCH_PLAIN',
@@ -37,20 +54,23 @@ async function run(namesrvAddr: string, autoBatch: boolean): Promise<number> {
   const body = randomBytes(Number(values.size));
   const send = (b: Buffer): Promise<unknown> => producer.send({ topic: values.topic, body: b });
   await send(body);
-  const cell = await measureCell(send, body, Number(values.concurrency), Number(values.seconds), 0.5);
+  const cell = await measureCell(send, body, Number(values.concurrency), Number(values.seconds), 0.5, cpu);
   await producer.shutdown();
   console.log(
     `${(autoBatch ? 'autoBatch' : 'plain').padEnd(10)} ${Math.round(cell.msgsPerSec).toString().padStart(10)} msgs/s ` +
       `p50 ${formatMs(cell.p50).padStart(7)} ms  p99 ${formatMs(cell.p99).padStart(7)} ms  ` +
-      `cpu ${cell.cpuUsPerMsg.toFixed(1).padStart(6)} µs/msg${cell.failed ? `  (${cell.failed} failed)` : ''}`,
+      `cpu ${cell.cpuUsPerMsg.toFixed(1).padStart(6)} µs/msg  brk ${cell.brokerCpuUsPerMsg.toFixed(1).padStart(6)} µs/msg` +
+      `${cell.failed ? `  (${cell.failed} failed)` : ''}`,
   );
   return cell.msgsPerSec;
 }
 
 async function main(): Promise<void> {
   const producerBench = fileURLToPath(new URL('./producer.js', import.meta.url));
+  const profDir = values['prof-broker'];
   const child = fork(producerBench, ['cluster', '--topic', values.topic], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: profDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
   });
   try {
     const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];
@@ -58,9 +78,10 @@ async function main(): Promise<void> {
       `embedded cluster (2 brokers) in child ${child.pid}; ${values.concurrency} concurrent callers, ` +
         `${values.size} B bodies, batchMaxDelayMs ${values.delay}, ${values.seconds} s each`,
     );
-    const plain = await run(msg.namesrvAddr, false);
-    const batched = await run(msg.namesrvAddr, true);
-    console.log(`ratio      ${(batched / plain).toFixed(2)}x`);
+    const cpu = childCpu(child);
+    const plain = values.only === 'autoBatch' ? NaN : await run(msg.namesrvAddr, false, cpu);
+    const batched = values.only === 'plain' ? NaN : await run(msg.namesrvAddr, true, cpu);
+    if (values.only === undefined) console.log(`ratio      ${(batched / plain).toFixed(2)}x`);
   } finally {
     child.send({ stop: true });
     await once(child, 'exit');

@@ -6,7 +6,13 @@ import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
-import { splitBatchResult } from '../../src/producer/auto-batch.js';
+import {
+  EARLY_FLUSH_IN_FLIGHT,
+  ProduceAccumulator,
+  splitBatchResult,
+} from '../../src/producer/auto-batch.js';
+import { decodeBatch } from '../../src/protocol/message/batch.js';
+import type { SendResult } from '../../src/producer/send-result.js';
 import { Producer } from '../../src/producer/producer.js';
 import type { PreparedMessage } from '../../src/producer/message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
@@ -119,6 +125,153 @@ describe('splitBatchResult', () => {
   });
 });
 
+/** A ProduceAccumulator whose sends wait until the test answers them. */
+function accumulatorWithManualSends(
+  settings: Partial<ConstructorParameters<typeof ProduceAccumulator>[0]> = {},
+) {
+  const sent: { p: PreparedMessage; answer: () => void; fail: (e: Error) => void }[] = [];
+  const acc = new ProduceAccumulator(
+    {
+      batchMaxDelayMs: 10_000,
+      batchMaxBytes: 32 * 1024,
+      totalBatchMaxBytes: 1 << 25,
+      maxMessageSize: 1 << 22,
+      ...settings,
+    },
+    (p) =>
+      new Promise<SendResult>((resolve, reject) => {
+        const answer = (): void =>
+          resolve({
+            status: 'SEND_OK',
+            msgId: p.msgId,
+            offsetMsgId: Array.from({ length: p.count }, (_, i) => `OFF${i}`).join(','),
+            messageQueue: { topic: p.topic, brokerName: 'b', queueId: 1 },
+            queueOffset: 100,
+            regionId: 'DefaultRegion',
+            traceOn: true,
+          });
+        sent.push({ p, answer, fail: reject });
+      }),
+  );
+  let n = 0;
+  const message = (body = 'x'): PreparedMessage => {
+    const msgId = `ID${n++}`;
+    return {
+      topic: 'T',
+      userTopic: 'T',
+      body: Buffer.from(body),
+      sysFlag: 0,
+      flag: 0,
+      properties: `WAIT\u0001true\u0002UNIQ_KEY\u0001${msgId}`,
+      msgId,
+      batch: false,
+      count: 1,
+    };
+  };
+  return { acc, sent, message };
+}
+
+const endOfTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('ProduceAccumulator: when a batch goes', () => {
+  it('with nothing in flight, the sends of one turn go together at the end of the turn, not after batchMaxDelayMs', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const results = [acc.add(message('a')), acc.add(message('b')), acc.add(message('c'))];
+    assert.equal(sent.length, 0, 'held during the turn');
+    await endOfTurn();
+    assert.equal(sent.length, 1);
+    const batch = sent[0]!.p;
+    assert.equal(batch.count, 3);
+    assert.equal(batch.msgId, 'ID0,ID1,ID2');
+    assert.deepEqual(
+      decodeBatch(batch.body).map((e) => Buffer.from(e.body).toString()),
+      ['a', 'b', 'c'],
+    );
+    sent[0]!.answer();
+    const rs = await Promise.all(results);
+    assert.deepEqual(
+      rs.map((r) => [r.msgId, r.offsetMsgId, r.queueOffset]),
+      [
+        ['ID0', 'OFF0', 100],
+        ['ID1', 'OFF1', 101],
+        ['ID2', 'OFF2', 102],
+      ],
+    );
+    assert.equal(acc.held, 0);
+  });
+
+  it(`with ${EARLY_FLUSH_IN_FLIGHT} batches in flight the next one fills up until one is answered; a full one goes at once`, async () => {
+    const { acc, sent, message } = accumulatorWithManualSends({ batchMaxBytes: 200 });
+    const all: Promise<SendResult>[] = [];
+    for (let b = 0; b < EARLY_FLUSH_IN_FLIGHT; b++) {
+      all.push(acc.add(message()), acc.add(message()));
+      await endOfTurn();
+    }
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT);
+    all.push(acc.add(message()), acc.add(message()));
+    await endOfTurn();
+    await endOfTurn();
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT, 'the third batch waits');
+    assert.ok(acc.held > 0);
+    // Over batchMaxBytes: goes now, whatever is in flight.
+    all.push(acc.add(message('y'.repeat(150))));
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1);
+    assert.equal(sent.at(-1)!.p.count, 3);
+    all.push(acc.add(message('after')));
+    await endOfTurn();
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1, 'still waiting');
+    sent[0]!.answer();
+    await endOfTurn();
+    await endOfTurn();
+    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 2, 'an answer lets the open batch go');
+    assert.equal(sent.at(-1)!.p.batch, false, 'a batch of one goes as a plain send');
+    for (const s of sent.slice(1)) s.answer();
+    assert.equal((await Promise.all(all)).length, 2 * EARLY_FLUSH_IN_FLIGHT + 4);
+  });
+
+  it('only whole property names keep a message out; WAIT=false messages batch apart', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const withProps = (properties: string): PreparedMessage => ({ ...message(), properties });
+    assert.equal(acc.canBatch(withProps('DELAY\u00013\u0002UNIQ_KEY\u0001A')), false);
+    assert.equal(acc.canBatch(withProps('UNIQ_KEY\u0001A\u0002PGROUP\u0001g')), false);
+    assert.equal(acc.canBatch(withProps('TIMER_DELIVER_MS\u00011')), false);
+    assert.equal(acc.canBatch(withProps('NODELAY\u00013\u0002UNIQ_KEY\u0001A')), true);
+    const noWait = [0, 1].map(() => acc.add(withProps('WAIT\u0001false\u0002UNIQ_KEY\u0001N')));
+    const wait = [0, 1].map(() => acc.add(withProps('XWAIT\u0001false\u0002UNIQ_KEY\u0001W')));
+    await endOfTurn();
+    assert.deepEqual(
+      sent.map((s) => [s.p.count, s.p.properties]),
+      [
+        [2, 'WAIT\u0001false'],
+        [2, 'WAIT\u0001true'],
+      ],
+    );
+    for (const s of sent) s.answer();
+    await Promise.all([...noWait, ...wait]);
+  });
+
+  it('a held batch goes after batchMaxDelayMs at the latest; a failed batch rejects every caller', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends({ batchMaxDelayMs: 30 });
+    const busy = Array.from({ length: EARLY_FLUSH_IN_FLIGHT }, () => acc.add(message()));
+    await endOfTurn();
+    for (let i = 1; i < EARLY_FLUSH_IN_FLIGHT; i++) {
+      busy.push(acc.add(message()));
+      await endOfTurn();
+    }
+    const inFlight = sent.length;
+    const held = [acc.add(message()), acc.add(message())];
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(sent.length, inFlight + 1, 'sent by the timer');
+    sent.at(-1)!.fail(new Error('broker gone'));
+    for (const r of await Promise.allSettled(held)) {
+      assert.equal(r.status, 'rejected');
+      assert.equal((r.reason as Error).message, 'broker gone');
+    }
+    for (const s of sent.slice(0, inFlight)) s.answer();
+    await Promise.all(busy);
+  });
+});
+
 describe('SendPermits (backpressure)', () => {
   it('a send beyond the count waits, first come first served, and goes once one finishes', async () => {
     const permits = new SendPermits(2, 1 << 20);
@@ -182,6 +335,52 @@ describe('SendPermits (backpressure)', () => {
       );
       await Promise.all(stuck);
       // Room came only when the hung sends gave up, with its own budget (almost) spent.
+      const outcome = await extra;
+      assert.ok(outcome instanceof Error, 'the waiting send could not finish within sendMsgTimeout');
+      assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');
+      cluster.broker('broker-a').faults.clear();
+      assert.equal((await p.send({ topic, body: 'room again' })).status, 'SEND_OK');
+    } finally {
+      cluster.broker('broker-a').faults.clear();
+      await p.shutdown();
+      await cluster.stop();
+    }
+  });
+
+  it('with autoBatch, held and batched messages count against the limit: the 11th send waits, bounded by sendMsgTimeout', async () => {
+    const cluster = await EmbeddedCluster.start({ brokers: 1, faultInjection: true });
+    const p = new Producer({
+      namesrvAddr: cluster.namesrvAddr,
+      producerGroup: 'PGB_bp_batch',
+      autoBatch: true,
+      backPressureForAsyncSendNum: 10,
+      sendMsgTimeout: 400,
+      retryTimesWhenSendFailed: 0,
+    });
+    try {
+      const topic = uniqueTopic('BackpressureBatch');
+      await cluster.createTopic(topic, 1);
+      await p.start();
+      await p.send({ topic, body: 'warm' });
+      const seen = watchRequests(p);
+      cluster.broker('broker-a').faults.set({ hang: true });
+      const stuck = Array.from({ length: 10 }, (_, i) =>
+        p.send({ topic, body: `stuck ${i}` }).catch((e: unknown) => e),
+      );
+      const started = Date.now();
+      const extra = p.send({ topic, body: 'one too many' }).then(
+        () => 'sent',
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      const sent = seen.map((e) => e.request);
+      assert.deepEqual(
+        sent.map((r) => r.code),
+        [320],
+        'the ten went as one batch; the 11th waits for room',
+      );
+      assert.equal(decodeBatch(sent[0]!.body!).length, 10);
+      for (const e of await Promise.all(stuck)) assert.ok(e instanceof Error);
       const outcome = await extra;
       assert.ok(outcome instanceof Error, 'the waiting send could not finish within sendMsgTimeout');
       assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');

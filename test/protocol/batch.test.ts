@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolError } from '../../src/errors.js';
-import { decodeBatch, encodeBatch, type BatchEntry } from '../../src/protocol/message/batch.js';
+import { BatchWriter, decodeBatch, encodeBatch, type BatchEntry } from '../../src/protocol/message/batch.js';
 import { encodeProperties } from '../../src/protocol/message/properties.js';
 
 // §14.4: msg1 body "a" (KEYS=k1, WAIT=true, TAGS=TagA in Java HashMap order), msg2 body "bc" (WAIT=true).
@@ -81,5 +81,28 @@ describe('batch body (§6.1)', () => {
       ProtocolError,
       'properties length disagrees with TOTALSIZE',
     );
+  });
+
+  it('BatchWriter writes records in place, growing its buffer, byte-equal to encodeBatch', () => {
+    const list: BatchEntry[] = Array.from({ length: 40 }, (_, i) => ({
+      body: Buffer.alloc(i * 13, i),
+      flag: i - 20,
+      properties: i % 3 === 0 ? '' : encodeProperties({ UNIQ_KEY: `ID${i}`, KEYS: 'ключ' }),
+    }));
+    const w = new BatchWriter(16);
+    let sum = 0;
+    for (const e of list) sum += w.append(e.body, e.flag, e.properties);
+    assert.equal(w.byteLength, sum);
+    assert.equal(w.finish().toString('hex'), encodeBatch(list).toString('hex'));
+  });
+
+  it('BatchWriter refuses properties over 32767 bytes and keeps what it wrote', () => {
+    const w = new BatchWriter(64);
+    w.append(Buffer.from('a'), 0, 'K\u0001v');
+    const before = w.finish().toString('hex');
+    assert.throws(() => w.append(Buffer.from('b'), 0, 'K\u0001' + 'é'.repeat(20000)), ProtocolError);
+    assert.equal(w.finish().toString('hex'), before);
+    w.append(Buffer.from('c'), 0, '');
+    assert.equal(decodeBatch(w.finish()).length, 2);
   });
 });

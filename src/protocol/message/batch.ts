@@ -13,71 +13,128 @@ export interface BatchEntry {
   properties: string;
 }
 
-const RECORD_FIXED = 4 + 4 + 4 + 4 + 4 + 2;
+/** Record bytes besides body and properties. */
+export const BATCH_RECORD_FIXED = 4 + 4 + 4 + 4 + 4 + 2;
+const RECORD_FIXED = BATCH_RECORD_FIXED;
 export const MAX_PROPERTIES_LENGTH = 32767;
 
-export function encodeBatch(entries: readonly BatchEntry[]): Buffer {
-  const props: Buffer[] = [];
-  let total = 0;
-  for (const e of entries) {
-    const p = Buffer.from(e.properties, 'utf8');
-    if (p.length > MAX_PROPERTIES_LENGTH) {
-      throw new ProtocolError(`batch entry properties of ${p.length} bytes exceed ${MAX_PROPERTIES_LENGTH}`);
+/**
+ * Writes records one at a time straight into one buffer (grown by doubling when a record does
+ * not fit): properties are encoded in place, so no per-message buffer and no concatenation. The
+ * buffer starts zeroed, so MAGICCODE, BODYCRC and a zero FLAG need no writes.
+ */
+export class BatchWriter {
+  private buf: Buffer;
+  private at = 0;
+
+  constructor(capacity: number) {
+    this.buf = Buffer.alloc(Math.max(256, capacity));
+  }
+
+  /** Bytes written so far. */
+  get byteLength(): number {
+    return this.at;
+  }
+
+  /** Appends one record; returns its size. ProtocolError (nothing written) when properties exceed 32767 bytes. */
+  append(body: Uint8Array, flag: number, properties: string): number {
+    const start = this.at;
+    const bodyLen = body.byteLength;
+    // UTF-8 needs at most 3 bytes per UTF-16 unit.
+    const room = RECORD_FIXED + bodyLen + properties.length * 3;
+    if (start + room > this.buf.length) this.grow(start + room);
+    const buf = this.buf;
+    const propsAt = start + RECORD_FIXED + bodyLen;
+    const propsLen = properties.length === 0 ? 0 : buf.write(properties, propsAt, 'utf8');
+    if (propsLen > MAX_PROPERTIES_LENGTH) {
+      buf.fill(0, propsAt, propsAt + propsLen);
+      throw new ProtocolError(`batch entry properties of ${propsLen} bytes exceed ${MAX_PROPERTIES_LENGTH}`);
     }
-    props.push(p);
-    total += RECORD_FIXED + e.body.length + p.length;
+    const size = RECORD_FIXED + bodyLen + propsLen;
+    buf.writeInt32BE(size, start);
+    if (flag !== 0) buf.writeInt32BE(flag | 0, start + 12);
+    buf.writeInt32BE(bodyLen, start + 16);
+    buf.set(body, start + 20);
+    buf.writeInt16BE(propsLen, propsAt - 2);
+    this.at = start + size;
+    return size;
   }
-  const out = Buffer.allocUnsafe(total);
-  let at = 0;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!;
-    const p = props[i]!;
-    at = out.writeInt32BE(RECORD_FIXED + e.body.length + p.length, at);
-    at = out.writeInt32BE(0, at);
-    at = out.writeInt32BE(0, at);
-    at = out.writeInt32BE(e.flag | 0, at);
-    at = out.writeInt32BE(e.body.length, at);
-    out.set(e.body, at);
-    at += e.body.length;
-    at = out.writeInt16BE(p.length, at);
-    at += p.copy(out, at);
+
+  /** The encoded batch (a view of the writer's buffer). */
+  finish(): Buffer {
+    return this.buf.subarray(0, this.at);
   }
-  return out;
+
+  private grow(need: number): void {
+    const next = Buffer.alloc(Math.max(need, this.buf.length * 2));
+    this.buf.copy(next, 0, 0, this.at);
+    this.buf = next;
+  }
+}
+
+export function encodeBatch(entries: readonly BatchEntry[]): Buffer {
+  let estimate = 0;
+  for (const e of entries) estimate += RECORD_FIXED + e.body.length + e.properties.length;
+  const w = new BatchWriter(estimate);
+  for (const e of entries) w.append(e.body, e.flag, e.properties);
+  return w.finish();
+}
+
+/** Where the fields of one batch record sit; one instance is reused for every record. */
+export class BatchRecordLayout {
+  totalSize = 0;
+  flag = 0;
+  bodyAt = 0;
+  bodyLen = 0;
+  propertiesAt = 0;
+  propertiesLen = 0;
 }
 
 /**
- * Broker side: splits a batch body. Bodies are views into `buf`. Every length is checked
- * against TOTALSIZE and the buffer; any inconsistency is a ProtocolError.
+ * Checks the record at `at` of a batch body and fills `l`; returns its size. Every length is
+ * checked against TOTALSIZE and the buffer; any inconsistency is a ProtocolError.
  */
+export function scanBatchRecord(b: Buffer, at: number, l: BatchRecordLayout): number {
+  const remaining = b.length - at;
+  if (remaining < RECORD_FIXED)
+    throw new ProtocolError(`batch record at ${at} truncated: ${remaining} bytes`);
+  const totalSize = b.readInt32BE(at);
+  if (totalSize < RECORD_FIXED || totalSize > remaining) {
+    throw new ProtocolError(
+      `batch record at ${at} has invalid TOTALSIZE ${totalSize} (${remaining} bytes left)`,
+    );
+  }
+  const bodyLen = b.readInt32BE(at + 16);
+  if (bodyLen < 0 || bodyLen > totalSize - RECORD_FIXED) {
+    throw new ProtocolError(`batch record at ${at} has invalid body length ${bodyLen}`);
+  }
+  const propsLenAt = at + 20 + bodyLen;
+  const propsLen = b.readInt16BE(propsLenAt);
+  if (propsLen < 0 || RECORD_FIXED + bodyLen + propsLen !== totalSize) {
+    throw new ProtocolError(`batch record at ${at} has invalid properties length ${propsLen}`);
+  }
+  l.totalSize = totalSize;
+  l.flag = b.readInt32BE(at + 12);
+  l.bodyAt = at + 20;
+  l.bodyLen = bodyLen;
+  l.propertiesAt = propsLenAt + 2;
+  l.propertiesLen = propsLen;
+  return totalSize;
+}
+
+/** Broker side: splits a batch body. Bodies are views into `buf`. Malformed → ProtocolError. */
 export function decodeBatch(buf: Uint8Array): BatchEntry[] {
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: BatchEntry[] = [];
+  const l = new BatchRecordLayout();
   let at = 0;
   while (at < b.length) {
-    const remaining = b.length - at;
-    if (remaining < RECORD_FIXED)
-      throw new ProtocolError(`batch record at ${at} truncated: ${remaining} bytes`);
-    const totalSize = b.readInt32BE(at);
-    if (totalSize < RECORD_FIXED || totalSize > remaining) {
-      throw new ProtocolError(
-        `batch record at ${at} has invalid TOTALSIZE ${totalSize} (${remaining} bytes left)`,
-      );
-    }
-    const flag = b.readInt32BE(at + 12);
-    const bodyLen = b.readInt32BE(at + 16);
-    if (bodyLen < 0 || bodyLen > totalSize - RECORD_FIXED) {
-      throw new ProtocolError(`batch record at ${at} has invalid body length ${bodyLen}`);
-    }
-    const bodyStart = at + 20;
-    const body = b.subarray(bodyStart, bodyStart + bodyLen);
-    const propsLenAt = bodyStart + bodyLen;
-    const propsLen = b.readInt16BE(propsLenAt);
-    if (propsLen < 0 || RECORD_FIXED + bodyLen + propsLen !== totalSize) {
-      throw new ProtocolError(`batch record at ${at} has invalid properties length ${propsLen}`);
-    }
-    const properties = b.toString('utf8', propsLenAt + 2, propsLenAt + 2 + propsLen);
-    out.push({ body, flag, properties });
-    at += totalSize;
+    at += scanBatchRecord(b, at, l);
+    out.push({
+      body: b.subarray(l.bodyAt, l.bodyAt + l.bodyLen),
+      flag: l.flag,
+      properties: b.toString('utf8', l.propertiesAt, l.propertiesAt + l.propertiesLen),
+    });
   }
   return out;
 }

@@ -108,21 +108,46 @@ export function encodeProperties(props: Readonly<Record<string, string>>, skip?:
 export function decodeProperties(s: string): Record<string, string> {
   const out: Record<string, string> = {};
   const n = s.length;
-  let start = 0;
-  while (start < n) {
-    let end = s.indexOf(PROPERTY_SEPARATOR, start);
-    if (end < 0) end = n;
-    if (end - start >= 3) {
-      const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
-      if (sep >= 0 && sep < end) {
-        const key = s.slice(start, sep);
-        const value = s.slice(sep + 1, end);
-        if (key.length > 0 && value.length > 0) out[key] = value;
-      }
-    }
-    start = end + 1;
+  for (let start = 0; start < n; start = segmentEnd + 1) {
+    const sep = splitSegment(s, start, n);
+    if (sep >= 0) out[s.slice(start, sep)] = s.slice(sep + 1, segmentEnd);
   }
   return out;
+}
+
+/** End of the segment `splitSegment` looked at last (module scratch: no tuple per segment). */
+let segmentEnd = 0;
+
+/**
+ * The U+0001 of the segment starting at `start` when it holds a non-empty name and value (the
+ * `string2messageProperties` rule), else -1; sets `segmentEnd`.
+ */
+function splitSegment(s: string, start: number, n: number): number {
+  let end = s.indexOf(PROPERTY_SEPARATOR, start);
+  if (end < 0) end = n;
+  segmentEnd = end;
+  if (end - start < 3) return -1;
+  const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
+  return sep > start && sep < end - 1 ? sep : -1;
+}
+
+/**
+ * The values of several properties in one walk, as `decodeProperties` would give them (last
+ * occurrence wins), without building the map: `out[i]` is the value of `names[i]` or undefined.
+ * A name may be listed twice.
+ */
+export function lookUpProperties(s: string, names: readonly string[], out: (string | undefined)[]): void {
+  for (let i = 0; i < names.length; i++) out[i] = undefined;
+  const n = s.length;
+  for (let start = 0; start < n; start = segmentEnd + 1) {
+    const sep = splitSegment(s, start, n);
+    if (sep < 0) continue;
+    const len = sep - start;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      if (name.length === len && s.startsWith(name, start)) out[i] = s.slice(sep + 1, segmentEnd);
+    }
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../observability/logger.js';
 import { getProperty, PropertyKey } from '../../protocol/message/properties.js';
-import { javaStringHashCode } from '../../protocol/java-string-hash.js';
+import { continueJavaStringHash, javaStringHashCode } from '../../protocol/java-string-hash.js';
 import { IndexFile, type IndexGeometry } from './index-file.js';
 
 /** Key separator in the KEYS property (Java `MessageConst.KEY_SEPARATOR`). */
@@ -69,7 +69,11 @@ export class KeyIndex {
   }
 
   add(topic: string, key: string, physicalOffset: number, storeTimestamp: number): void {
-    const hash = keyHash(topic, key);
+    this.addHash(keyHash(topic, key), physicalOffset, storeTimestamp);
+  }
+
+  /** `add` with the key already hashed (`keyHash`). */
+  addHash(hash: number, physicalOffset: number, storeTimestamp: number): void {
     let last = this.files[this.files.length - 1];
     if (last === undefined || !last.writable || last.isFull) {
       if (last?.writable === true) this.seal(last);
@@ -156,8 +160,19 @@ function timestampName(t: number): string {
 
 /** Java `IndexService#buildKey` hashed as `IndexFile#indexKeyHashMethod`: |hashCode of topic#key|. */
 export function keyHash(topic: string, key: string): number {
-  const h = Math.abs(javaStringHashCode(`${topic}#${key}`));
-  return h < 0 ? 0 : h;
+  return keyHashAfter(topicKeyPrefix(topic), key);
+}
+
+/** The hash state after `topic#`: a batch hashes its topic once (`keyHashAfter`). */
+export function topicKeyPrefix(topic: string): number {
+  return javaStringHashCode(topic + '#');
+}
+
+/** `keyHash(topic, key)` from `topicKeyPrefix(topic)`. */
+export function keyHashAfter(prefix: number, key: string): number {
+  const h = Math.abs(continueJavaStringHash(prefix, key));
+  // Java's Math.abs(Integer.MIN_VALUE) stays negative and becomes 0.
+  return h > 0x7fffffff ? 0 : h;
 }
 
 /** KEYS split by space plus UNIQ_KEY (what Java's IndexService indexes). */

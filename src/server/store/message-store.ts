@@ -23,7 +23,7 @@ import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { CommitLog, type LogAppend } from './commit-log.js';
 import { ConsumeQueue, CQ_ENTRY_SIZE, writeCqEntry } from './consume-queue.js';
-import { KeyIndex } from './key-index.js';
+import { KeyIndex, keyHashAfter, topicKeyPrefix } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
 import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
@@ -31,7 +31,8 @@ import { END_FILE_MIN_BLANK_LENGTH } from './recovery.js';
 import { abortFile, StoreCheckpoint } from './checkpoint.js';
 import { loadConsumeQueues, recoverStore, type RecoveryInfo } from './restart.js';
 import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult, type RetentionPin } from './retention.js';
-import { failed, prepareMessage, type Prepared } from './prepare.js';
+import { checkPlacement, failed, prepareMessage, type Prepared } from './prepare.js';
+import { patchBatchRecords, type EncodedBatch } from './batch-records.js';
 import type { GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
 
 export { DEFAULT_GET_MAX_BYTES };
@@ -40,9 +41,19 @@ export { DEFAULT_GET_MAX_BYTES };
 const BATCH_TARGET_BYTES = 4 * 1024 * 1024;
 
 interface PendingPut {
+  /** Messages encoded at append time; empty for an `encoded` batch. */
   messages: Prepared[];
+  /** A batch already encoded as stored records (batch-records.ts): one result for all. */
+  encoded: EncodedBatch | undefined;
   totalSize: number;
   resolve: (results: PutResult[]) => void;
+}
+
+/** Settles `put` with one failure per message (one for an encoded batch). */
+function failPut(put: PendingPut, status: PutStatus, err: Error): void {
+  put.resolve(
+    put.encoded !== undefined ? [failed(status, err)] : put.messages.map(() => failed(status, err)),
+  );
 }
 
 interface QueuePlan {
@@ -341,6 +352,43 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     return this.enqueue(msgs);
   }
 
+  /**
+   * Stores a batch encoded by `encodeBatchRecords` with one write: contiguous records,
+   * consecutive queue offsets, all or nothing. The result gives the first record's offsets and
+   * the whole batch's size; record i is at `physicalOffset + batch.starts[i]`, queue offset
+   * `queueOffset + i`.
+   */
+  putEncodedBatch(batch: EncodedBatch): Promise<PutResult> {
+    const refuse = (r: PutResult): Promise<PutResult> => Promise.resolve(r);
+    if (this.closed)
+      return refuse(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError('message store is closed')));
+    const placement = checkPlacement(batch.topic, batch.queueId);
+    if (placement !== undefined) return refuse(placement);
+    if (batch.maxBodyLength > this.options.maxMessageSize) {
+      return refuse(
+        failed(
+          'MESSAGE_ILLEGAL',
+          new RangeError(
+            `body of ${batch.maxBodyLength} bytes exceeds maxMessageSize ${this.options.maxMessageSize}`,
+          ),
+        ),
+      );
+    }
+    const totalSize = batch.records.length;
+    if (totalSize + END_FILE_MIN_BLANK_LENGTH > this.options.segmentSize) {
+      return refuse(failed('MESSAGE_ILLEGAL', new RangeError('batch larger than a commit-log segment')));
+    }
+    if (this.diskFull) return refuse(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError(DISK_FULL)));
+    if (this.pendingBytes + totalSize > this.options.maxPendingBytes) {
+      return refuse(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError('store write queue is full')));
+    }
+    return new Promise<PutResult[]>((resolve) => {
+      this.pending.push({ messages: [], encoded: batch, totalSize, resolve });
+      this.pendingBytes += totalSize;
+      this.scheduleDrain();
+    }).then(firstResult);
+  }
+
   private enqueue(msgs: MessageToStore[]): Promise<PutResult[]> {
     const all = (r: PutResult): PutResult[] => msgs.map(() => ({ ...r }));
     if (this.closed) {
@@ -370,7 +418,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       );
     }
     return new Promise((resolve) => {
-      this.pending.push({ messages: prepared, totalSize, resolve });
+      this.pending.push({ messages: prepared, encoded: undefined, totalSize, resolve });
       this.pendingBytes += totalSize;
       this.scheduleDrain();
     });
@@ -407,14 +455,14 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       } catch (err) {
         // appendBatch settles every put itself; this is a last line of defence.
         this.options.logger.error('append batch failed unexpectedly', { err });
-        for (const put of batch) put.resolve(put.messages.map(() => failed('UNKNOWN_ERROR', err as Error)));
+        for (const put of batch) failPut(put, 'UNKNOWN_ERROR', err as Error);
       }
     }
   }
 
   private async appendBatch(batch: PendingPut[]): Promise<void> {
     const settleAll = (status: PutStatus, err: Error): void => {
-      for (const put of batch) put.resolve(put.messages.map(() => failed(status, err)));
+      for (const put of batch) failPut(put, status, err);
     };
     let append: LogAppend;
     try {
@@ -425,20 +473,50 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     }
     const now = Date.now();
     const plans = new Map<ConsumeQueue, QueuePlan>();
+    const planOf = (queue: ConsumeQueue): QueuePlan => {
+      let plan = plans.get(queue);
+      if (plan === undefined) {
+        plan = { queue, first: queue.maxOffset, count: 0, entries: [] };
+        plans.set(queue, plan);
+      }
+      return plan;
+    };
     const results: PutResult[][] = [];
     try {
       for (const put of batch) {
         append.reserve(put.totalSize);
+        const e = put.encoded;
+        if (e !== undefined) {
+          const plan = planOf(
+            this.queueOf(e.topic, e.queueId) ?? (await this.createQueue(e.topic, e.queueId)),
+          );
+          const pos = append.pos;
+          const queueOffset = plan.first + plan.count;
+          patchBatchRecords(e, pos, queueOffset, now);
+          const entries = plan.entries;
+          for (let i = 0; i < e.count; i++) {
+            const start = e.starts[i] as number;
+            entries.push(pos + start, (e.starts[i + 1] as number) - start, e.tagsCodes[i] as number);
+          }
+          plan.count += e.count;
+          append.add(e.records);
+          results.push([
+            {
+              status: 'PUT_OK',
+              physicalOffset: pos,
+              queueOffset,
+              wroteBytes: e.records.length,
+              storeTimestamp: now,
+            },
+          ]);
+          continue;
+        }
         const out: PutResult[] = [];
         for (const p of put.messages) {
-          const queue =
+          const plan = planOf(
             this.queueOf(p.stored.topic, p.stored.queueId) ??
-            (await this.createQueue(p.stored.topic, p.stored.queueId));
-          let plan = plans.get(queue);
-          if (plan === undefined) {
-            plan = { queue, first: queue.maxOffset, count: 0, entries: [] };
-            plans.set(queue, plan);
-          }
+              (await this.createQueue(p.stored.topic, p.stored.queueId)),
+          );
           const pos = append.pos;
           const queueOffset = plan.first + plan.count;
           p.stored.queueOffset = queueOffset;
@@ -483,9 +561,18 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     this.log.confirm(append);
     this.lastStoreTimestamp = now;
     for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.count;
-    for (const put of batch)
-      for (const p of put.messages)
-        for (const key of p.keys) this.keyIndex.add(p.stored.topic, key, p.stored.physicalOffset, now);
+    batch.forEach((put, i) => {
+      const e = put.encoded;
+      if (e === undefined) {
+        for (const p of put.messages)
+          for (const key of p.keys) this.keyIndex.add(p.stored.topic, key, p.stored.physicalOffset, now);
+        return;
+      }
+      const base = (results[i] as PutResult[])[0]!.physicalOffset;
+      const prefix = topicKeyPrefix(e.topic);
+      for (let k = 0; k < e.keys.length; k++)
+        this.keyIndex.addHash(keyHashAfter(prefix, e.keys[k]!), base + e.starts[e.keyRecords[k]!]!, now);
+    });
     batch.forEach((put, i) => put.resolve(results[i]!));
     for (const plan of plans.values()) {
       try {

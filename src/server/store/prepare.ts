@@ -32,9 +32,8 @@ export function failed(status: PutStatus, error?: Error): PutResult {
   return { status, physicalOffset: -1, queueOffset: -1, wroteBytes: 0, storeTimestamp: 0, error };
 }
 
-/** A problem gives `MESSAGE_ILLEGAL` or `PROPERTIES_SIZE_EXCEEDED` with the reason in `error`. */
-export function prepareMessage(msg: MessageToStore, options: Readonly<StoreOptions>): Prepared | PutResult {
-  const topic = msg.topic;
+/** A topic that names a folder and a queue id in int32 range, or the failure saying why not. */
+export function checkPlacement(topic: string, queueId: number): PutResult | undefined {
   if (!checkedTopics.has(topic)) {
     if (
       typeof topic !== 'string' ||
@@ -48,9 +47,17 @@ export function prepareMessage(msg: MessageToStore, options: Readonly<StoreOptio
     if (checkedTopics.size >= CHECKED_TOPICS_MAX) checkedTopics.clear();
     checkedTopics.add(topic);
   }
-  if (!Number.isInteger(msg.queueId) || msg.queueId < 0 || msg.queueId > 0x7fffffff) {
-    return failed('MESSAGE_ILLEGAL', new RangeError(`illegal queueId ${msg.queueId}`));
+  if (!Number.isInteger(queueId) || queueId < 0 || queueId > 0x7fffffff) {
+    return failed('MESSAGE_ILLEGAL', new RangeError(`illegal queueId ${queueId}`));
   }
+  return undefined;
+}
+
+/** A problem gives `MESSAGE_ILLEGAL` or `PROPERTIES_SIZE_EXCEEDED` with the reason in `error`. */
+export function prepareMessage(msg: MessageToStore, options: Readonly<StoreOptions>): Prepared | PutResult {
+  const placement = checkPlacement(msg.topic, msg.queueId);
+  if (placement !== undefined) return placement;
+  const topic = msg.topic;
   if (!(msg.body instanceof Uint8Array))
     return failed('MESSAGE_ILLEGAL', new TypeError('body must be bytes'));
   if (msg.body.byteLength > options.maxMessageSize) {

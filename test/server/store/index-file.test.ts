@@ -3,7 +3,8 @@ import * as assert from 'node:assert/strict';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IndexFile } from '../../../src/server/store/index-file.js';
-import { keyHash } from '../../../src/server/store/key-index.js';
+import { keyHash, keyHashAfter, topicKeyPrefix } from '../../../src/server/store/key-index.js';
+import { javaStringHashCode } from '../../../src/protocol/java-string-hash.js';
 import { tempDir } from './helpers.js';
 
 const GEOMETRY = { hashSlotNum: 4, indexNum: 64 };
@@ -71,4 +72,19 @@ test('keys replayed after a crash during an index flush link to the right predec
   } finally {
     await tmp.remove();
   }
+});
+
+test('keyHash is |hashCode("topic#key")| as Java computes it, also from a per-topic prefix; MIN_VALUE hashes to 0', () => {
+  for (const [topic, key] of [
+    ['T', 'k1'],
+    ['BenchAutoBatch', '7F00000100012A3B4C5D6E7F80910000'],
+    ['主题', 'ключ'],
+  ] as const) {
+    const h = keyHash(topic, key);
+    assert.equal(h, Math.abs(javaStringHashCode(`${topic}#${key}`)));
+    assert.equal(keyHashAfter(topicKeyPrefix(topic), key), h);
+  }
+  // "polygenelubricants".hashCode() is Integer.MIN_VALUE; Java's Math.abs keeps it negative → 0.
+  assert.equal(javaStringHashCode('polygenelubricants'), -2147483648);
+  assert.equal(keyHashAfter(0, 'polygenelubricants'), 0);
 });

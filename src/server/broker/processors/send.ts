@@ -8,14 +8,8 @@ import {
   decodeAnySendMessageRequestHeader,
   type SendMessageRequestHeader,
 } from '../../../protocol/headers/send.js';
-import { decodeBatch, type BatchEntry } from '../../../protocol/message/batch.js';
 import { encodeOffsetMsgId } from '../../../protocol/message/message-id.js';
-import {
-  decodeProperties,
-  encodeProperties,
-  PROPERTY_SEPARATOR,
-  PropertyKey,
-} from '../../../protocol/message/properties.js';
+import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
 import {
   MessageSysFlag,
   resetTransactionValue,
@@ -33,6 +27,7 @@ import {
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import type { MessageToStore, PutResult } from '../../store/types.js';
+import { encodeBatchRecords, type EncodedBatch } from '../../store/batch-records.js';
 import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/register.js';
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
@@ -254,6 +249,52 @@ function answerPut(
   return replyStored(ctx, request, mapped.code, mapped.remark, msgId, queueId, first.queueOffset);
 }
 
+/** answerPut for a stored batch: one offsetMsgId per record, comma-joined. */
+function answerBatchPut(
+  ctx: BrokerContext,
+  request: RemotingCommand,
+  result: PutResult,
+  batch: EncodedBatch,
+  queueId: number,
+): RemotingCommand {
+  const mapped = putStatusToResponse(result.status, result.error);
+  if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT')
+    return reply(ctx, request, mapped.code, mapped.remark);
+  ctx.stats.putTotal += batch.count;
+  const msgId = batchOffsetMsgIds(ctx, result.physicalOffset, batch);
+  return replyStored(ctx, request, mapped.code, mapped.remark, msgId, queueId, result.queueOffset);
+}
+
+const HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
+
+/**
+ * The comma-joined offsetMsgIds of a stored batch (record i at `first + starts[i]`), written
+ * as bytes into one buffer: one string for the batch instead of several per record.
+ */
+function batchOffsetMsgIds(ctx: BrokerContext, first: number, batch: EncodedBatch): string {
+  const firstId = offsetMsgId(ctx, first);
+  const prefixLen = firstId.length - 16;
+  const idLen = firstId.length;
+  const out = Buffer.allocUnsafe(batch.count * (idLen + 1) - 1);
+  out.write(firstId, 0, 'latin1');
+  const starts = batch.starts;
+  for (let i = 1; i < batch.count; i++) {
+    const at = i * (idLen + 1);
+    out[at - 1] = 0x2c; // ','
+    for (let k = 0; k < prefixLen; k++) out[at + k] = out[k]!;
+    // A physical offset is a non-negative safe integer: 16 hex digits of two 32-bit halves.
+    const offset = first + starts[i]!;
+    const hi = Math.floor(offset / 0x1_0000_0000);
+    const lo = offset - hi * 0x1_0000_0000;
+    const digits = at + prefixLen;
+    for (let d = 0; d < 8; d++) {
+      out[digits + d] = HEX_DIGITS[(hi >>> (28 - 4 * d)) & 15]!;
+      out[digits + 8 + d] = HEX_DIGITS[(lo >>> (28 - 4 * d)) & 15]!;
+    }
+  }
+  return out.toString('latin1');
+}
+
 const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
   const props = decodeProperties(header.properties ?? '');
   let topic = header.topic;
@@ -313,22 +354,6 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
   return response;
 };
 
-/**
- * Stored properties of one batch record: inner + separator + batch-level (docs/protocol.md §6.1, as
- * 4.9.7–5.3.3 do), except batch-level keys the inner message already has: a 5.5 client puts a
- * batch UNIQ_KEY on the batch itself, which must not replace each message's own id (newer Java
- * brokers stopped appending batch properties for that reason).
- */
-function joinBatchProperties(inner: string, batchLevel: Readonly<Record<string, string>>): string {
-  const innerProps = decodeProperties(inner);
-  const extra: Record<string, string> = {};
-  for (const [k, v] of Object.entries(batchLevel)) if (innerProps[k] === undefined) extra[k] = v;
-  const tail = encodeProperties(extra);
-  if (inner === '') return tail;
-  if (tail === '') return inner;
-  return inner.endsWith(PROPERTY_SEPARATOR) ? inner + tail : inner + PROPERTY_SEPARATOR + tail;
-}
-
 const sendBatch: SendPath = async (ctx, request, conn, header, queueId, body) => {
   if (Buffer.byteLength(header.topic) > TOPIC_MAX_LENGTH) {
     throw new SendRejection(
@@ -339,35 +364,30 @@ const sendBatch: SendPath = async (ctx, request, conn, header, queueId, body) =>
   if (transactionValue(header.sysFlag) !== MessageSysFlag.TRANSACTION_NOT_TYPE) {
     throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'batch message does not support transaction');
   }
-  let entries: BatchEntry[];
+  const batchProps = decodeProperties(header.properties ?? '');
+  batchProps[PropertyKey.CLUSTER] = ctx.options.brokerClusterName;
+  let encoded: EncodedBatch | PutResult;
   try {
-    entries = decodeBatch(body);
+    // One pass over the body: inner records become stored records in one buffer (batch-records.ts).
+    encoded = encodeBatchRecords({
+      topic: header.topic,
+      queueId,
+      sysFlag: header.sysFlag,
+      bornTimestamp: header.bornTimestamp,
+      bornHost: bornHostOf(conn),
+      storeHost: ctx.storeHost,
+      reconsumeTimes: header.reconsumeTimes ?? 0,
+      body,
+      batchProperties: batchProps,
+    });
   } catch (err) {
     throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, `bad batch body: ${(err as Error).message}`);
   }
-  if (entries.length === 0) throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
-  const batchProps = decodeProperties(header.properties ?? '');
-  batchProps[PropertyKey.CLUSTER] = ctx.options.brokerClusterName;
-  const bornHost = bornHostOf(conn);
-  const msgs: MessageToStore[] = entries.map((e) => {
-    const delay = decodeProperties(e.properties)[PropertyKey.DELAY];
-    if (delay !== undefined && Number.parseInt(delay, 10) > 0) {
-      throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'batch message does not support delay level');
-    }
-    return {
-      topic: header.topic,
-      queueId,
-      flag: e.flag,
-      sysFlag: header.sysFlag,
-      bornTimestamp: header.bornTimestamp,
-      bornHost,
-      storeHost: ctx.storeHost,
-      reconsumeTimes: header.reconsumeTimes ?? 0,
-      preparedTransactionOffset: 0,
-      body: e.body,
-      properties: joinBatchProperties(e.properties, batchProps),
-    };
-  });
-  const results = await ctx.store.putMessages(msgs);
-  return answerPut(ctx, request, results, queueId);
+  if ('status' in encoded) return answerPut(ctx, request, [encoded], queueId);
+  if (encoded.count === 0) throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
+  if (encoded.delayed) {
+    throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, 'batch message does not support delay level');
+  }
+  const result = await ctx.store.putEncodedBatch(encoded);
+  return answerBatchPut(ctx, request, result, encoded, queueId);
 };
