@@ -177,7 +177,11 @@ export interface ProducerOptions extends ClientConnectionOptions {
   hedgeSends?: boolean;
   /** Hedge delay as a multiple of the broker's recent p99 latency. @default 10 */
   hedgeDelayMultiplier?: number;
-  /** Lower bound of the hedge delay (ms). @default 50 */
+  /**
+   * Lower bound of the hedge delay (ms). No send is hedged before some broker has answered 32
+   * sends (a cold producer's first sends are slow for reasons no other broker fixes).
+   * @default 50
+   */
   hedgeDelayFloorMs?: number;
   /**
    * Java message trace: a `Pub` record of every successful send goes, in batches and off the
