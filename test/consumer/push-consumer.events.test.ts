@@ -95,7 +95,8 @@ test('GET_CONSUMER_RUNNING_INFO’s statusTable reports the topic’s pull and c
     const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
     c.subscribe(topic);
     await c.start(async () => {
-      await new Promise((r) => setTimeout(r, 2));
+      // 5 ms asked; a timer may fire up to 1 ms early by Date.now (libuv's cached loop time).
+      await new Promise((r) => setTimeout(r, 5));
       consumed++;
     });
     await h.send(topic, 20);
@@ -112,7 +113,7 @@ test('GET_CONSUMER_RUNNING_INFO’s statusTable reports the topic’s pull and c
     const status = info.statusTable[topic]!;
     assert.ok(status.pullTPS! > 0, `pullTPS ${status.pullTPS}`);
     assert.ok(status.pullRT! > 0, `pullRT ${status.pullRT}`);
-    assert.ok(status.consumeOKTPS! > 0 && status.consumeRT! >= 2, JSON.stringify(status));
+    assert.ok(status.consumeOKTPS! > 0 && status.consumeRT! >= 4, JSON.stringify(status));
     assert.equal(status.consumeFailedMsgs, 0);
   });
 });

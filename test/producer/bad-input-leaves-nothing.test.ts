@@ -13,13 +13,14 @@ import { readTopic } from './cluster-helpers.js';
 function tables(p: Producer): { permits: number; bytes: number; inFlight: number; held: number } {
   const inner = p as unknown as {
     permits: SendPermits;
-    inFlight: Set<unknown>;
+    /** Sends between start and settle (a count since the send path stopped keeping a Set). */
+    inFlight: number;
     accumulator: ProduceAccumulator | undefined;
   };
   return {
     permits: inner.permits.inFlight.count,
     bytes: inner.permits.inFlight.bytes,
-    inFlight: inner.inFlight.size,
+    inFlight: inner.inFlight,
     held: inner.accumulator?.held ?? 0,
   };
 }
