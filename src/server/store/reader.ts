@@ -1,7 +1,8 @@
 /**
  * Read side of the message store: pulls by queue offset, reads by physical offset, search by
  * time and by key. Reads only what is visible (below the confirmed end of the log), with
- * positional fs reads; neighbouring records of one pull come back from a single read.
+ * positional fs reads; neighbouring records of one pull come back from a single read, and recent
+ * ones from the in-memory blocks of log-block-cache.ts.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { readInt64 } from '../../protocol/message/int64.js';
@@ -13,9 +14,11 @@ import {
 } from '../../protocol/message/stored-message.js';
 import { CQ_ENTRY_SIZE, readCqEntry, type ConsumeQueue, type CqEntry } from './consume-queue.js';
 import { keysOf, type KeyIndex } from './key-index.js';
+import { LogBlockCache } from './log-block-cache.js';
 import { MIN_RECORD_SIZE } from './recovery.js';
 import type { SegmentedFile } from './segmented-file.js';
 import type { GetMessagesResult } from './types.js';
+import { acquireWriteBuffer } from '../../remoting/write-buffer-pool.js';
 
 /** Java `maxTransferBytesOnMessageInMemory`: default byte budget of one getMessages call. */
 export const DEFAULT_GET_MAX_BYTES = 256 * 1024;
@@ -46,11 +49,15 @@ export interface ReadSource {
 }
 
 export class StoreReader {
+  private readonly blocks: LogBlockCache;
+
   constructor(
     private readonly log: SegmentedFile,
     private readonly keyIndex: KeyIndex,
     private readonly source: ReadSource,
-  ) {}
+  ) {
+    this.blocks = new LogBlockCache(log);
+  }
 
   /**
    * Up to `maxNums` records of a queue from `offset`, within `maxBytes` (at least one record is
@@ -97,6 +104,7 @@ export class StoreReader {
     if (entries.length === 0) return result('OFFSET_FOUND_NULL', offset);
     const { records, body } = await this.readRecords(entries);
     const out = result('FOUND', offset + entries.length);
+    out.pooled = body;
     records.forEach((rec, i) => {
       if (rec !== undefined) {
         out.messages.push(rec);
@@ -138,15 +146,18 @@ export class StoreReader {
         runs.push({ from: i, to: i + 1, start: e.physicalOffset, end: e.physicalOffset + e.size });
       }
     });
-    const body = Buffer.allocUnsafe(total);
+    const body = acquireWriteBuffer(total);
     await Promise.all(
       runs.map(async (run) => {
         if (run.end > this.source.confirmedPos() || run.start < this.log.minOffset) return;
         const len = run.end - run.start;
-        const hot = this.source.confirmedPos() - run.start <= this.source.inMemoryBytes;
+        const confirmed = this.source.confirmedPos();
+        const hot = confirmed - run.start <= this.source.inMemoryBytes;
         const buf =
-          (hot ? this.log.readSyncIfOpen(run.start, len, scratchOf(len)) : undefined) ??
-          (await this.log.read(run.start, len));
+          (hot
+            ? (this.blocks.read(run.start, len, confirmed) ??
+              this.log.readSyncIfOpen(run.start, len, scratchOf(len)))
+            : undefined) ?? (await this.log.read(run.start, len));
         for (let i = run.from; i < run.to; i++) {
           const e = entries[i]!;
           const at = e.physicalOffset - run.start;

@@ -59,6 +59,12 @@ export interface GetMessagesResult {
    */
   body?: Buffer;
   /**
+   * The pooled buffer `messages` are views of (remoting/write-buffer-pool.ts). A caller that
+   * knows when it is done with them may release it (the pull processor, after the write); one
+   * that does not leaves it to the garbage collector.
+   */
+  pooled?: Buffer;
+  /**
    * Consume-queue `tagsCode` of each returned message (Java `String.hashCode()` of TAGS, 0 when
    * absent), parallel to `messages`; lets the broker filter by tag without decoding.
    */

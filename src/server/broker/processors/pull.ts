@@ -21,6 +21,7 @@ import {
   type MessageFilter,
 } from '../message-filter.js';
 import { APPLY_TOPIC_HINT } from './send.js';
+import { releaseAfterWrite, releaseWriteBuffer } from '../../../remoting/write-buffer-pool.js';
 
 /** Java clients always send these; pulls without them commit nothing and do not wait. */
 const PullRequest = withOptionalFields(PullMessage, 'commitOffset', 'suspendTimeoutMillis', 'subVersion');
@@ -160,6 +161,8 @@ async function processPull(
         // Nothing filtered out: the store's buffer already holds them back to back.
         body = kept.length === got.messages.length && got.body ? got.body : Buffer.concat(kept);
       } else code = ResponseCode.PULL_RETRY_IMMEDIATELY;
+      // A copied (or no) body leaves the store's buffer unread: back to the pool now.
+      if (got.pooled !== undefined && body !== got.body) releaseWriteBuffer(got.pooled);
       break;
     }
     case 'NO_MESSAGE_IN_QUEUE':
@@ -196,13 +199,15 @@ async function processPull(
       return processPull(ctx, request, conn, false);
     }
   }
-  return pullResponse(
+  const response = pullResponse(
     request,
     code,
     code === ResponseCode.SUCCESS ? undefined : pullRemark(got.status),
     offsets,
     body,
   );
+  if (body !== undefined && body === got.pooled) releaseAfterWrite(response, body);
+  return response;
 }
 
 function pullRemark(status: string): string {
