@@ -38,6 +38,12 @@ export class LogBlockCache {
     this.blockSize = log.segmentSize % size === 0 ? size : 0;
   }
 
+  /** True when `[start, end)` lies within one block (then `read` can serve it). */
+  holds(start: number, end: number): boolean {
+    const size = this.blockSize;
+    return size > 0 && Math.floor(start / size) === Math.floor((end - 1) / size);
+  }
+
   /**
    * A view of the log bytes `[offset, offset + length)`, all below `limit` (the confirmed end),
    * read synchronously into the block holding them; undefined when the range crosses a block

@@ -118,8 +118,9 @@ export class StoreReader {
 
   /**
    * Reads records in runs (neighbours in the log come back from one read) and copies each into
-   * one buffer sized for them all, so a pull body needs no further concatenation. Hot runs are
-   * read synchronously into a reused scratch buffer (nothing else can use it before the copy).
+   * one buffer sized for them all, so a pull body needs no further concatenation. Hot runs come
+   * from the block cache, or are read synchronously into a reused scratch buffer (nothing else can
+   * use either before the copy); runs are cut at block boundaries so that they fit a block.
    */
   private async readRecords(
     entries: CqEntry[],
@@ -138,7 +139,9 @@ export class StoreReader {
         e.physicalOffset >= last.end &&
         e.physicalOffset - last.end <= READ_MERGE_GAP &&
         e.physicalOffset + e.size - last.start <= READ_MERGE_SPAN &&
-        last.start >= segStart
+        last.start >= segStart &&
+        // A run within one block is served from memory (log-block-cache.ts): keep it there.
+        (!this.blocks.holds(last.start, last.end) || this.blocks.holds(last.start, e.physicalOffset + e.size))
       ) {
         last.to = i + 1;
         last.end = e.physicalOffset + e.size;
