@@ -17,13 +17,18 @@ import { keysOf, type KeyIndex } from './key-index.js';
 import { LogBlockCache } from './log-block-cache.js';
 import { MIN_RECORD_SIZE } from './recovery.js';
 import type { SegmentedFile } from './segmented-file.js';
-import type { GetMessagesResult } from './types.js';
+import type { GetMessagesResult, PullSelection, TransferLimits } from './types.js';
 import { acquireWriteBuffer } from '../../remoting/write-buffer-pool.js';
 
 /** Java `maxTransferBytesOnMessageInMemory`: default byte budget of one getMessages call. */
 export const DEFAULT_GET_MAX_BYTES = 256 * 1024;
 /** Upper bound on consume-queue entries read by one getMessages call. */
 const MAX_ENTRIES_PER_GET = 2048;
+/**
+ * Consume-queue entries a filtered pull scans at most for matching ones (Java
+ * `maxFilterMessageCount`: 16000 bytes of entries).
+ */
+const JAVA_FILTER_SCAN_ENTRIES = 16000 / CQ_ENTRY_SIZE;
 /** Two records of one queue closer than this in the log are read with one read. */
 const READ_MERGE_GAP = 16 * 1024;
 const READ_MERGE_SPAN = 1024 * 1024;
@@ -40,6 +45,8 @@ export interface ReadSource {
   queueOf(topic: string, queueId: number): ConsumeQueue | undefined;
   /** End of the visible log. */
   confirmedPos(): number;
+  /** Java's limits of one pull's answer. */
+  readonly transferLimits: TransferLimits;
   /**
    * Records this close to the end of the log are taken to be in the page cache (Java's in-memory
    * zone) and read on the event-loop thread; older ones go through the thread pool, so a cold
@@ -62,7 +69,9 @@ export class StoreReader {
   /**
    * Up to `maxNums` records of a queue from `offset`, within `maxBytes` (at least one record is
    * returned when any is available). Statuses and `nextBeginOffset` follow Java's
-   * `DefaultMessageStore.getMessage` on a master.
+   * `DefaultMessageStore.getMessage` on a master. With `pull` (a consumer's pull), Java's transfer
+   * limits apply too, and entries the filter rejects on their tags code are skipped without
+   * reading the log: up to JAVA_FILTER_SCAN_ENTRIES of them are scanned for matching ones.
    */
   async getMessages(
     topic: string,
@@ -70,6 +79,7 @@ export class StoreReader {
     offset: number,
     maxNums: number,
     maxBytes: number = DEFAULT_GET_MAX_BYTES,
+    pull?: PullSelection,
   ): Promise<GetMessagesResult> {
     if (!Number.isSafeInteger(offset)) throw new InvalidArgumentError('offset', `not an integer: ${offset}`);
     const queue = this.source.queueOf(topic, queueId);
@@ -92,18 +102,13 @@ export class StoreReader {
     const want = Number.isFinite(maxNums)
       ? Math.max(1, Math.min(Math.floor(maxNums), MAX_ENTRIES_PER_GET))
       : 1;
-    const raw = await queue.readEntries(offset, want);
-    const entries: CqEntry[] = [];
-    let bytes = 0;
-    for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) {
-      const e = readCqEntry(raw, at);
-      if (entries.length > 0 && bytes + e.size > maxBytes) break;
-      entries.push(e);
-      bytes += e.size;
-    }
-    if (entries.length === 0) return result('OFFSET_FOUND_NULL', offset);
+    const { entries, scanned } = await this.selectEntries(queue, offset, want, maxBytes, pull);
+    if (entries.length === 0)
+      return scanned > 0
+        ? result('NO_MATCHED_MESSAGE', offset + scanned)
+        : result('OFFSET_FOUND_NULL', offset);
     const { records, body } = await this.readRecords(entries);
-    const out = result('FOUND', offset + entries.length);
+    const out = result('FOUND', offset + scanned);
     out.pooled = body;
     records.forEach((rec, i) => {
       if (rec !== undefined) {
@@ -114,6 +119,57 @@ export class StoreReader {
     if (out.messages.length === 0) out.status = 'OFFSET_FOUND_NULL';
     else if (out.messages.length === entries.length) out.body = body;
     return out;
+  }
+
+  /**
+   * The entries a read returns (Java's loop with `isTheBatchFull`): at most `want`, within
+   * `maxBytes` and, for a pull, the transfer limits of where each record is (in memory or on
+   * disk only); `scanned` counts the entries passed, matching or not (the next offset).
+   */
+  private async selectEntries(
+    queue: ConsumeQueue,
+    offset: number,
+    want: number,
+    maxBytes: number,
+    pull: PullSelection | undefined,
+  ): Promise<{ entries: CqEntry[]; scanned: number }> {
+    const entries: CqEntry[] = [];
+    const limits = this.source.transferLimits;
+    const confirmed = this.source.confirmedPos();
+    const scanMax = pull === undefined ? want : Math.max(want, JAVA_FILTER_SCAN_ENTRIES);
+    let scanned = 0;
+    let bytes = 0;
+    while (scanned < scanMax) {
+      // The first read takes what a pull without filtering needs; a filtered one reads on.
+      const raw = await queue.readEntries(
+        offset + scanned,
+        Math.min(scanMax - scanned, scanned === 0 ? want : 256),
+      );
+      if (raw.length === 0) break;
+      for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) {
+        const e = readCqEntry(raw, at);
+        if (entries.length > 0) {
+          if (bytes + e.size > maxBytes) return { entries, scanned };
+          if (pull !== undefined) {
+            const inDisk = confirmed - e.physicalOffset > this.source.inMemoryBytes;
+            const maxTransferBytes = inDisk
+              ? limits.maxTransferBytesOnMessageInDisk
+              : limits.maxTransferBytesOnMessageInMemory;
+            const maxTransferCount = inDisk
+              ? limits.maxTransferCountOnMessageInDisk
+              : limits.maxTransferCountOnMessageInMemory;
+            if (bytes + e.size > maxTransferBytes || entries.length >= maxTransferCount)
+              return { entries, scanned };
+          }
+        }
+        scanned++;
+        if (pull !== undefined && !pull.matchesEntry(e.tagsCode)) continue;
+        entries.push(e);
+        bytes += e.size;
+        if (entries.length >= want) return { entries, scanned };
+      }
+    }
+    return { entries, scanned };
   }
 
   /**

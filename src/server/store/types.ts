@@ -47,7 +47,23 @@ export type GetMessageStatus =
   | 'OFFSET_TOO_SMALL'
   | 'OFFSET_OVERFLOW_ONE'
   | 'OFFSET_OVERFLOW_BADLY'
-  | 'OFFSET_FOUND_NULL';
+  | 'OFFSET_FOUND_NULL'
+  /** Every entry scanned failed the pull's consume-queue filter (the broker answers PULL_RETRY_IMMEDIATELY). */
+  | 'NO_MATCHED_MESSAGE';
+
+/** Java `MessageStoreConfig` limits of one pull's answer, by where its records are. */
+export interface TransferLimits {
+  maxTransferBytesOnMessageInMemory: number;
+  maxTransferCountOnMessageInMemory: number;
+  maxTransferBytesOnMessageInDisk: number;
+  maxTransferCountOnMessageInDisk: number;
+}
+
+/** What a consumer's pull adds to a read: Java's transfer limits and its consume-queue filter. */
+export interface PullSelection {
+  /** The filter's consume-queue stage: entries it rejects are skipped without reading the log. */
+  matchesEntry(tagsCode: number): boolean;
+}
 
 export interface GetMessagesResult {
   status: GetMessageStatus;

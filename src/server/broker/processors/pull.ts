@@ -139,7 +139,10 @@ async function processPull(
     ctx.store.consumerOffsets.set(req.consumerGroup, req.topic, req.queueId, req.commitOffset);
   }
   const maxNums = Math.min(req.maxMsgNums, 1024);
-  const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes);
+  // The tag stage runs on consume-queue entries in the store, before any record is read.
+  const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes, {
+    matchesEntry: (tagsCode) => matchesQueueEntry(filter, tagsCode),
+  });
   const offsets = {
     nextBeginOffset: got.nextBeginOffset,
     minOffset: got.minOffset,
@@ -150,10 +153,9 @@ async function processPull(
   let body: Buffer | undefined;
   switch (got.status) {
     case 'FOUND': {
-      const kept: Buffer[] = [];
-      got.messages.forEach((m, i) => {
-        if (matchesQueueEntry(filter, got.tagsCodes[i] ?? 0) && matchesStoredRecord(filter, m)) kept.push(m);
-      });
+      // Only SQL92 has a record stage (message-filter.ts); tags were checked in the store.
+      const kept =
+        filter.type === 'TAG' ? got.messages : got.messages.filter((m) => matchesStoredRecord(filter, m));
       if (kept.length > 0) {
         ctx.stats.getTotal += kept.length;
         ctx.stats.noteGroupGet(req.topic, req.consumerGroup, kept.length);
@@ -171,6 +173,9 @@ async function processPull(
     case 'OFFSET_FOUND_NULL':
     case 'OFFSET_OVERFLOW_ONE':
       code = ResponseCode.PULL_NOT_FOUND;
+      break;
+    case 'NO_MATCHED_MESSAGE':
+      code = ResponseCode.PULL_RETRY_IMMEDIATELY;
       break;
     case 'OFFSET_OVERFLOW_BADLY':
     case 'OFFSET_TOO_SMALL':
