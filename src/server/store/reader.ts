@@ -2,7 +2,7 @@
  * Read side of the message store: pulls by queue offset, reads by physical offset, search by
  * time and by key. Reads only what is visible (below the confirmed end of the log), with
  * positional fs reads; neighbouring records of one pull come back from a single read, and recent
- * ones from the in-memory blocks of log-block-cache.ts.
+ * ones from the in-memory blocks of block-cache.ts.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { readInt64 } from '../../protocol/message/int64.js';
@@ -14,7 +14,7 @@ import {
 } from '../../protocol/message/stored-message.js';
 import { CQ_ENTRY_SIZE, readCqEntry, type ConsumeQueue, type CqEntry } from './consume-queue.js';
 import { keysOf, type KeyIndex } from './key-index.js';
-import { LogBlockCache } from './log-block-cache.js';
+import { BlockCache } from './block-cache.js';
 import { MIN_RECORD_SIZE } from './recovery.js';
 import type { SegmentedFile } from './segmented-file.js';
 import type { GetMessagesResult, PullSelection, TransferLimits } from './types.js';
@@ -56,14 +56,14 @@ export interface ReadSource {
 }
 
 export class StoreReader {
-  private readonly blocks: LogBlockCache;
+  private readonly blocks: BlockCache;
 
   constructor(
     private readonly log: SegmentedFile,
     private readonly keyIndex: KeyIndex,
     private readonly source: ReadSource,
   ) {
-    this.blocks = new LogBlockCache(log);
+    this.blocks = new BlockCache(log);
   }
 
   /**
@@ -196,7 +196,7 @@ export class StoreReader {
         e.physicalOffset - last.end <= READ_MERGE_GAP &&
         e.physicalOffset + e.size - last.start <= READ_MERGE_SPAN &&
         last.start >= segStart &&
-        // A run within one block is served from memory (log-block-cache.ts): keep it there.
+        // A run within one block is served from memory (block-cache.ts): keep it there.
         (!this.blocks.holds(last.start, last.end) || this.blocks.holds(last.start, e.physicalOffset + e.size))
       ) {
         last.to = i + 1;

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeStoredMessages } from '../../../src/protocol/message/stored-message.js';
 import { MessageStore } from '../../../src/server/store/message-store.js';
-import { LOG_BLOCK_BYTES } from '../../../src/server/store/log-block-cache.js';
+import { LOG_BLOCK_BYTES } from '../../../src/server/store/block-cache.js';
 import { tagsHashCode } from '../../../src/server/store/consume-queue.js';
 import { message, tempDir } from './helpers.js';
 

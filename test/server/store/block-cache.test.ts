@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LogBlockCache } from '../../../src/server/store/log-block-cache.js';
+import { BlockCache } from '../../../src/server/store/block-cache.js';
 import { SegmentedFile } from '../../../src/server/store/segmented-file.js';
 import { tempDir } from './helpers.js';
 
@@ -15,7 +15,7 @@ test('a block serves the bytes of the log below the limit, and a tail block grow
   const file = await SegmentedFile.open(tmp.dir, SEGMENT);
   try {
     await file.write(0, pattern(3000));
-    const cache = new LogBlockCache(file);
+    const cache = new BlockCache(file);
     assert.deepEqual(cache.read(100, 200, 3000), pattern(200, 100));
     // Bytes past the limit (not confirmed yet) are never served.
     assert.equal(cache.read(2900, 200, 3000), undefined);
@@ -36,7 +36,7 @@ test('a range across a block boundary or in a closed segment is left to the call
     await writer.write(0, pattern(3 * SEGMENT));
     await writer.close();
     const file = await SegmentedFile.open(tmp.dir, SEGMENT);
-    const cache = new LogBlockCache(file);
+    const cache = new BlockCache(file);
     // Segments listed at open have no handle until an async read opens them.
     assert.equal(cache.read(10, 10, 3 * SEGMENT), undefined);
     await file.read(0, 1);
@@ -56,7 +56,7 @@ test('with more blocks read than kept, the least recently used one is replaced a
   try {
     const total = 6 * SEGMENT;
     await file.write(0, pattern(total));
-    const cache = new LogBlockCache(file, 2);
+    const cache = new BlockCache(file, 2);
     for (const block of [0, 1, 0, 2, 0, 3, 1, 5, 4, 0]) {
       const at = block * SEGMENT + 100;
       assert.deepEqual(cache.read(at, 300, total), pattern(300, at), `block ${block}`);

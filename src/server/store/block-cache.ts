@@ -1,20 +1,21 @@
 /**
- * Recent commit-log bytes kept in memory for pulls, in aligned blocks (the read side of Java's
- * mmap'ed page cache). Records of one queue are interleaved with every other queue's in the log,
- * so a pull of 32 records of one queue spans the records of all queues written meanwhile: read
- * directly, each queue's pull reads that whole span again (eight queues: eight times the bytes and
- * syscalls). A block is read once and then serves every queue whose records lie in it.
+ * Recent bytes of a segmented file kept in memory for pulls, in aligned blocks (the read side of
+ * Java's mmap'ed page cache). Records of one queue are interleaved with every other queue's in the
+ * commit log, so a pull of 32 records of one queue spans the records of all queues written
+ * meanwhile: read directly, each queue's pull reads that whole span again (eight queues: eight
+ * times the bytes and syscalls). A block is read once and then serves every queue whose records
+ * lie in it. A consume queue keeps one small block, so a pull's entries need no syscall either.
  *
- * Only bytes below the confirmed end of the log are cached; those never change (a rollback only
- * cuts unconfirmed bytes, retention only drops whole segments below the log's minimum offset,
- * which the reader checks before asking). A block at the tail grows as the log does: a later
- * read adds just the missing bytes.
+ * Only bytes below the visible end (the confirmed end of the log, a queue's max offset) are
+ * cached; those never change (a rollback only cuts bytes not yet visible, retention only drops
+ * whole segments below the minimum offset, which readers check before asking; recovery runs before
+ * any read). A block at the tail grows with the file: a later read adds just the missing bytes.
  */
 import type { SegmentedFile } from './segmented-file.js';
 
-/** Bytes per block (at most the segment size, which it must divide). */
+/** Commit-log bytes per block (at most the segment size, which it must divide). */
 export const LOG_BLOCK_BYTES = 1024 * 1024;
-/** Blocks kept per store, least recently used replaced first: 8 MiB. */
+/** Commit-log blocks kept per store, least recently used replaced first: 8 MiB. */
 export const LOG_BLOCK_COUNT = 8;
 
 interface Block {
@@ -24,7 +25,7 @@ interface Block {
   valid: number;
 }
 
-export class LogBlockCache {
+export class BlockCache {
   private readonly blockSize: number;
   /** Least recently used first. */
   private readonly blocks: Block[] = [];
@@ -32,8 +33,9 @@ export class LogBlockCache {
   constructor(
     private readonly log: SegmentedFile,
     private readonly maxBlocks: number = LOG_BLOCK_COUNT,
+    blockBytes: number = LOG_BLOCK_BYTES,
   ) {
-    const size = Math.min(LOG_BLOCK_BYTES, log.segmentSize);
+    const size = Math.min(blockBytes, log.segmentSize);
     // A block must never straddle two segments (only one of which might be open).
     this.blockSize = log.segmentSize % size === 0 ? size : 0;
   }
@@ -45,7 +47,7 @@ export class LogBlockCache {
   }
 
   /**
-   * A view of the log bytes `[offset, offset + length)`, all below `limit` (the confirmed end),
+   * A view of the bytes `[offset, offset + length)`, all below `limit` (the visible end),
    * read synchronously into the block holding them; undefined when the range crosses a block
    * boundary or its segment is not open (read it another way then). The view is valid until the
    * next call: copy out of it before anything else reads.
