@@ -164,17 +164,18 @@ export class ConsumeQueue {
   }
 
   /**
-   * Raw entries `[offset, offset + count)` clipped to what is visible. From the in-memory block
-   * (copied out: the block may move before the caller reads) or else read synchronously when the
-   * file is open: entries are 20 bytes, written moments ago, and a pull needs them before anything
-   * else, so the thread-pool round trip would only add latency.
+   * Raw entries `[offset, offset + count)` clipped to what is visible. With `viaBlock` (pulls)
+   * from the queue's in-memory block (copied out: the block may move before the caller reads; a
+   * block is only allocated for queues read this way, not for every queue a restart looks at);
+   * else read synchronously when the file is open: entries are 20 bytes, written moments ago, and
+   * a pull needs them before anything else, so the thread-pool round trip would only add latency.
    */
-  async readEntries(offset: number, count: number): Promise<Buffer> {
+  async readEntries(offset: number, count: number, viaBlock = false): Promise<Buffer> {
     const n = Math.max(0, Math.min(count, this.maxOffset - offset));
     if (n === 0 || offset < this.minOffset) return Buffer.alloc(0);
     const at = offset * CQ_ENTRY_SIZE;
     const len = n * CQ_ENTRY_SIZE;
-    const cached = this.recent.read(at, len, this.maxOffset * CQ_ENTRY_SIZE);
+    const cached = viaBlock ? this.recent.read(at, len, this.maxOffset * CQ_ENTRY_SIZE) : undefined;
     if (cached !== undefined) return Buffer.from(cached);
     const buf = this.file.readSyncIfOpen(at, len) ?? (await this.file.read(at, len));
     return buf.subarray(0, buf.length - (buf.length % CQ_ENTRY_SIZE));

@@ -144,6 +144,7 @@ export class StoreReader {
       const raw = await queue.readEntries(
         offset + scanned,
         Math.min(scanMax - scanned, scanned === 0 ? want : 256),
+        true,
       );
       if (raw.length === 0) break;
       for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) {
