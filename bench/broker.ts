@@ -17,6 +17,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -49,8 +51,11 @@ const { values } = parseArgs({
     'restart-gib': { type: 'string', default: '1' },
     'full-rebuild-gib': { type: 'string', default: '1' },
     'retention-seconds': { type: 'string', default: '5' },
+    // Profiles the embedded cluster child (node --cpu-prof) into $TMPDIR/rocketmq-ts-broker-prof.
+    'cpu-prof': { type: 'boolean', default: false },
   },
 });
+const PROF_DIR = join(tmpdir(), 'rocketmq-ts-broker-prof');
 
 interface OnsProducer {
   ready(): Promise<void>;
@@ -79,9 +84,22 @@ interface ClusterInfo {
 }
 
 async function startCluster(): Promise<ClusterInfo & { stop: () => Promise<void> }> {
+  const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [];
+  if (prof.length > 0) console.log(`cluster CPU profile: ${PROF_DIR} (written when the cluster stops)`);
   const child = spawn(
     process.execPath,
-    [MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json', '--flush', values.flush ?? 'async'],
+    [
+      ...prof,
+      MAIN,
+      'cluster',
+      '--brokers',
+      '2',
+      '--namesrv-port',
+      '0',
+      '--json',
+      '--flush',
+      values.flush ?? 'async',
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -125,7 +143,7 @@ async function main(): Promise<void> {
     if (idle > 0) await idleConnectionsBenchmark(cluster.brokers[0]!, idle, () => rssOf(cluster.pid));
     if (drainCount > 0) {
       const targets: DrainTarget[] = [
-        { label: 'embedded', namesrv: cluster.namesrv, brokers: cluster.brokers },
+        { label: 'embedded', namesrv: cluster.namesrv, brokers: cluster.brokers, pids: [cluster.pid] },
       ];
       real = await startReal();
       if (real !== undefined)
@@ -133,6 +151,7 @@ async function main(): Promise<void> {
           label: `real ${values['real-version'] ?? '4.9.7'}`,
           namesrv: real.namesrvAddr,
           brokers: real.brokers.map((b) => b.addr),
+          pids: real.brokers.map((b) => b.pid),
         });
       await compareDrains(targets, drainCount, body);
     }
@@ -157,6 +176,8 @@ interface DrainTarget {
   label: string;
   namesrv: string;
   brokers: string[];
+  /** Broker processes, whose CPU is read around each drain. */
+  pids: Array<number | undefined>;
 }
 
 function javaJarsBuilt(): boolean {
@@ -168,7 +189,8 @@ function javaJarsBuilt(): boolean {
 const javaDrain: Drain = async (namesrv, topic, count, label) => {
   const version = values['real-version'] ?? '4.9.7';
   const group = `BenchDrainJava_${label}_${Date.now().toString(36)}`;
-  return (await drainWithJava(version, namesrv, topic, group, count)).firstToLastMs / 1000;
+  const r = await drainWithJava(version, namesrv, topic, group, count);
+  return { seconds: r.firstToLastMs / 1000, clientCpuUsPerMsg: r.cpuUsPerMsg };
 };
 
 /** A real Java cluster, when its jars are there (or `--real on`); undefined with `--real off`. */
@@ -186,18 +208,22 @@ async function startReal(): Promise<RealCluster | undefined> {
  * A smaller drain on each cluster first (its own topic and group), so every broker is measured
  * warm (JIT, caches); then `--drain-rounds` rounds, each draining a fresh backlog with ali-ons
  * and (interop jars built) the Java push consumer from each cluster in turn, so a change in the
- * machine's load hits both clusters alike. The best round per client and cluster counts: on a
- * shared 2-core machine the spread between rounds comes from the neighbours, not the brokers.
+ * machine's load hits both clusters alike. Each round prints the ratio embedded / real of that
+ * round; the summary gives the best round per client and cluster (on a shared 2-core machine the
+ * spread between rounds comes from the neighbours, not the brokers) and the worst round's ratio.
  */
 async function compareDrains(targets: DrainTarget[], count: number, body: Buffer): Promise<void> {
   const warmup = Number(values['drain-warmup']);
   const clients: Array<{ name: string; drain: Drain | undefined }> = [{ name: 'ali-ons', drain: undefined }];
   if (javaJarsBuilt()) clients.push({ name: 'Java push consumer', drain: javaDrain });
-  const best = new Map<string, DrainResult>();
+  /** Per client and cluster label, one result per round. */
+  const rounds = new Map<string, DrainResult[]>();
+  const key = (t: DrainTarget, client: string): string => `${t.label}|${client}`;
   for (const [i, t] of targets.entries())
     if (warmup > 0) await drainBenchmark(t.namesrv, t.brokers, warmup, body, `warmup${i}`);
   for (let round = 0; round < Math.max(1, Number(values['drain-rounds'])); round++) {
     for (const [c, client] of clients.entries()) {
+      const results: DrainResult[] = [];
       for (const [i, t] of targets.entries()) {
         const r = await drainBenchmark(
           t.namesrv,
@@ -206,28 +232,43 @@ async function compareDrains(targets: DrainTarget[], count: number, body: Buffer
           body,
           `r${round}c${c}t${i}`,
           client.drain,
+          t.pids,
         );
         console.log(`  ${formatDrain(`${t.label} round ${round + 1}, ${client.name}`, r)}`);
-        const key = `${t.label}|${client.name}`;
-        const prev = best.get(key);
-        if (prev === undefined || r.msgsPerSec > prev.msgsPerSec) best.set(key, r);
+        // Lets a profile analysis keep only the drain's samples (the fill is the send path).
+        if (values['cpu-prof'] && i === 0) console.log(`  profile window µs: ${r.windowUs.join('-')}`);
+        results.push(r);
+        const list = rounds.get(key(t, client.name)) ?? [];
+        list.push(r);
+        rounds.set(key(t, client.name), list);
       }
+      for (const [i, t] of targets.entries())
+        if (i > 0)
+          console.log(
+            `  drain ratio embedded / ${t.label} round ${round + 1}, ${client.name}: ${ratio(results[0], results[i])}`,
+          );
     }
   }
+  const fastest = (rs: DrainResult[] | undefined): DrainResult | undefined =>
+    rs?.reduce((a, b) => (b.msgsPerSec > a.msgsPerSec ? b : a));
   for (const client of clients) {
     for (const t of targets) {
-      const r = best.get(`${t.label}|${client.name}`);
+      const r = fastest(rounds.get(key(t, client.name)));
       if (r !== undefined) console.log(formatDrain(`${t.label}, best round (${client.name})`, r));
     }
-    const ours = best.get(`${targets[0]!.label}|${client.name}`);
+    const ours = rounds.get(key(targets[0]!, client.name)) ?? [];
     for (const t of targets.slice(1)) {
-      const theirs = best.get(`${t.label}|${client.name}`);
-      if (ours !== undefined && theirs !== undefined)
-        console.log(
-          `drain ratio embedded / ${t.label}, ${client.name}: ${(ours.msgsPerSec / theirs.msgsPerSec).toFixed(2)}`,
-        );
+      const theirs = rounds.get(key(t, client.name)) ?? [];
+      const perRound = ours.map((r, i) => (theirs[i] ? r.msgsPerSec / theirs[i].msgsPerSec : NaN));
+      console.log(
+        `drain ratio embedded / ${t.label}, ${client.name}: best rounds ${ratio(fastest(ours), fastest(theirs))}, worst round ${Math.min(...perRound).toFixed(2)} (per round ${perRound.map((x) => x.toFixed(2)).join(', ')})`,
+      );
     }
   }
+}
+
+function ratio(ours: DrainResult | undefined, theirs: DrainResult | undefined): string {
+  return ours === undefined || theirs === undefined ? '-' : (ours.msgsPerSec / theirs.msgsPerSec).toFixed(2);
 }
 
 type Send = () => Promise<boolean>;

@@ -23,7 +23,7 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,7 @@ import { Admin } from '../src/admin/admin.js';
 import { Producer } from '../src/producer/producer.js';
 import type { Message } from '../src/producer/message.js';
 import { EXACT_BACKLOG } from './consumer-pop.js';
+import { processCpuMs } from './process-cpu.js';
 import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -117,18 +118,6 @@ function firstLine(
     });
     child.once('exit', () => reject(new Error(`child exited before printing: ${out}`)));
   });
-}
-
-/** utime + stime of a process in ms (Linux /proc), NaN elsewhere. */
-function processCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // After "pid (comm) ": state is field 0, utime field 11, stime field 12, in clock ticks (100/s).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
 }
 
 async function createTopic(namesrv: string, topic: string): Promise<void> {

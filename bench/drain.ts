@@ -11,6 +11,7 @@ import { createRequest, type RemotingCommand } from '../src/protocol/command.js'
 import { UpdateAndCreateTopic } from '../src/protocol/headers/admin.js';
 import { encodeProperties } from '../src/protocol/message/properties.js';
 import { Connection } from '../src/remoting/connection.js';
+import { processesCpuMs } from './process-cpu.js';
 
 const require = createRequire(import.meta.url);
 
@@ -33,6 +34,16 @@ export interface DrainResult {
   msgsPerSec: number;
   fillMsgsPerSec: number;
   seconds: number;
+  /** CPU of the broker processes during the drain (not the fill) per message, µs; NaN unknown. */
+  brokerCpuUsPerMsg: number;
+  /** CPU of the consumer process per message, µs. */
+  clientCpuUsPerMsg: number;
+  /** The drain's start and end on the monotonic clock, µs (the clock of `node --cpu-prof` samples). */
+  windowUs: [number, number];
+}
+
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 async function createTopic(conns: Connection[], topic: string): Promise<void> {
@@ -122,10 +133,19 @@ export async function fillBacklog(
   }
 }
 
-/** How a consumer drains `count` messages of `topic`: seconds from first to last delivery. */
-export type Drain = (namesrv: string, topic: string, count: number, label: string) => Promise<number>;
+/** What one consumer's drain took: seconds from first to last delivery, its own CPU per message. */
+export interface DrainTiming {
+  seconds: number;
+  clientCpuUsPerMsg: number;
+}
 
-/** Fills a backlog on `brokers` and drains it through `namesrv` (with ali-ons unless `drain` is given). */
+/** How a consumer drains `count` messages of `topic`. */
+export type Drain = (namesrv: string, topic: string, count: number, label: string) => Promise<DrainTiming>;
+
+/**
+ * Fills a backlog on `brokers` and drains it through `namesrv` (with ali-ons unless `drain` is
+ * given); the CPU of `brokerPids` is read around the drain.
+ */
 export async function drainBenchmark(
   namesrv: string,
   brokers: readonly string[],
@@ -133,19 +153,33 @@ export async function drainBenchmark(
   body: Buffer,
   label: string,
   drain: Drain = drainBacklog,
+  brokerPids: readonly (number | undefined)[] = [],
 ): Promise<DrainResult> {
   const { topic, fillMsgsPerSec } = await fillBacklog(brokers, count, body, label);
-  const seconds = await drain(namesrv, topic, count, label);
-  return { count, msgsPerSec: count / seconds, fillMsgsPerSec, seconds };
+  const cpu0 = brokerPids.length > 0 ? processesCpuMs(brokerPids) : NaN;
+  const start = monotonicUs();
+  const { seconds, clientCpuUsPerMsg } = await drain(namesrv, topic, count, label);
+  const windowUs: [number, number] = [start, monotonicUs()];
+  const brokerCpuUsPerMsg = ((processesCpuMs(brokerPids) - cpu0) * 1000) / count;
+  return {
+    count,
+    msgsPerSec: count / seconds,
+    fillMsgsPerSec,
+    seconds,
+    brokerCpuUsPerMsg,
+    clientCpuUsPerMsg,
+    windowUs,
+  };
 }
 
-/** Reads `count` messages of `topic` with a fresh ali-ons group; seconds from first to last delivery. */
+/** Reads `count` messages of `topic` with a fresh ali-ons group in this process. */
 export async function drainBacklog(
   namesrv: string,
   topic: string,
   count: number,
   label: string,
-): Promise<number> {
+): Promise<DrainTiming> {
+  const cpu0 = process.cpuUsage();
   const consumer = new ons.Consumer({
     nameSrv: namesrv,
     httpclient: noHttp,
@@ -176,9 +210,12 @@ export async function drainBacklog(
   } finally {
     await consumer.close();
   }
-  return (last - first) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { seconds: (last - first) / 1000, clientCpuUsPerMsg: (cpu.user + cpu.system) / count };
 }
 
 export function formatDrain(label: string, r: DrainResult): string {
-  return `drain ${label}: ${r.count} msgs in ${r.seconds.toFixed(2)} s = ${Math.round(r.msgsPerSec)} msgs/s (backlog filled at ${Math.round(r.fillMsgsPerSec)} msgs/s)`;
+  const broker = Number.isFinite(r.brokerCpuUsPerMsg) ? ` broker ${r.brokerCpuUsPerMsg.toFixed(2)},` : '';
+  const cpu = `, CPU µs/msg:${broker} client ${r.clientCpuUsPerMsg.toFixed(2)}`;
+  return `drain ${label}: ${r.count} msgs in ${r.seconds.toFixed(2)} s = ${Math.round(r.msgsPerSec)} msgs/s${cpu} (backlog filled at ${Math.round(r.fillMsgsPerSec)} msgs/s)`;
 }

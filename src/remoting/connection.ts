@@ -37,6 +37,7 @@ import { decodeFrame } from '../protocol/frame.js';
 import { FrameParser } from './frame-parser.js';
 import { FrameWriter } from './frame-writer.js';
 import { OpaqueTable } from './opaque-table.js';
+import { takeWriteRelease } from './write-buffer-pool.js';
 import { runAfterHooks, runBeforeHooks, type RpcHook } from './hooks.js';
 import {
   parseAddress,
@@ -323,7 +324,9 @@ export class Connection extends EventEmitter {
 
   /** Writes a response; `cmd` must already carry the request's opaque. Dropped when closed. */
   sendResponse(cmd: RemotingCommand): void {
+    const release = takeWriteRelease(cmd);
     if (this.isClosed) {
+      release?.();
       this.logger.debug('dropping response on a closed connection', {
         address: this.remoteAddress,
         opaque: cmd.opaque,
@@ -332,8 +335,9 @@ export class Connection extends EventEmitter {
     }
     cmd.flag |= FLAG_RESPONSE;
     try {
-      this.writer.enqueue(cmd, undefined);
+      this.writer.enqueue(cmd, release);
     } catch (err) {
+      release?.();
       this.logger.error('cannot encode response', {
         address: this.remoteAddress,
         code: cmd.code,

@@ -7,6 +7,7 @@ import type * as net from 'node:net';
 import { hexDump, wireDebug } from '../observability/logger.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import { encodeFrame } from '../protocol/frame.js';
+import { acquireWriteBuffer, POOLED_MIN_BYTES, releaseWriteBuffer } from './write-buffer-pool.js';
 
 /** Called with an error when the frame could not be written (connection closed). */
 export type WriteCallback = (err?: Error | null) => void;
@@ -149,9 +150,11 @@ export class FrameWriter {
           i++;
           continue;
         }
-        const merged = Buffer.allocUnsafe(runBytes);
+        // Reused once the socket is done with it (write-buffer-pool.ts).
+        const merged = acquireWriteBuffer(runBytes);
         let at = 0;
-        let cbs: WriteCallback[] | undefined;
+        let cbs: WriteCallback[] | undefined =
+          runBytes >= POOLED_MIN_BYTES ? [() => releaseWriteBuffer(merged)] : undefined;
         for (let k = i; k < end; k++) {
           const c = chunks[k] as Uint8Array;
           merged.set(c, at);

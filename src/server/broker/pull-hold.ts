@@ -13,12 +13,9 @@ export interface HeldPull {
   cancel: () => void;
 }
 
-function key(topic: string, queueId: number): string {
-  return `${topic}@${queueId}`;
-}
-
 export class PullHoldService {
-  private readonly held = new Map<string, Set<HeldPull>>();
+  /** Holds by topic, then queue: an arrival looks up its queue's holds without building a key. */
+  private readonly held = new Map<string, Map<number, Set<HeldPull>>>();
   /** Holds per connection, so a closed connection releases its holds without per-hold listeners. */
   private readonly byOwner = new Map<object, Set<HeldPull>>();
   private stopped = false;
@@ -37,9 +34,10 @@ export class PullHoldService {
   ): Promise<boolean> {
     if (this.stopped) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const k = key(topic, queueId);
-      let set = this.held.get(k);
-      if (!set) this.held.set(k, (set = new Set()));
+      let queues = this.held.get(topic);
+      if (!queues) this.held.set(topic, (queues = new Map()));
+      let set = queues.get(queueId);
+      if (!set) queues.set(queueId, (set = new Set()));
       const entry: HeldPull = {
         topic,
         queueId,
@@ -54,9 +52,13 @@ export class PullHoldService {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        const s = this.held.get(k);
+        const qs = this.held.get(topic);
+        const s = qs?.get(queueId);
         s?.delete(entry);
-        if (s?.size === 0) this.held.delete(k);
+        if (s?.size === 0) {
+          qs!.delete(queueId);
+          if (qs!.size === 0) this.held.delete(topic);
+        }
         const mine = this.byOwner.get(owner);
         mine?.delete(entry);
         if (mine?.size === 0) this.byOwner.delete(owner);
@@ -73,8 +75,9 @@ export class PullHoldService {
 
   /** Store event: the queue's max offset is now `maxOffset`. */
   notifyMessageArriving(topic: string, queueId: number, maxOffset: number): void {
-    const set = this.held.get(key(topic, queueId));
+    const set = this.held.get(topic)?.get(queueId);
     if (!set) return;
+    // Waking removes the entry from `set`: iterate over a copy.
     for (const entry of [...set]) if (maxOffset > entry.offset) entry.wake();
   }
 
@@ -87,7 +90,7 @@ export class PullHoldService {
 
   get size(): number {
     let n = 0;
-    for (const s of this.held.values()) n += s.size;
+    for (const queues of this.held.values()) for (const s of queues.values()) n += s.size;
     return n;
   }
 
@@ -99,6 +102,7 @@ export class PullHoldService {
   /** Wakes every held pull (they answer with what they find) and refuses new holds. */
   stop(): void {
     this.stopped = true;
-    for (const set of [...this.held.values()]) for (const entry of [...set]) entry.wake();
+    for (const queues of [...this.held.values()])
+      for (const set of [...queues.values()]) for (const entry of [...set]) entry.wake();
   }
 }

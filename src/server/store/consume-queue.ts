@@ -5,10 +5,13 @@
  */
 import { readInt64, writeInt64 } from '../../protocol/message/int64.js';
 import { SegmentedFile } from './segmented-file.js';
+import { BlockCache } from './block-cache.js';
 import type { StoreTestHooks } from './options.js';
 import { javaStringHashCode } from '../../protocol/java-string-hash.js';
 
 export const CQ_ENTRY_SIZE = 20;
+/** The in-memory block of a queue's entries: 800 entries, 25 pulls of 32. */
+const CQ_BLOCK_BYTES = 800 * CQ_ENTRY_SIZE;
 
 export interface CqEntry {
   physicalOffset: number;
@@ -47,11 +50,14 @@ export class ConsumeQueue {
   /** Offset one past the last entry that is written and visible to readers. */
   maxOffset = 0;
   private readonly file: SegmentedFile;
+  /** The entries pulls read lately (block-cache.ts); its buffer is allocated on first use. */
+  private readonly recent: BlockCache;
 
   private constructor(topic: string, queueId: number, file: SegmentedFile) {
     this.topic = topic;
     this.queueId = queueId;
     this.file = file;
+    this.recent = new BlockCache(file, 1, CQ_BLOCK_BYTES);
   }
 
   /**
@@ -158,15 +164,19 @@ export class ConsumeQueue {
   }
 
   /**
-   * Raw entries `[offset, offset + count)` clipped to what is visible. Read synchronously when
-   * the file is open: entries are 20 bytes, written moments ago, and a pull needs them before
-   * anything else, so the thread-pool round trip would only add latency.
+   * Raw entries `[offset, offset + count)` clipped to what is visible. With `viaBlock` (pulls)
+   * from the queue's in-memory block (copied out: the block may move before the caller reads; a
+   * block is only allocated for queues read this way, not for every queue a restart looks at);
+   * else read synchronously when the file is open: entries are 20 bytes, written moments ago, and
+   * a pull needs them before anything else, so the thread-pool round trip would only add latency.
    */
-  async readEntries(offset: number, count: number): Promise<Buffer> {
+  async readEntries(offset: number, count: number, viaBlock = false): Promise<Buffer> {
     const n = Math.max(0, Math.min(count, this.maxOffset - offset));
     if (n === 0 || offset < this.minOffset) return Buffer.alloc(0);
     const at = offset * CQ_ENTRY_SIZE;
     const len = n * CQ_ENTRY_SIZE;
+    const cached = viaBlock ? this.recent.read(at, len, this.maxOffset * CQ_ENTRY_SIZE) : undefined;
+    if (cached !== undefined) return Buffer.from(cached);
     const buf = this.file.readSyncIfOpen(at, len) ?? (await this.file.read(at, len));
     return buf.subarray(0, buf.length - (buf.length % CQ_ENTRY_SIZE));
   }
@@ -178,6 +188,8 @@ export class ConsumeQueue {
 
   /** Drops entries at or after `offset` (rollback of a failed append). */
   async truncate(offset: number): Promise<void> {
+    // Only entries not yet visible are cut in service, but recovery cuts visible ones.
+    this.recent.clear();
     await this.file.truncate(offset * CQ_ENTRY_SIZE);
     if (this.maxOffset > offset) this.maxOffset = offset;
   }

@@ -33,7 +33,7 @@ import { loadConsumeQueues, recoverStore, type RecoveryInfo } from './restart.js
 import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult, type RetentionPin } from './retention.js';
 import { checkPlacement, failed, prepareMessage, type Prepared } from './prepare.js';
 import { patchBatchRecords, type EncodedBatch } from './batch-records.js';
-import type { GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
+import type { GetMessagesResult, MessageToStore, PullSelection, PutResult, PutStatus } from './types.js';
 
 export { DEFAULT_GET_MAX_BYTES };
 
@@ -125,6 +125,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     this.reader = new StoreReader(log.file, this.keyIndex, {
       queueOf: (topic, queueId) => this.queueOf(topic, queueId),
       confirmedPos: () => log.confirmedOffset,
+      transferLimits: this.options,
       inMemoryBytes: Math.floor((totalmem() * options.accessMessageInMemoryMaxRatio) / 100),
     });
     this.consumerOffsets = new ConsumerOffsetStore(
@@ -596,7 +597,8 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   /**
    * Up to `maxNums` records of a queue from `offset`, within `maxBytes` (at least one record is
    * returned when any is available). Statuses and `nextBeginOffset` follow Java's
-   * `DefaultMessageStore.getMessage` on a master. I/O errors reject.
+   * `DefaultMessageStore.getMessage` on a master. A consumer's pull passes `pull` (Java's
+   * transfer limits and consume-queue filtering, reader.ts). I/O errors reject.
    */
   getMessages(
     topic: string,
@@ -604,8 +606,9 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     offset: number,
     maxNums: number,
     maxBytes: number = DEFAULT_GET_MAX_BYTES,
+    pull?: PullSelection,
   ): Promise<GetMessagesResult> {
-    return this.reader.getMessages(topic, queueId, offset, maxNums, maxBytes);
+    return this.reader.getMessages(topic, queueId, offset, maxNums, maxBytes, pull);
   }
 
   /** The record at a commit-log offset (VIEW_MESSAGE_BY_ID), or undefined when there is none. */

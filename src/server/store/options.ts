@@ -101,6 +101,14 @@ export interface StoreOptions {
    * new group's message 0 beyond it makes QUERY_CONSUMER_OFFSET answer QUERY_NOT_FOUND. @default 40
    */
   accessMessageInMemoryMaxRatio: number;
+  /** Bytes one pull returns at most while its records are in memory (Java's name). @default 262144 */
+  maxTransferBytesOnMessageInMemory: number;
+  /** Messages one pull returns at most while its records are in memory (Java's name). @default 32 */
+  maxTransferCountOnMessageInMemory: number;
+  /** Bytes one pull returns at most once its records are on disk only (Java's name). @default 65536 */
+  maxTransferBytesOnMessageInDisk: number;
+  /** Messages one pull returns at most once its records are on disk only (Java's name). @default 8 */
+  maxTransferCountOnMessageInDisk: number;
   /** Fault hooks for tests. @default undefined */
   testHooks: StoreTestHooks | undefined;
 }
@@ -128,6 +136,10 @@ export const DEFAULT_STORE_OPTIONS: Readonly<Omit<StoreOptions, 'dataDir'>> = Ob
   offsetPersistIntervalMs: 5000,
   maxPendingBytes: 64 * 1024 * 1024,
   accessMessageInMemoryMaxRatio: 40,
+  maxTransferBytesOnMessageInMemory: 256 * 1024,
+  maxTransferCountOnMessageInMemory: 32,
+  maxTransferBytesOnMessageInDisk: 64 * 1024,
+  maxTransferCountOnMessageInDisk: 8,
   testHooks: undefined,
 });
 
@@ -168,5 +180,9 @@ export function resolveStoreOptions(input: Partial<StoreOptions> & { dataDir: st
   checkLogger('logger', options.logger);
   if (options.testHooks !== undefined) checkObject('testHooks', options.testHooks);
   checkInt('accessMessageInMemoryMaxRatio', options.accessMessageInMemoryMaxRatio, 0, 100);
+  checkInt('maxTransferBytesOnMessageInMemory', options.maxTransferBytesOnMessageInMemory, 1);
+  checkInt('maxTransferCountOnMessageInMemory', options.maxTransferCountOnMessageInMemory, 1);
+  checkInt('maxTransferBytesOnMessageInDisk', options.maxTransferBytesOnMessageInDisk, 1);
+  checkInt('maxTransferCountOnMessageInDisk', options.maxTransferCountOnMessageInDisk, 1);
   return options;
 }

@@ -1,7 +1,8 @@
 /**
  * Read side of the message store: pulls by queue offset, reads by physical offset, search by
  * time and by key. Reads only what is visible (below the confirmed end of the log), with
- * positional fs reads; neighbouring records of one pull come back from a single read.
+ * positional fs reads; neighbouring records of one pull come back from a single read, and recent
+ * ones from the in-memory blocks of block-cache.ts.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { readInt64 } from '../../protocol/message/int64.js';
@@ -13,14 +14,21 @@ import {
 } from '../../protocol/message/stored-message.js';
 import { CQ_ENTRY_SIZE, readCqEntry, type ConsumeQueue, type CqEntry } from './consume-queue.js';
 import { keysOf, type KeyIndex } from './key-index.js';
+import { BlockCache } from './block-cache.js';
 import { MIN_RECORD_SIZE } from './recovery.js';
 import type { SegmentedFile } from './segmented-file.js';
-import type { GetMessagesResult } from './types.js';
+import type { GetMessagesResult, PullSelection, TransferLimits } from './types.js';
+import { acquireWriteBuffer } from '../../remoting/write-buffer-pool.js';
 
 /** Java `maxTransferBytesOnMessageInMemory`: default byte budget of one getMessages call. */
 export const DEFAULT_GET_MAX_BYTES = 256 * 1024;
 /** Upper bound on consume-queue entries read by one getMessages call. */
 const MAX_ENTRIES_PER_GET = 2048;
+/**
+ * Consume-queue entries a filtered pull scans at most for matching ones (Java
+ * `maxFilterMessageCount`: 16000 bytes of entries).
+ */
+const JAVA_FILTER_SCAN_ENTRIES = 16000 / CQ_ENTRY_SIZE;
 /** Two records of one queue closer than this in the log are read with one read. */
 const READ_MERGE_GAP = 16 * 1024;
 const READ_MERGE_SPAN = 1024 * 1024;
@@ -37,6 +45,8 @@ export interface ReadSource {
   queueOf(topic: string, queueId: number): ConsumeQueue | undefined;
   /** End of the visible log. */
   confirmedPos(): number;
+  /** Java's limits of one pull's answer. */
+  readonly transferLimits: TransferLimits;
   /**
    * Records this close to the end of the log are taken to be in the page cache (Java's in-memory
    * zone) and read on the event-loop thread; older ones go through the thread pool, so a cold
@@ -46,16 +56,22 @@ export interface ReadSource {
 }
 
 export class StoreReader {
+  private readonly blocks: BlockCache;
+
   constructor(
     private readonly log: SegmentedFile,
     private readonly keyIndex: KeyIndex,
     private readonly source: ReadSource,
-  ) {}
+  ) {
+    this.blocks = new BlockCache(log);
+  }
 
   /**
    * Up to `maxNums` records of a queue from `offset`, within `maxBytes` (at least one record is
    * returned when any is available). Statuses and `nextBeginOffset` follow Java's
-   * `DefaultMessageStore.getMessage` on a master.
+   * `DefaultMessageStore.getMessage` on a master. With `pull` (a consumer's pull), Java's transfer
+   * limits apply too, and entries the filter rejects on their tags code are skipped without
+   * reading the log: up to JAVA_FILTER_SCAN_ENTRIES of them are scanned for matching ones.
    */
   async getMessages(
     topic: string,
@@ -63,6 +79,7 @@ export class StoreReader {
     offset: number,
     maxNums: number,
     maxBytes: number = DEFAULT_GET_MAX_BYTES,
+    pull?: PullSelection,
   ): Promise<GetMessagesResult> {
     if (!Number.isSafeInteger(offset)) throw new InvalidArgumentError('offset', `not an integer: ${offset}`);
     const queue = this.source.queueOf(topic, queueId);
@@ -85,18 +102,14 @@ export class StoreReader {
     const want = Number.isFinite(maxNums)
       ? Math.max(1, Math.min(Math.floor(maxNums), MAX_ENTRIES_PER_GET))
       : 1;
-    const raw = await queue.readEntries(offset, want);
-    const entries: CqEntry[] = [];
-    let bytes = 0;
-    for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) {
-      const e = readCqEntry(raw, at);
-      if (entries.length > 0 && bytes + e.size > maxBytes) break;
-      entries.push(e);
-      bytes += e.size;
-    }
-    if (entries.length === 0) return result('OFFSET_FOUND_NULL', offset);
+    const { entries, scanned } = await this.selectEntries(queue, offset, want, maxBytes, pull);
+    if (entries.length === 0)
+      return scanned > 0
+        ? result('NO_MATCHED_MESSAGE', offset + scanned)
+        : result('OFFSET_FOUND_NULL', offset);
     const { records, body } = await this.readRecords(entries);
-    const out = result('FOUND', offset + entries.length);
+    const out = result('FOUND', offset + scanned);
+    out.pooled = body;
     records.forEach((rec, i) => {
       if (rec !== undefined) {
         out.messages.push(rec);
@@ -109,9 +122,62 @@ export class StoreReader {
   }
 
   /**
+   * The entries a read returns (Java's loop with `isTheBatchFull`): at most `want`, within
+   * `maxBytes` and, for a pull, the transfer limits of where each record is (in memory or on
+   * disk only); `scanned` counts the entries passed, matching or not (the next offset).
+   */
+  private async selectEntries(
+    queue: ConsumeQueue,
+    offset: number,
+    want: number,
+    maxBytes: number,
+    pull: PullSelection | undefined,
+  ): Promise<{ entries: CqEntry[]; scanned: number }> {
+    const entries: CqEntry[] = [];
+    const limits = this.source.transferLimits;
+    const confirmed = this.source.confirmedPos();
+    const scanMax = pull === undefined ? want : Math.max(want, JAVA_FILTER_SCAN_ENTRIES);
+    let scanned = 0;
+    let bytes = 0;
+    while (scanned < scanMax) {
+      // The first read takes what a pull without filtering needs; a filtered one reads on.
+      const raw = await queue.readEntries(
+        offset + scanned,
+        Math.min(scanMax - scanned, scanned === 0 ? want : 256),
+        true,
+      );
+      if (raw.length === 0) break;
+      for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) {
+        const e = readCqEntry(raw, at);
+        if (entries.length > 0) {
+          if (bytes + e.size > maxBytes) return { entries, scanned };
+          if (pull !== undefined) {
+            const inDisk = confirmed - e.physicalOffset > this.source.inMemoryBytes;
+            const maxTransferBytes = inDisk
+              ? limits.maxTransferBytesOnMessageInDisk
+              : limits.maxTransferBytesOnMessageInMemory;
+            const maxTransferCount = inDisk
+              ? limits.maxTransferCountOnMessageInDisk
+              : limits.maxTransferCountOnMessageInMemory;
+            if (bytes + e.size > maxTransferBytes || entries.length >= maxTransferCount)
+              return { entries, scanned };
+          }
+        }
+        scanned++;
+        if (pull !== undefined && !pull.matchesEntry(e.tagsCode)) continue;
+        entries.push(e);
+        bytes += e.size;
+        if (entries.length >= want) return { entries, scanned };
+      }
+    }
+    return { entries, scanned };
+  }
+
+  /**
    * Reads records in runs (neighbours in the log come back from one read) and copies each into
-   * one buffer sized for them all, so a pull body needs no further concatenation. Hot runs are
-   * read synchronously into a reused scratch buffer (nothing else can use it before the copy).
+   * one buffer sized for them all, so a pull body needs no further concatenation. Hot runs come
+   * from the block cache, or are read synchronously into a reused scratch buffer (nothing else can
+   * use either before the copy); runs are cut at block boundaries so that they fit a block.
    */
   private async readRecords(
     entries: CqEntry[],
@@ -130,7 +196,9 @@ export class StoreReader {
         e.physicalOffset >= last.end &&
         e.physicalOffset - last.end <= READ_MERGE_GAP &&
         e.physicalOffset + e.size - last.start <= READ_MERGE_SPAN &&
-        last.start >= segStart
+        last.start >= segStart &&
+        // A run within one block is served from memory (block-cache.ts): keep it there.
+        (!this.blocks.holds(last.start, last.end) || this.blocks.holds(last.start, e.physicalOffset + e.size))
       ) {
         last.to = i + 1;
         last.end = e.physicalOffset + e.size;
@@ -138,15 +206,18 @@ export class StoreReader {
         runs.push({ from: i, to: i + 1, start: e.physicalOffset, end: e.physicalOffset + e.size });
       }
     });
-    const body = Buffer.allocUnsafe(total);
+    const body = acquireWriteBuffer(total);
     await Promise.all(
       runs.map(async (run) => {
         if (run.end > this.source.confirmedPos() || run.start < this.log.minOffset) return;
         const len = run.end - run.start;
-        const hot = this.source.confirmedPos() - run.start <= this.source.inMemoryBytes;
+        const confirmed = this.source.confirmedPos();
+        const hot = confirmed - run.start <= this.source.inMemoryBytes;
         const buf =
-          (hot ? this.log.readSyncIfOpen(run.start, len, scratchOf(len)) : undefined) ??
-          (await this.log.read(run.start, len));
+          (hot
+            ? (this.blocks.read(run.start, len, confirmed) ??
+              this.log.readSyncIfOpen(run.start, len, scratchOf(len)))
+            : undefined) ?? (await this.log.read(run.start, len));
         for (let i = run.from; i < run.to; i++) {
           const e = entries[i]!;
           const at = e.physicalOffset - run.start;

@@ -47,7 +47,23 @@ export type GetMessageStatus =
   | 'OFFSET_TOO_SMALL'
   | 'OFFSET_OVERFLOW_ONE'
   | 'OFFSET_OVERFLOW_BADLY'
-  | 'OFFSET_FOUND_NULL';
+  | 'OFFSET_FOUND_NULL'
+  /** Every entry scanned failed the pull's consume-queue filter (the broker answers PULL_RETRY_IMMEDIATELY). */
+  | 'NO_MATCHED_MESSAGE';
+
+/** Java `MessageStoreConfig` limits of one pull's answer, by where its records are. */
+export interface TransferLimits {
+  maxTransferBytesOnMessageInMemory: number;
+  maxTransferCountOnMessageInMemory: number;
+  maxTransferBytesOnMessageInDisk: number;
+  maxTransferCountOnMessageInDisk: number;
+}
+
+/** What a consumer's pull adds to a read: Java's transfer limits and its consume-queue filter. */
+export interface PullSelection {
+  /** The filter's consume-queue stage: entries it rejects are skipped without reading the log. */
+  matchesEntry(tagsCode: number): boolean;
+}
 
 export interface GetMessagesResult {
   status: GetMessageStatus;
@@ -58,6 +74,12 @@ export interface GetMessagesResult {
    * of it), which is a PULL body as it is, without another copy.
    */
   body?: Buffer;
+  /**
+   * The pooled buffer `messages` are views of (remoting/write-buffer-pool.ts). A caller that
+   * knows when it is done with them may release it (the pull processor, after the write); one
+   * that does not leaves it to the garbage collector.
+   */
+  pooled?: Buffer;
   /**
    * Consume-queue `tagsCode` of each returned message (Java `String.hashCode()` of TAGS, 0 when
    * absent), parallel to `messages`; lets the broker filter by tag without decoding.

@@ -21,6 +21,7 @@ import {
   type MessageFilter,
 } from '../message-filter.js';
 import { APPLY_TOPIC_HINT } from './send.js';
+import { releaseAfterWrite, releaseWriteBuffer } from '../../../remoting/write-buffer-pool.js';
 
 /** Java clients always send these; pulls without them commit nothing and do not wait. */
 const PullRequest = withOptionalFields(PullMessage, 'commitOffset', 'suspendTimeoutMillis', 'subVersion');
@@ -138,7 +139,10 @@ async function processPull(
     ctx.store.consumerOffsets.set(req.consumerGroup, req.topic, req.queueId, req.commitOffset);
   }
   const maxNums = Math.min(req.maxMsgNums, 1024);
-  const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes);
+  // The tag stage runs on consume-queue entries in the store, before any record is read.
+  const got = await ctx.store.getMessages(req.topic, req.queueId, req.queueOffset, maxNums, req.maxMsgBytes, {
+    matchesEntry: (tagsCode) => matchesQueueEntry(filter, tagsCode),
+  });
   const offsets = {
     nextBeginOffset: got.nextBeginOffset,
     minOffset: got.minOffset,
@@ -149,10 +153,9 @@ async function processPull(
   let body: Buffer | undefined;
   switch (got.status) {
     case 'FOUND': {
-      const kept: Buffer[] = [];
-      got.messages.forEach((m, i) => {
-        if (matchesQueueEntry(filter, got.tagsCodes[i] ?? 0) && matchesStoredRecord(filter, m)) kept.push(m);
-      });
+      // Only SQL92 has a record stage (message-filter.ts); tags were checked in the store.
+      const kept =
+        filter.type === 'TAG' ? got.messages : got.messages.filter((m) => matchesStoredRecord(filter, m));
       if (kept.length > 0) {
         ctx.stats.getTotal += kept.length;
         ctx.stats.noteGroupGet(req.topic, req.consumerGroup, kept.length);
@@ -160,6 +163,8 @@ async function processPull(
         // Nothing filtered out: the store's buffer already holds them back to back.
         body = kept.length === got.messages.length && got.body ? got.body : Buffer.concat(kept);
       } else code = ResponseCode.PULL_RETRY_IMMEDIATELY;
+      // A copied (or no) body leaves the store's buffer unread: back to the pool now.
+      if (got.pooled !== undefined && body !== got.body) releaseWriteBuffer(got.pooled);
       break;
     }
     case 'NO_MESSAGE_IN_QUEUE':
@@ -168,6 +173,9 @@ async function processPull(
     case 'OFFSET_FOUND_NULL':
     case 'OFFSET_OVERFLOW_ONE':
       code = ResponseCode.PULL_NOT_FOUND;
+      break;
+    case 'NO_MATCHED_MESSAGE':
+      code = ResponseCode.PULL_RETRY_IMMEDIATELY;
       break;
     case 'OFFSET_OVERFLOW_BADLY':
     case 'OFFSET_TOO_SMALL':
@@ -196,13 +204,15 @@ async function processPull(
       return processPull(ctx, request, conn, false);
     }
   }
-  return pullResponse(
+  const response = pullResponse(
     request,
     code,
     code === ResponseCode.SUCCESS ? undefined : pullRemark(got.status),
     offsets,
     body,
   );
+  if (body !== undefined && body === got.pooled) releaseAfterWrite(response, body);
+  return response;
 }
 
 function pullRemark(status: string): string {

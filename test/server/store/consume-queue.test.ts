@@ -1,0 +1,60 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  ConsumeQueue,
+  CQ_ENTRY_SIZE,
+  readCqEntry,
+  writeCqEntry,
+} from '../../../src/server/store/consume-queue.js';
+import { tempDir } from './helpers.js';
+
+/** Entries `[first, first + count)` whose physical offset encodes `tag` and the queue offset. */
+function entries(first: number, count: number, tag: number): Buffer {
+  const buf = Buffer.alloc(count * CQ_ENTRY_SIZE);
+  for (let i = 0; i < count; i++) writeCqEntry(buf, i * CQ_ENTRY_SIZE, tag * 1_000_000 + first + i, 100, tag);
+  return buf;
+}
+
+function offsetsOf(raw: Buffer): number[] {
+  const out: number[] = [];
+  for (let at = 0; at < raw.length; at += CQ_ENTRY_SIZE) out.push(readCqEntry(raw, at).physicalOffset);
+  return out;
+}
+
+const range = (from: number, n: number, tag = 0): number[] =>
+  Array.from({ length: n }, (_, i) => tag * 1_000_000 + from + i);
+
+test('entries pulls read from the in-memory block follow the queue as it grows and after a truncation', async () => {
+  const tmp = await tempDir();
+  // 1600 entries per file: the 800-entry block divides it.
+  const queue = await ConsumeQueue.open(tmp.dir, 'T', 0, 1600);
+  try {
+    await queue.write(0, entries(0, 100, 0));
+    queue.maxOffset = 100;
+    assert.deepEqual(offsetsOf(await queue.readEntries(0, 32, true)), range(0, 32));
+    // Only visible entries: the block holds 100 and reads the rest once they are visible.
+    await queue.write(100, entries(100, 100, 0));
+    assert.deepEqual(offsetsOf(await queue.readEntries(90, 32, true)), range(90, 10));
+    queue.maxOffset = 200;
+    assert.deepEqual(offsetsOf(await queue.readEntries(90, 32, true)), range(90, 32));
+    // What a caller gets is its own copy.
+    const mine = await queue.readEntries(0, 1, true);
+    mine.fill(0);
+    assert.deepEqual(offsetsOf(await queue.readEntries(0, 1, true)), [0]);
+    // Recovery cuts visible entries; new ones take their place.
+    await queue.truncate(50);
+    await queue.write(50, entries(50, 50, 7));
+    queue.maxOffset = 100;
+    assert.deepEqual(offsetsOf(await queue.readEntries(40, 20, true)), [
+      ...range(40, 10),
+      ...range(50, 10, 7),
+    ]);
+    // Across the block boundary at entry 800.
+    await queue.write(100, entries(100, 900, 0));
+    queue.maxOffset = 1000;
+    assert.deepEqual(offsetsOf(await queue.readEntries(790, 20, true)), range(790, 20));
+  } finally {
+    await queue.close();
+    await tmp.remove();
+  }
+});
