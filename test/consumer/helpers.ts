@@ -1,4 +1,9 @@
 /** Shared pieces of the push-consumer scenario tests: a cluster, a producer, waiting. */
+import * as assert from 'node:assert/strict';
+import { clientInstances } from '../../src/client/instance-registry.js';
+import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
+import { createRequest } from '../../src/protocol/command.js';
+import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
 import { PullReader } from '../../src/consumer/pull-reader.js';
 import { PushConsumer } from '../../src/consumer/push-consumer.js';
 import type { PushConsumerOptions } from '../../src/consumer/options.js';
@@ -148,4 +153,20 @@ export async function readTopicWhenPresent(
   } finally {
     await reader.close();
   }
+}
+
+/** The statusTable row of `topic` in what the consumer answers a broker's GET_CONSUMER_RUNNING_INFO. */
+export async function runningStatus(
+  clientId: string,
+  group: string,
+  topic: string,
+): Promise<Record<string, number>> {
+  const instance = clientInstances().find((i) => i.clientId === clientId)!;
+  const response = await instance.inbound.dispatch(
+    createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { consumerGroup: group, clientId }),
+    { remoteAddress: '127.0.0.1:1' } as never,
+  );
+  assert.equal(response?.code, ResponseCode.SUCCESS);
+  const info = parseFastjsonBytes(response!.body!) as { statusTable: Record<string, Record<string, number>> };
+  return info.statusTable[topic]!;
 }

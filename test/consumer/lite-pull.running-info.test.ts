@@ -1,9 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { clientInstances } from '../../src/client/instance-registry.js';
-import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
-import { createRequest } from '../../src/protocol/command.js';
-import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
+import { runningStatus } from './helpers.js';
 import { liteScenario, pollUntil } from './lite-pull-helpers.js';
 
 test('a lite pull consumer’s GET_CONSUMER_RUNNING_INFO reports the pulls it made (pullRT, pullTPS), not zeros', async () => {
@@ -13,16 +10,7 @@ test('a lite pull consumer’s GET_CONSUMER_RUNNING_INFO reports the pulls it ma
     await c.start();
     await h.send(topic, 20);
     await pollUntil(c, 20);
-    const instance = clientInstances().find((i) => i.clientId === c.clientId)!;
-    const response = await instance.inbound.dispatch(
-      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { consumerGroup: group, clientId: c.clientId }),
-      { remoteAddress: '127.0.0.1:1' } as never,
-    );
-    assert.equal(response?.code, ResponseCode.SUCCESS);
-    const info = parseFastjsonBytes(response!.body!) as {
-      statusTable: Record<string, Record<string, number>>;
-    };
-    const status = info.statusTable[topic]!;
+    const status = await runningStatus(c.clientId, group, topic);
     assert.ok(status.pullTPS! > 0, `pullTPS ${status.pullTPS}`);
     // Long polls: at least one pull was held by the broker, so the mean round trip is above 0 ms.
     assert.ok(status.pullRT! > 0, `pullRT ${status.pullRT}`);

@@ -9,7 +9,7 @@ import { CONSUME_CHANNEL } from '../../src/observability/channels.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { createRequest } from '../../src/protocol/command.js';
 import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
-import { scenario, waitFor } from './helpers.js';
+import { runningStatus, scenario, waitFor } from './helpers.js';
 
 /** Every delay level 100 ms, so a retry comes back at once. */
 const FAST_DELAYS = Array.from({ length: 18 }, () => '100ms').join(' ');
@@ -101,16 +101,7 @@ test('GET_CONSUMER_RUNNING_INFO’s statusTable reports the topic’s pull and c
     });
     await h.send(topic, 20);
     await waitFor(() => consumed === 20, 'every message');
-    const instance = clientInstances().find((i) => i.clientId === c.clientId)!;
-    const response = await instance.inbound.dispatch(
-      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { consumerGroup: group, clientId: c.clientId }),
-      { remoteAddress: '127.0.0.1:1' } as never,
-    );
-    assert.equal(response?.code, ResponseCode.SUCCESS);
-    const info = parseFastjsonBytes(response!.body!) as {
-      statusTable: Record<string, Record<string, number>>;
-    };
-    const status = info.statusTable[topic]!;
+    const status = await runningStatus(c.clientId, group, topic);
     assert.ok(status.pullTPS! > 0, `pullTPS ${status.pullTPS}`);
     assert.ok(status.pullRT! > 0, `pullRT ${status.pullRT}`);
     assert.ok(status.consumeOKTPS! > 0 && status.consumeRT! >= 4, JSON.stringify(status));
