@@ -57,6 +57,8 @@ interface Batch {
   readonly resolves: ((r: SendResult) => void)[];
   readonly rejects: ((e: unknown) => void)[];
   timer: NodeJS.Timeout | undefined;
+  /** The earliest end of its callers' send budgets (epoch ms): the batch's own budget ends there. */
+  deadline: number;
   /** An end-of-turn flush is scheduled. */
   early: boolean;
 }
@@ -119,7 +121,8 @@ export class ProduceAccumulator {
   constructor(
     private readonly s: AutoBatchSettings,
     /** Sends a prepared batch with the producer's retry rules. */
-    private readonly sendBatch: (batch: PreparedMessage) => Promise<SendResult>,
+    /** Sends one prepared message or batch within `timeoutMs` (the send loop's whole budget). */
+    private readonly sendBatch: (batch: PreparedMessage, timeoutMs: number) => Promise<SendResult>,
   ) {}
 
   /** Encoded bytes held now (for tests). */
@@ -135,7 +138,7 @@ export class ProduceAccumulator {
   }
 
   /** Holds `p` for the next batch of its topic; resolves with its own SendResult. */
-  add(p: PreparedMessage): Promise<SendResult> {
+  add(p: PreparedMessage, timeoutMs: number): Promise<SendResult> {
     const waitStore = !NO_WAIT.test(p.properties);
     const lanes = this.lanes[waitStore ? 1 : 0];
     let lane = lanes.get(p.topic);
@@ -172,6 +175,8 @@ export class ProduceAccumulator {
       b.rejects.push(reject);
     });
     b.items.push(p);
+    // A caller's budget covers its time held here too: one send timeout in all, as without batching.
+    b.deadline = Math.min(b.deadline, Date.now() + timeoutMs);
     if (b.writer.byteLength > this.s.batchMaxBytes) this.flush(b);
     else if (!b.early && lane.inFlight < EARLY_FLUSH_IN_FLIGHT) this.flushAtEndOfTurn(b);
     return promise;
@@ -191,6 +196,7 @@ export class ProduceAccumulator {
       resolves: [],
       rejects: [],
       timer: undefined,
+      deadline: Infinity,
       early: false,
     };
     b.timer = setTimeout(() => this.flush(b), this.s.batchMaxDelayMs);
@@ -235,7 +241,7 @@ export class ProduceAccumulator {
     const items = b.items;
     if (items.length === 1) {
       // One message: no batch encoding, the plain send path.
-      this.sendBatch(items[0] as PreparedMessage).then(
+      this.sendBatch(items[0] as PreparedMessage, budgetLeft(b)).then(
         (r) => {
           this.settled(lane);
           (b.resolves[0] as (r: SendResult) => void)(r);
@@ -260,7 +266,7 @@ export class ProduceAccumulator {
       batch: true,
       count: items.length,
     };
-    this.sendBatch(prepared).then(
+    this.sendBatch(prepared, budgetLeft(b)).then(
       (result) => {
         this.settled(lane);
         const ids = result.offsetMsgId.split(',');
@@ -277,4 +283,9 @@ export class ProduceAccumulator {
       },
     );
   }
+}
+
+/** What is left of the batch's budget; at least 1 ms so the send loop reports the timeout itself. */
+function budgetLeft(b: Batch): number {
+  return Math.max(1, b.deadline - Date.now());
 }

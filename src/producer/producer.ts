@@ -175,7 +175,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
             totalBatchMaxBytes: o.totalBatchMaxBytes,
             maxMessageSize: o.maxMessageSize,
           },
-          (p) => runSend(p, false, this.transport, this.strategy, this.loopSettings) as Promise<SendResult>,
+          (p, timeoutMs) =>
+            runSend(p, false, this.transport, this.strategy, {
+              ...this.loopSettings,
+              sendMsgTimeout: timeoutMs,
+            }) as Promise<SendResult>,
         )
       : undefined;
   }
@@ -446,7 +450,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
   ): Promise<SendResult | undefined> {
     // A selected queue is never batched with other messages: the batch goes where the batcher picks.
     if (selection === undefined) {
-      if (kind === 'send' && this.accumulator?.canBatch(p)) return this.accumulator.add(p);
+      if (kind === 'send' && this.accumulator?.canBatch(p))
+        return this.accumulator.add(p, settings.sendMsgTimeout);
       return runSend(p, oneway, this.transport, this.strategy, settings);
     }
     return runSend(p, oneway, this.transport, this.strategy, settings, (tp) => selection.pick(tp)).catch(

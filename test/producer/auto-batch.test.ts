@@ -13,12 +13,17 @@ import {
 } from '../../src/producer/auto-batch.js';
 import { decodeBatch } from '../../src/protocol/message/batch.js';
 import type { SendResult } from '../../src/producer/send-result.js';
+import type { ProducerOptions } from '../../src/producer/options.js';
 import { Producer } from '../../src/producer/producer.js';
+import type { RemotingCommand } from '../../src/protocol/command.js';
 import type { PreparedMessage } from '../../src/producer/message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { oneBrokerCluster, readTopic, uniqueTopic, watchRequests } from './cluster-helpers.js';
 
 /** Request codes the producer sends from now on. */
+/** Each caller's send budget (ms) in the accumulator tests; they never reach it. */
+const BUDGET = 3000;
+
 function recordCodes(p: Producer): { readonly codes: number[] } {
   const seen = watchRequests(p);
   return {
@@ -129,7 +134,7 @@ describe('splitBatchResult', () => {
 function accumulatorWithManualSends(
   settings: Partial<ConstructorParameters<typeof ProduceAccumulator>[0]> = {},
 ) {
-  const sent: { p: PreparedMessage; answer: () => void; fail: (e: Error) => void }[] = [];
+  const sent: { p: PreparedMessage; timeoutMs: number; answer: () => void; fail: (e: Error) => void }[] = [];
   const acc = new ProduceAccumulator(
     {
       batchMaxDelayMs: 10_000,
@@ -138,7 +143,7 @@ function accumulatorWithManualSends(
       maxMessageSize: 1 << 22,
       ...settings,
     },
-    (p) =>
+    (p, timeoutMs) =>
       new Promise<SendResult>((resolve, reject) => {
         const answer = (): void =>
           resolve({
@@ -150,7 +155,7 @@ function accumulatorWithManualSends(
             regionId: 'DefaultRegion',
             traceOn: true,
           });
-        sent.push({ p, answer, fail: reject });
+        sent.push({ p, timeoutMs, answer, fail: reject });
       }),
   );
   let n = 0;
@@ -174,9 +179,27 @@ function accumulatorWithManualSends(
 const endOfTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('ProduceAccumulator: when a batch goes', () => {
+  it('a batch is sent within what is left of its callers’ budgets: the shortest, less the time held', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const results = [acc.add(message('a'), 5000), acc.add(message('b'), 400), acc.add(message('c'), 2000)];
+    await endOfTurn();
+    assert.equal(sent.length, 1);
+    const timeoutMs = sent[0]!.timeoutMs;
+    assert.ok(
+      timeoutMs <= 400 && timeoutMs > 300,
+      `the batch's budget ${timeoutMs} ms ends with the 400 ms caller's`,
+    );
+    sent[0]!.answer();
+    await Promise.all(results);
+  });
+
   it('with nothing in flight, the sends of one turn go together at the end of the turn, not after batchMaxDelayMs', async () => {
     const { acc, sent, message } = accumulatorWithManualSends();
-    const results = [acc.add(message('a')), acc.add(message('b')), acc.add(message('c'))];
+    const results = [
+      acc.add(message('a'), BUDGET),
+      acc.add(message('b'), BUDGET),
+      acc.add(message('c'), BUDGET),
+    ];
     assert.equal(sent.length, 0, 'held during the turn');
     await endOfTurn();
     assert.equal(sent.length, 1);
@@ -204,20 +227,20 @@ describe('ProduceAccumulator: when a batch goes', () => {
     const { acc, sent, message } = accumulatorWithManualSends({ batchMaxBytes: 200 });
     const all: Promise<SendResult>[] = [];
     for (let b = 0; b < EARLY_FLUSH_IN_FLIGHT; b++) {
-      all.push(acc.add(message()), acc.add(message()));
+      all.push(acc.add(message(), BUDGET), acc.add(message(), BUDGET));
       await endOfTurn();
     }
     assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT);
-    all.push(acc.add(message()), acc.add(message()));
+    all.push(acc.add(message(), BUDGET), acc.add(message(), BUDGET));
     await endOfTurn();
     await endOfTurn();
     assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT, 'the third batch waits');
     assert.ok(acc.held > 0);
     // Over batchMaxBytes: goes now, whatever is in flight.
-    all.push(acc.add(message('y'.repeat(150))));
+    all.push(acc.add(message('y'.repeat(150)), BUDGET));
     assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1);
     assert.equal(sent.at(-1)!.p.count, 3);
-    all.push(acc.add(message('after')));
+    all.push(acc.add(message('after'), BUDGET));
     await endOfTurn();
     assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1, 'still waiting');
     sent[0]!.answer();
@@ -236,8 +259,8 @@ describe('ProduceAccumulator: when a batch goes', () => {
     assert.equal(acc.canBatch(withProps('UNIQ_KEY\u0001A\u0002PGROUP\u0001g')), false);
     assert.equal(acc.canBatch(withProps('TIMER_DELIVER_MS\u00011')), false);
     assert.equal(acc.canBatch(withProps('NODELAY\u00013\u0002UNIQ_KEY\u0001A')), true);
-    const noWait = [0, 1].map(() => acc.add(withProps('WAIT\u0001false\u0002UNIQ_KEY\u0001N')));
-    const wait = [0, 1].map(() => acc.add(withProps('XWAIT\u0001false\u0002UNIQ_KEY\u0001W')));
+    const noWait = [0, 1].map(() => acc.add(withProps('WAIT\u0001false\u0002UNIQ_KEY\u0001N'), BUDGET));
+    const wait = [0, 1].map(() => acc.add(withProps('XWAIT\u0001false\u0002UNIQ_KEY\u0001W'), BUDGET));
     await endOfTurn();
     assert.deepEqual(
       sent.map((s) => [s.p.count, s.p.properties]),
@@ -252,14 +275,14 @@ describe('ProduceAccumulator: when a batch goes', () => {
 
   it('a held batch goes after batchMaxDelayMs at the latest; a failed batch rejects every caller', async () => {
     const { acc, sent, message } = accumulatorWithManualSends({ batchMaxDelayMs: 30 });
-    const busy = Array.from({ length: EARLY_FLUSH_IN_FLIGHT }, () => acc.add(message()));
+    const busy = Array.from({ length: EARLY_FLUSH_IN_FLIGHT }, () => acc.add(message(), BUDGET));
     await endOfTurn();
     for (let i = 1; i < EARLY_FLUSH_IN_FLIGHT; i++) {
-      busy.push(acc.add(message()));
+      busy.push(acc.add(message(), BUDGET));
       await endOfTurn();
     }
     const inFlight = sent.length;
-    const held = [acc.add(message()), acc.add(message())];
+    const held = [acc.add(message(), BUDGET), acc.add(message(), BUDGET)];
     await new Promise((r) => setTimeout(r, 60));
     assert.equal(sent.length, inFlight + 1, 'sent by the timer');
     sent.at(-1)!.fail(new Error('broker gone'));
@@ -303,62 +326,25 @@ describe('SendPermits (backpressure)', () => {
     assert.deepEqual(permits.inFlight, { count: 2, bytes: 90 });
   });
 
-  it('a producer at its in-flight limit holds the next send back (never more than the limit on the wire), bounded by sendMsgTimeout', async () => {
+  /**
+   * Ten sends fill `backPressureForAsyncSendNum` on a hung broker; the 11th must wait for room and
+   * give up within `sendMsgTimeout`. `onWire` checks what went out meanwhile.
+   */
+  async function eleventhSendWaits(
+    options: Partial<ProducerOptions>,
+    onWire: (requests: RemotingCommand[]) => void,
+  ): Promise<void> {
     const cluster = await EmbeddedCluster.start({ brokers: 1, faultInjection: true });
     const p = new Producer({
       namesrvAddr: cluster.namesrvAddr,
-      producerGroup: 'PGB_bp',
+      producerGroup: uniqueTopic('PGB_bp'),
       backPressureForAsyncSendNum: 10,
       sendMsgTimeout: 400,
       retryTimesWhenSendFailed: 0,
+      ...options,
     });
     try {
       const topic = uniqueTopic('Backpressure');
-      await cluster.createTopic(topic, 1);
-      await p.start();
-      await p.send({ topic, body: 'warm' });
-      const rec = recordCodes(p);
-      cluster.broker('broker-a').faults.set({ hang: true });
-      const stuck = Array.from({ length: 10 }, (_, i) =>
-        p.send({ topic, body: `stuck ${i}` }).catch((e: unknown) => e),
-      );
-      const started = Date.now();
-      const extra = p.send({ topic, body: 'one too many' }).then(
-        () => 'sent',
-        (e: unknown) => e,
-      );
-      await new Promise((r) => setTimeout(r, 150));
-      assert.equal(
-        rec.codes.filter((c) => c === 310).length,
-        10,
-        'the 11th send waits for room instead of going out',
-      );
-      await Promise.all(stuck);
-      // Room came only when the hung sends gave up, with its own budget (almost) spent.
-      const outcome = await extra;
-      assert.ok(outcome instanceof Error, 'the waiting send could not finish within sendMsgTimeout');
-      assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');
-      cluster.broker('broker-a').faults.clear();
-      assert.equal((await p.send({ topic, body: 'room again' })).status, 'SEND_OK');
-    } finally {
-      cluster.broker('broker-a').faults.clear();
-      await p.shutdown();
-      await cluster.stop();
-    }
-  });
-
-  it('with autoBatch, held and batched messages count against the limit: the 11th send waits, bounded by sendMsgTimeout', async () => {
-    const cluster = await EmbeddedCluster.start({ brokers: 1, faultInjection: true });
-    const p = new Producer({
-      namesrvAddr: cluster.namesrvAddr,
-      producerGroup: 'PGB_bp_batch',
-      autoBatch: true,
-      backPressureForAsyncSendNum: 10,
-      sendMsgTimeout: 400,
-      retryTimesWhenSendFailed: 0,
-    });
-    try {
-      const topic = uniqueTopic('BackpressureBatch');
       await cluster.createTopic(topic, 1);
       await p.start();
       await p.send({ topic, body: 'warm' });
@@ -373,14 +359,9 @@ describe('SendPermits (backpressure)', () => {
         (e: unknown) => e,
       );
       await new Promise((r) => setTimeout(r, 150));
-      const sent = seen.map((e) => e.request);
-      assert.deepEqual(
-        sent.map((r) => r.code),
-        [320],
-        'the ten went as one batch; the 11th waits for room',
-      );
-      assert.equal(decodeBatch(sent[0]!.body!).length, 10);
+      onWire(seen.map((e) => e.request));
       for (const e of await Promise.all(stuck)) assert.ok(e instanceof Error);
+      // Room came only when the hung sends gave up, with its own budget (almost) spent.
       const outcome = await extra;
       assert.ok(outcome instanceof Error, 'the waiting send could not finish within sendMsgTimeout');
       assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');
@@ -391,5 +372,26 @@ describe('SendPermits (backpressure)', () => {
       await p.shutdown();
       await cluster.stop();
     }
+  }
+
+  it('a producer at its in-flight limit holds the next send back (never more than the limit on the wire), bounded by sendMsgTimeout', async () => {
+    await eleventhSendWaits({}, (sent) =>
+      assert.equal(
+        sent.filter((r) => r.code === 310).length,
+        10,
+        'the 11th send waits for room instead of going out',
+      ),
+    );
+  });
+
+  it('with autoBatch, held and batched messages count against the limit: the 11th send waits, bounded by sendMsgTimeout', async () => {
+    await eleventhSendWaits({ autoBatch: true }, (sent) => {
+      assert.deepEqual(
+        sent.map((r) => r.code),
+        [320],
+        'the ten went as one batch; the 11th waits for room',
+      );
+      assert.equal(decodeBatch(sent[0]!.body!).length, 10);
+    });
   });
 });
