@@ -7,16 +7,25 @@
  * consecutive offsets).
  *
  * When a batch goes: at once when it holds more than `batchMaxBytes`; at the end of the current
- * event-loop turn when fewer than {@link EARLY_FLUSH_IN_FLIGHT} batches of its topic are on the
- * wire (so an idle pipe never waits, and the callers a response releases, who send again in the
- * same turn, form the next batch); otherwise when one of those batches is answered, or after
- * `batchMaxDelayMs` at the latest. Java only knows size and hold time; holding while the pipe is
- * idle costs latency and, at a fixed number of callers, throughput (deviation, in the README).
+ * event-loop turn when fewer than {@link PIPELINE_DEPTH} batches of its lane are on the wire (so
+ * an idle pipe never waits, and the callers a response releases, who send again in the same
+ * turn, form the next batch); otherwise when one of those batches is answered, or after
+ * `batchMaxDelayMs` at the latest. And, while another batch of its lane is on the wire, at once
+ * when it holds the lane's share: its callers / PIPELINE_DEPTH messages. Callers are what the
+ * lane saw outstanding (held or sent, not answered) when its batches were answered, a maximum
+ * that decays by an eighth per answer. Without the share, a closed loop of N callers settles into
+ * two batches of N/2 that ping-pong (the client idles while the broker stores one, the broker
+ * while the client fills the other); with it about PIPELINE_DEPTH smaller batches overlap
+ * (measured at 256 callers: +10 % msgs/s with 3 or 4, worse with 8). Java only knows size and
+ * hold time; holding while the pipe is idle costs latency and, at a fixed number of callers,
+ * throughput (deviation, in the README).
  *
  * Each message is written into its batch's buffer when it is added (BatchWriter), so a flush
  * encodes nothing. Like Java, messages with a delay level or a timer, %RETRY% topics,
  * transaction halves (PGROUP) and, here, bodies already compressed (a batch has one sysFlag for
  * all) are sent alone; so is everything while the accumulator holds `totalBatchMaxBytes`.
+ * prepareMessage decides a message's {@link BatchLane} from what it wrote; a message whose
+ * properties were rewritten after (transaction halves, requests) is judged by its properties.
  * Grouping is by wire topic and WAIT (Java also splits by tag, which changes nothing on the
  * wire). One accumulator per producer (Java: per client instance).
  */
@@ -36,10 +45,18 @@ export interface AutoBatchSettings {
 }
 
 /**
- * Batches of one topic on the wire below which an open batch goes at the end of the turn
- * instead of waiting: two keep the client filling one batch while the broker stores another.
+ * Batches of one lane meant to be on the wire at once: below it an open batch goes at the end of
+ * the turn instead of waiting, and the lane's callers are split into about this many batches.
+ * Three keep the client filling one batch while the broker stores another and a third answer is
+ * on its way back.
  */
-export const EARLY_FLUSH_IN_FLIGHT = 2;
+export const PIPELINE_DEPTH = 3;
+
+/**
+ * How autoBatch may send a message: in the batches of its topic that wait for the store
+ * (WAIT=true) or of those that do not, or alone.
+ */
+export type BatchLane = 'wait' | 'noWait' | 'alone';
 
 /** The batches of one wire topic and WAIT value. */
 interface Lane {
@@ -48,6 +65,12 @@ interface Lane {
   open: Batch | undefined;
   /** Batches (and lone messages) sent and not yet answered. */
   inFlight: number;
+  /** Messages held or sent and not yet answered. */
+  outstanding: number;
+  /** Callers of the lane: `outstanding` when a batch is answered, a maximum decaying by 1/8 per answer. */
+  callers: number;
+  /** Messages after which a batch goes while another is in flight (callers / PIPELINE_DEPTH). */
+  share: number;
 }
 
 interface Batch {
@@ -59,6 +82,11 @@ interface Batch {
   timer: NodeJS.Timeout | undefined;
   /** The earliest end of its callers' send budgets (epoch ms): the batch's own budget ends there. */
   deadline: number;
+  /**
+   * The shortest budget of its callers: a later caller with no shorter one cannot end earlier,
+   * so only a shorter budget needs the clock.
+   */
+  shortest: number;
   /** An end-of-turn flush is scheduled. */
   early: boolean;
 }
@@ -81,6 +109,24 @@ const UNBATCHABLE = new RegExp(
 const NO_WAIT = new RegExp(
   `(?:^|${PROPERTY_SEPARATOR})${PropertyKey.WAIT}${NAME_VALUE_SEPARATOR}false(?:${PROPERTY_SEPARATOR}|$)`,
 );
+
+/**
+ * The lane of `p` from its properties, for a message whose properties were rewritten after
+ * prepareMessage (which knows what it wrote and sets `batchLane` itself).
+ */
+export function batchLaneOf(p: PreparedMessage): BatchLane {
+  if (p.batch || UNBATCHABLE.test(p.properties)) return 'alone';
+  return batchLane(p.topic, p.sysFlag, p.deliverAt !== undefined, !NO_WAIT.test(p.properties));
+}
+
+/**
+ * The lane of a single message: alone when compressed (a batch has one sysFlag), delayed or
+ * timed (`special`) or on a %RETRY% topic; else by its WAIT.
+ */
+export function batchLane(topic: string, sysFlag: number, special: boolean, waitStore: boolean): BatchLane {
+  if (special || sysFlag !== 0 || topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return 'alone';
+  return waitStore ? 'wait' : 'noWait';
+}
 
 /**
  * The SendResult of message `index` of a batch sent as `batch`; `offsetIds` is the batch's
@@ -120,9 +166,13 @@ export class ProduceAccumulator {
 
   constructor(
     private readonly s: AutoBatchSettings,
-    /** Sends a prepared batch with the producer's retry rules. */
     /** Sends one prepared message or batch within `timeoutMs` (the send loop's whole budget). */
     private readonly sendBatch: (batch: PreparedMessage, timeoutMs: number) => Promise<SendResult>,
+    /**
+     * Called for each added message when its outcome is known, just before its caller hears it:
+     * the producer gives back its permit and in-flight count here, with no promise of its own.
+     */
+    private readonly released: (p: PreparedMessage) => void = () => {},
   ) {}
 
   /** Encoded bytes held now (for tests). */
@@ -130,20 +180,31 @@ export class ProduceAccumulator {
     return this.heldBytes;
   }
 
+  /** Whether `p` joins a batch (else `add` sends it alone). */
   canBatch(p: PreparedMessage): boolean {
-    if (p.batch || p.sysFlag !== 0 || p.deliverAt !== undefined) return false;
-    if (this.heldBytes >= this.s.totalBatchMaxBytes) return false;
-    if (p.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return false;
-    return !UNBATCHABLE.test(p.properties);
+    return this.heldBytes < this.s.totalBatchMaxBytes && (p.batchLane ?? batchLaneOf(p)) !== 'alone';
   }
 
-  /** Holds `p` for the next batch of its topic; resolves with its own SendResult. */
-  add(p: PreparedMessage, timeoutMs: number): Promise<SendResult> {
-    const waitStore = !NO_WAIT.test(p.properties);
+  /** Holds `p` for the next batch of its lane (or sends it alone); resolves with its own SendResult. */
+  add(
+    p: PreparedMessage,
+    timeoutMs: number,
+    kind: BatchLane = p.batchLane ?? batchLaneOf(p),
+  ): Promise<SendResult> {
+    if (kind === 'alone' || this.heldBytes >= this.s.totalBatchMaxBytes) return this.alone(p, timeoutMs);
+    const waitStore = kind === 'wait';
     const lanes = this.lanes[waitStore ? 1 : 0];
     let lane = lanes.get(p.topic);
     if (lane === undefined) {
-      lane = { topic: p.topic, waitStore, open: undefined, inFlight: 0 };
+      lane = {
+        topic: p.topic,
+        waitStore,
+        open: undefined,
+        inFlight: 0,
+        outstanding: 0,
+        callers: 0,
+        share: Infinity,
+      };
       lanes.set(p.topic, lane);
     }
     let batch = lane.open;
@@ -166,9 +227,11 @@ export class ProduceAccumulator {
       size = batch.writer.append(p.body, p.flag, p.properties);
     } catch (err) {
       if (batch.items.length === 0) this.drop(batch);
+      this.released(p);
       return Promise.reject(err);
     }
     this.heldBytes += size;
+    lane.outstanding++;
     const b = batch;
     const promise = new Promise<SendResult>((resolve, reject) => {
       b.resolves.push(resolve);
@@ -176,9 +239,13 @@ export class ProduceAccumulator {
     });
     b.items.push(p);
     // A caller's budget covers its time held here too: one send timeout in all, as without batching.
-    b.deadline = Math.min(b.deadline, Date.now() + timeoutMs);
-    if (b.writer.byteLength > this.s.batchMaxBytes) this.flush(b);
-    else if (!b.early && lane.inFlight < EARLY_FLUSH_IN_FLIGHT) this.flushAtEndOfTurn(b);
+    if (timeoutMs < b.shortest) {
+      b.shortest = timeoutMs;
+      b.deadline = Math.min(b.deadline, Date.now() + timeoutMs);
+    }
+    if (b.writer.byteLength > this.s.batchMaxBytes || (lane.inFlight > 0 && b.items.length >= lane.share))
+      this.flush(b);
+    else if (!b.early && lane.inFlight < PIPELINE_DEPTH) this.flushAtEndOfTurn(b);
     return promise;
   }
 
@@ -186,6 +253,20 @@ export class ProduceAccumulator {
   flushAll(): void {
     for (const lanes of this.lanes)
       for (const lane of [...lanes.values()]) if (lane.open !== undefined) this.flush(lane.open);
+  }
+
+  /** A message that does not join a batch: the plain send path. */
+  private alone(p: PreparedMessage, timeoutMs: number): Promise<SendResult> {
+    return this.sendBatch(p, timeoutMs).then(
+      (r) => {
+        this.released(p);
+        return r;
+      },
+      (err: unknown) => {
+        this.released(p);
+        throw err;
+      },
+    );
   }
 
   private open(lane: Lane): Batch {
@@ -197,6 +278,7 @@ export class ProduceAccumulator {
       rejects: [],
       timer: undefined,
       deadline: Infinity,
+      shortest: Infinity,
       early: false,
     };
     b.timer = setTimeout(() => this.flush(b), this.s.batchMaxDelayMs);
@@ -221,8 +303,13 @@ export class ProduceAccumulator {
     if (lane.open === undefined && lane.inFlight === 0) this.lanes[lane.waitStore ? 1 : 0].delete(lane.topic);
   }
 
-  /** A batch of `lane` was answered: the open one may go now. */
-  private settled(lane: Lane): void {
+  /** `count` messages of `lane` were answered: learn its callers; the open batch may go now. */
+  private settled(lane: Lane, count: number): void {
+    // Everyone still waiting now, the answered ones included, is a caller of this lane.
+    const decayed = lane.callers - (lane.callers >> 3);
+    lane.callers = lane.outstanding > decayed ? lane.outstanding : decayed;
+    lane.share = Math.ceil(lane.callers / PIPELINE_DEPTH);
+    lane.outstanding -= count;
     lane.inFlight--;
     const open = lane.open;
     if (open !== undefined) {
@@ -239,22 +326,26 @@ export class ProduceAccumulator {
     this.heldBytes -= bytes;
     lane.inFlight++;
     const items = b.items;
-    if (items.length === 1) {
+    const n = items.length;
+    if (n === 1) {
       // One message: no batch encoding, the plain send path.
-      this.sendBatch(items[0] as PreparedMessage, budgetLeft(b)).then(
+      const p = items[0] as PreparedMessage;
+      this.sendBatch(p, budgetLeft(b)).then(
         (r) => {
-          this.settled(lane);
+          this.settled(lane, 1);
+          this.released(p);
           (b.resolves[0] as (r: SendResult) => void)(r);
         },
         (err: unknown) => {
-          this.settled(lane);
+          this.settled(lane, 1);
+          this.released(p);
           (b.rejects[0] as (e: unknown) => void)(err);
         },
       );
       return;
     }
     let msgId = (items[0] as PreparedMessage).msgId;
-    for (let i = 1; i < items.length; i++) msgId += ',' + (items[i] as PreparedMessage).msgId;
+    for (let i = 1; i < n; i++) msgId += ',' + (items[i] as PreparedMessage).msgId;
     const prepared: PreparedMessage = {
       topic: lane.topic,
       userTopic: (items[0] as PreparedMessage).userTopic,
@@ -264,22 +355,25 @@ export class ProduceAccumulator {
       properties: lane.waitStore ? BATCH_PROPERTIES_WAIT : BATCH_PROPERTIES_NO_WAIT,
       msgId,
       batch: true,
-      count: items.length,
+      count: n,
     };
     this.sendBatch(prepared, budgetLeft(b)).then(
       (result) => {
-        this.settled(lane);
+        this.settled(lane, n);
         const ids = result.offsetMsgId.split(',');
-        const n = items.length;
         const queue = batchQueue(result, (items[0] as PreparedMessage).userTopic);
-        for (let i = 0; i < n; i++)
-          (b.resolves[i] as (r: SendResult) => void)(
-            splitBatchResult(result, items[i] as PreparedMessage, i, ids, n, queue),
-          );
+        for (let i = 0; i < n; i++) {
+          const p = items[i] as PreparedMessage;
+          this.released(p);
+          (b.resolves[i] as (r: SendResult) => void)(splitBatchResult(result, p, i, ids, n, queue));
+        }
       },
       (err: unknown) => {
-        this.settled(lane);
-        for (const reject of b.rejects) reject(err);
+        this.settled(lane, n);
+        for (let i = 0; i < n; i++) {
+          this.released(items[i] as PreparedMessage);
+          (b.rejects[i] as (e: unknown) => void)(err);
+        }
       },
     );
   }

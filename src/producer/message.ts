@@ -9,6 +9,7 @@ import { encodeBatch } from '../protocol/message/batch.js';
 import { COMPRESSED_SYSFLAG, compressWith } from '../protocol/message/compression.js';
 import type { CompressionType } from '../protocol/message/sysflag.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
+import { batchLane, type BatchLane } from './auto-batch.js';
 import { timerProperty } from './timer.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
@@ -65,6 +66,11 @@ export interface PreparedMessage {
   readonly count: number;
   /** Epoch ms a timer message is due (deliverAt / deliverAfterMs); absent for others. */
   readonly deliverAt?: number | undefined;
+  /**
+   * How autoBatch may send it, set by prepareMessage, which knows every property it wrote.
+   * Absent (and to be cleared by whoever rewrites `properties`): judged from the properties.
+   */
+  readonly batchLane?: BatchLane | undefined;
 }
 
 export interface PrepareSettings {
@@ -74,7 +80,16 @@ export interface PrepareSettings {
   /** @default 'ZLIB' */
   compressType?: CompressionType | undefined;
   namespace: string | undefined;
+  /**
+   * Topics already checked, with their wire names: most sends go to a few topics, and checking
+   * the name each time cost as much as encoding the message. Emptied when it grows past
+   * {@link CHECKED_TOPICS_MAX}.
+   */
+  checkedTopics?: Map<string, string> | undefined;
 }
+
+/** Topics a producer remembers as checked before it starts over. */
+export const CHECKED_TOPICS_MAX = 1024;
 
 /** Properties longer than this cannot be stored (int16 length). */
 export const MAX_PROPERTIES_LENGTH = 32767;
@@ -100,6 +115,19 @@ function bodyBytes(body: unknown, field: string): Uint8Array {
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof Uint8Array) return body;
   throw new InvalidArgumentError(field, 'must be a Buffer, Uint8Array or string');
+}
+
+/** `checkTopicField` for a send's topic, remembered per producer. */
+function checkedTopic(topic: unknown, s: PrepareSettings): string {
+  const cache = s.checkedTopics;
+  if (cache === undefined || typeof topic !== 'string') return checkTopicField(topic, 'topic', s.namespace);
+  let wire = cache.get(topic);
+  if (wire === undefined) {
+    wire = checkTopicField(topic, 'topic', s.namespace);
+    if (cache.size >= CHECKED_TOPICS_MAX) cache.clear();
+    cache.set(topic, wire);
+  }
+  return wire;
 }
 
 function checkTopicField(topic: unknown, field: string, namespace: string | undefined): string {
@@ -171,7 +199,7 @@ function checkShape(msg: unknown, field: string, prefix = ''): asserts msg is Me
 /** Validates and prepares one message (Java `Validators.checkMessage` + `sendKernelImpl` preparation). */
 export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGenerator): PreparedMessage {
   checkShape(msg, 'message');
-  const topic = checkTopicField(msg.topic, 'topic', s.namespace);
+  const topic = checkedTopic(msg.topic, s);
   const raw = bodyBytes(msg.body, 'body');
   if (raw.byteLength === 0) throw new InvalidArgumentError('body', 'is empty');
   if (raw.byteLength > s.maxMessageSize) {
@@ -190,7 +218,11 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
   let properties = encodeMessageProperties(msg, '');
   if (timer !== undefined) properties = appendProperty(properties, timer.key, timer.value);
   properties = appendProperty(properties, PropertyKey.UNIQ_KEY, msgId);
-  if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: short properties need no count.
+  if (
+    properties.length * 3 > MAX_PROPERTIES_LENGTH &&
+    Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH
+  ) {
     throw new InvalidArgumentError('properties', `encoded properties exceed ${MAX_PROPERTIES_LENGTH} bytes`);
   }
   let body = raw;
@@ -205,6 +237,7 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
       sysFlag |= COMPRESSED_SYSFLAG[type];
     }
   }
+  const delayed = msg.delayTimeLevel !== undefined && msg.delayTimeLevel !== 0;
   const prepared = {
     topic,
     userTopic: msg.topic,
@@ -215,6 +248,8 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
     msgId,
     batch: false,
     count: 1,
+    // Validated above: WAIT is false exactly when waitStoreMsgOK is.
+    batchLane: batchLane(topic, sysFlag, delayed || timer !== undefined, msg.waitStoreMsgOK !== false),
   };
   return timer === undefined ? prepared : { ...prepared, deliverAt: timer.deliverAt };
 }

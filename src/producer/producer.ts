@@ -34,7 +34,7 @@ import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOpti
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
 import { TimerSupport } from './timer.js';
 import { SendPermits } from './backpressure.js';
-import { ProduceAccumulator } from './auto-batch.js';
+import { batchLaneOf, ProduceAccumulator, type BatchLane } from './auto-batch.js';
 import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
@@ -121,6 +121,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       compressLevel: o.compressLevel,
       compressType: o.compressType,
       namespace: o.namespace,
+      checkedTopics: new Map(),
     };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
@@ -180,6 +181,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
               ...this.loopSettings,
               sendMsgTimeout: timeoutMs,
             }) as Promise<SendResult>,
+          (p) => {
+            this.permits.release(p.body.byteLength);
+            this.onSettled();
+          },
         )
       : undefined;
   }
@@ -295,7 +300,9 @@ export class Producer extends EventEmitter<ProducerEvents> {
     let prepared: PreparedMessage;
     try {
       selection = queueSelection(options, message, this.options.namespace);
-      prepared = adjust(prepareMessage(message, this.prepareSettings, this.ids));
+      prepared = prepareMessage(message, this.prepareSettings, this.ids);
+      // An adjusted message has properties prepareMessage did not write: autoBatch reads them.
+      if (adjust !== unchanged) prepared = { ...adjust(prepared), batchLane: undefined };
     } catch (err) {
       return Promise.reject(err);
     }
@@ -408,23 +415,38 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return routes.get(topic, deadline).then((entry) => entry.publishInfo);
   }
 
-  /** Backpressure first (waiting eats into the send's budget), then the batch or the send loop. */
+  /**
+   * Backpressure first (waiting eats into the send's budget), then the batch (`lane` is not
+   * 'alone') or the send loop. A batched send's permit and in-flight count are given back by the
+   * accumulator (its `released` hook), so it costs no promise here.
+   */
   private dispatch(
     p: PreparedMessage,
     oneway: boolean,
-    kind: SendTraceContext['kind'],
     selection: QueueSelection | undefined,
+    lane: BatchLane,
   ): Promise<SendResult | undefined> {
     const bytes = p.body.byteLength;
     const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
-    if (waiting === undefined)
-      return this.releasing(this.sendNow(p, oneway, kind, this.loopSettings, selection), bytes);
+    const accumulator = lane === 'alone' ? undefined : this.accumulator;
+    if (waiting === undefined) {
+      if (accumulator !== undefined) return accumulator.add(p, this.options.sendMsgTimeout, lane);
+      return this.releasing(this.sendNow(p, oneway, this.loopSettings, selection), bytes);
+    }
     const started = Date.now();
-    return waiting.then(() => {
-      const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
-      const settings = { ...this.loopSettings, sendMsgTimeout: left };
-      return this.releasing(this.sendNow(p, oneway, kind, settings, selection), bytes);
-    });
+    return waiting.then(
+      () => {
+        const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
+        if (accumulator !== undefined) return accumulator.add(p, left, lane);
+        const settings = { ...this.loopSettings, sendMsgTimeout: left };
+        return this.releasing(this.sendNow(p, oneway, settings, selection), bytes);
+      },
+      (err: unknown) => {
+        // No permit was taken; a batched send is still counted in flight until here.
+        if (accumulator !== undefined) this.onSettled();
+        throw err;
+      },
+    );
   }
 
   /** `sent`, giving the permit back when it settles (one `then`: `finally` costs two more promises). */
@@ -444,16 +466,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private sendNow(
     p: PreparedMessage,
     oneway: boolean,
-    kind: SendTraceContext['kind'],
     settings: SendLoopSettings,
     selection: QueueSelection | undefined,
   ): Promise<SendResult | undefined> {
-    // A selected queue is never batched with other messages: the batch goes where the batcher picks.
-    if (selection === undefined) {
-      if (kind === 'send' && this.accumulator?.canBatch(p))
-        return this.accumulator.add(p, settings.sendMsgTimeout);
-      return runSend(p, oneway, this.transport, this.strategy, settings);
-    }
+    if (selection === undefined) return runSend(p, oneway, this.transport, this.strategy, settings);
     return runSend(p, oneway, this.transport, this.strategy, settings, (tp) => selection.pick(tp)).catch(
       (err: unknown) => {
         throw selection.wrap(err);
@@ -475,9 +491,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
     oneway: boolean,
     selection: QueueSelection | undefined,
   ): Promise<SendResult | undefined> {
+    // A selected queue is never batched with other messages: the batch goes where the batcher picks.
+    const lane: BatchLane =
+      kind === 'send' && selection === undefined && this.accumulator !== undefined
+        ? (prepared.batchLane ?? batchLaneOf(prepared))
+        : 'alone';
+    this.inFlight++;
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
-      const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, kind, selection);
+      const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, selection, lane);
       const ctx: SendTraceContext = {
         topic: prepared.userTopic,
         producerGroup: this.options.producerGroup,
@@ -490,7 +512,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
         return r;
       }, ctx);
     } else {
-      promise = this.dispatch(prepared, oneway, kind, selection);
+      promise = this.dispatch(prepared, oneway, selection, lane);
     }
     const trace = this.trace;
     if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
@@ -500,8 +522,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
         () => {},
       );
     }
-    this.inFlight++;
-    promise.then(this.onSettled, this.onSettled);
+    if (lane === 'alone') promise.then(this.onSettled, this.onSettled);
     return promise;
   }
 }

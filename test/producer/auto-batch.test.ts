@@ -6,12 +6,9 @@ import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
-import {
-  EARLY_FLUSH_IN_FLIGHT,
-  ProduceAccumulator,
-  splitBatchResult,
-} from '../../src/producer/auto-batch.js';
+import { PIPELINE_DEPTH, ProduceAccumulator, splitBatchResult } from '../../src/producer/auto-batch.js';
 import { decodeBatch } from '../../src/protocol/message/batch.js';
+import { appendProperty, decodeProperties, PropertyKey } from '../../src/protocol/message/properties.js';
 import type { SendResult } from '../../src/producer/send-result.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
 import { Producer } from '../../src/producer/producer.js';
@@ -90,6 +87,58 @@ describe('autoBatch on the embedded cluster', () => {
       rec.codes.filter((c) => c === 310 || c === 320),
       [310, 310, 310],
     );
+  });
+
+  it('a transaction half (PGROUP written after prepareMessage) is sent alone; WAIT=false messages batch apart', async () => {
+    const topic = uniqueTopic('AutoBatchLanes');
+    await cluster.createTopic(topic, 1);
+    const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 50 });
+    await p.send({ topic, body: 'warm' });
+    const seen = watchRequests(p);
+    const half = (body: string) =>
+      p.sendWith({ topic, body }, (m) => ({
+        ...m,
+        properties: appendProperty(m.properties, PropertyKey.PGROUP, 'PG_half'),
+      }));
+    await Promise.all([
+      half('h1'),
+      half('h2'),
+      p.send({ topic, body: 'w1' }),
+      p.send({ topic, body: 'w2' }),
+      p.send({ topic, body: 'n1', waitStoreMsgOK: false }),
+      p.send({ topic, body: 'n2', waitStoreMsgOK: false }),
+    ]);
+    const alone = seen.filter((e) => e.request.code === 310).map((e) => e.request.body!.toString());
+    assert.deepEqual(alone.sort(), ['h1', 'h2']);
+    const batches = seen
+      .filter((e) => e.request.code === 320)
+      .map((e) =>
+        decodeBatch(e.request.body!).map(
+          (m) => `${Buffer.from(m.body).toString()}:${decodeProperties(m.properties)['WAIT']}`,
+        ),
+      );
+    assert.deepEqual(batches.map((b) => b.sort()).sort(), [
+      ['n1:false', 'n2:false'],
+      ['w1:true', 'w2:true'],
+    ]);
+  });
+
+  it('batched sends give back their permits and in-flight count: a second full round goes at once', async () => {
+    const topic = uniqueTopic('AutoBatchPermits');
+    await cluster.createTopic(topic, 1);
+    const p = await startProducer({ autoBatch: true, backPressureForAsyncSendNum: 10 });
+    await p.send({ topic, body: 'warm' });
+    const rec = recordCodes(p);
+    for (let round = 0; round < 2; round++) {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => p.send({ topic, body: `r${round}m${i}` })),
+      );
+      assert.equal(results.length, 10);
+    }
+    assert.deepEqual(rec.codes, [320, 320], 'each round of ten went as one batch, none waited for room');
+    const internals = p as unknown as { inFlight: number; permits: SendPermits };
+    assert.equal(internals.inFlight, 0);
+    assert.deepEqual(internals.permits.inFlight, { count: 0, bytes: 0 });
   });
 
   it('batch options are validated with Java’s ranges', () => {
@@ -223,33 +272,66 @@ describe('ProduceAccumulator: when a batch goes', () => {
     assert.equal(acc.held, 0);
   });
 
-  it(`with ${EARLY_FLUSH_IN_FLIGHT} batches in flight the next one fills up until one is answered; a full one goes at once`, async () => {
+  it(`with ${PIPELINE_DEPTH} batches in flight the next one fills up until one is answered; a full one goes at once`, async () => {
     const { acc, sent, message } = accumulatorWithManualSends({ batchMaxBytes: 200 });
     const all: Promise<SendResult>[] = [];
-    for (let b = 0; b < EARLY_FLUSH_IN_FLIGHT; b++) {
+    for (let b = 0; b < PIPELINE_DEPTH; b++) {
       all.push(acc.add(message(), BUDGET), acc.add(message(), BUDGET));
       await endOfTurn();
     }
-    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT);
+    assert.equal(sent.length, PIPELINE_DEPTH);
     all.push(acc.add(message(), BUDGET), acc.add(message(), BUDGET));
     await endOfTurn();
     await endOfTurn();
-    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT, 'the third batch waits');
+    assert.equal(sent.length, PIPELINE_DEPTH, 'the third batch waits');
     assert.ok(acc.held > 0);
     // Over batchMaxBytes: goes now, whatever is in flight.
     all.push(acc.add(message('y'.repeat(150)), BUDGET));
-    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1);
+    assert.equal(sent.length, PIPELINE_DEPTH + 1);
     assert.equal(sent.at(-1)!.p.count, 3);
     all.push(acc.add(message('after'), BUDGET));
     await endOfTurn();
-    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 1, 'still waiting');
+    assert.equal(sent.length, PIPELINE_DEPTH + 1, 'still waiting');
     sent[0]!.answer();
     await endOfTurn();
     await endOfTurn();
-    assert.equal(sent.length, EARLY_FLUSH_IN_FLIGHT + 2, 'an answer lets the open batch go');
+    assert.equal(sent.length, PIPELINE_DEPTH + 2, 'an answer lets the open batch go');
     assert.equal(sent.at(-1)!.p.batch, false, 'a batch of one goes as a plain send');
     for (const s of sent.slice(1)) s.answer();
-    assert.equal((await Promise.all(all)).length, 2 * EARLY_FLUSH_IN_FLIGHT + 4);
+    assert.equal((await Promise.all(all)).length, 2 * PIPELINE_DEPTH + 4);
+  });
+
+  it(`once answers show the lane's callers, a batch goes at once with callers / ${PIPELINE_DEPTH} messages while another is in flight`, async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const all: Promise<SendResult>[] = [];
+    const addTurn = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) all.push(acc.add(message(), BUDGET));
+      await endOfTurn();
+    };
+    const callers = 4 * PIPELINE_DEPTH;
+    const share = callers / PIPELINE_DEPTH;
+    // No answer yet: nothing is known of the callers, a turn's sends go as one batch.
+    await addTurn(callers / 2);
+    await addTurn(callers / 2);
+    assert.deepEqual(
+      sent.map((s) => s.p.count),
+      [callers / 2, callers / 2],
+    );
+    // The answer to the first shows `callers` outstanding: the share is callers / PIPELINE_DEPTH.
+    sent[0]!.answer();
+    await endOfTurn();
+    for (let i = 0; i < callers / 2; i++) {
+      all.push(acc.add(message(), BUDGET));
+      if (i === share - 1) assert.equal(sent.length, 3, 'the share went before the end of the turn');
+    }
+    await endOfTurn();
+    assert.deepEqual(
+      sent.map((s) => s.p.count),
+      [callers / 2, callers / 2, share, callers / 2 - share],
+    );
+    for (const s of sent.slice(1)) s.answer();
+    assert.equal((await Promise.all(all)).length, (3 * callers) / 2);
+    assert.equal(acc.held, 0);
   });
 
   it('only whole property names keep a message out; WAIT=false messages batch apart', async () => {
@@ -275,9 +357,9 @@ describe('ProduceAccumulator: when a batch goes', () => {
 
   it('a held batch goes after batchMaxDelayMs at the latest; a failed batch rejects every caller', async () => {
     const { acc, sent, message } = accumulatorWithManualSends({ batchMaxDelayMs: 30 });
-    const busy = Array.from({ length: EARLY_FLUSH_IN_FLIGHT }, () => acc.add(message(), BUDGET));
+    const busy = Array.from({ length: PIPELINE_DEPTH }, () => acc.add(message(), BUDGET));
     await endOfTurn();
-    for (let i = 1; i < EARLY_FLUSH_IN_FLIGHT; i++) {
+    for (let i = 1; i < PIPELINE_DEPTH; i++) {
       busy.push(acc.add(message(), BUDGET));
       await endOfTurn();
     }

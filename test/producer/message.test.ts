@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { prepareBatch, prepareMessage, type Message } from '../../src/producer/message.js';
+import { batchLaneOf, type BatchLane } from '../../src/producer/auto-batch.js';
 import { buildSendRequest } from '../../src/producer/request-builder.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
@@ -227,5 +228,45 @@ describe('message validation and preparation', () => {
       field(() => prepareBatch([big, big], settings, ids)),
       'messages',
     );
+  });
+});
+
+describe('prepareMessage: the autoBatch lane it decides', () => {
+  const cases: [string, Message, BatchLane][] = [
+    ['a plain message', { topic: 'T', body: 'x' }, 'wait'],
+    ['waitStoreMsgOK false', { topic: 'T', body: 'x', waitStoreMsgOK: false }, 'noWait'],
+    ['a delay level', { topic: 'T', body: 'x', delayTimeLevel: 2 }, 'alone'],
+    ['delay level 0 (none)', { topic: 'T', body: 'x', delayTimeLevel: 0 }, 'wait'],
+    ['deliverAfterMs', { topic: 'T', body: 'x', deliverAfterMs: 1000 }, 'alone'],
+    ['deliverAt', { topic: 'T', body: 'x', deliverAt: Date.now() + 60_000 }, 'alone'],
+    ['a compressed body', { topic: 'T', body: 'z'.repeat(8000) }, 'alone'],
+    ['a %RETRY% topic', { topic: '%RETRY%G', body: 'x' }, 'alone'],
+    [
+      'user properties and keys',
+      { topic: 'T', body: 'x', keys: ['a', 'b'], properties: { NODELAY: '1' } },
+      'wait',
+    ],
+  ];
+  for (const [name, message, lane] of cases) {
+    it(`${name}: ${lane}, as a scan of its properties says`, () => {
+      const p = prepareMessage(message, settings, ids);
+      assert.equal(p.batchLane, lane);
+      assert.equal(batchLaneOf({ ...p, batchLane: undefined }), lane);
+    });
+  }
+
+  it('a topic is checked once per producer, and a bad one every time', () => {
+    const checked = { ...settings, checkedTopics: new Map<string, string>() };
+    assert.equal(prepareMessage({ topic: 'T', body: 'x' }, checked, ids).topic, 'T');
+    assert.deepEqual([...checked.checkedTopics], [['T', 'T']]);
+    for (let i = 0; i < 2; i++)
+      assert.equal(
+        field(() => prepareMessage({ topic: 'a b', body: 'x' }, checked, ids)),
+        'topic',
+      );
+    assert.equal(checked.checkedTopics.size, 1);
+    const ns = { ...settings, namespace: 'NS', checkedTopics: new Map<string, string>() };
+    assert.equal(prepareMessage({ topic: 'T', body: 'x' }, ns, ids).topic, 'NS%T');
+    assert.equal(prepareMessage({ topic: 'T', body: 'x' }, ns, ids).topic, 'NS%T');
   });
 });
