@@ -105,4 +105,23 @@ describe('batch body (§6.1)', () => {
     w.append(Buffer.from('c'), 0, '');
     assert.equal(decodeBatch(w.finish()).length, 2);
   });
+
+  it('BatchWriter writes every byte of its records: what a refused record left behind never shows', () => {
+    const w = new BatchWriter(64);
+    // The refused record's properties (0x61 bytes) are written at 22..; the records after it
+    // land on them: their MAGICCODE, BODYCRC and FLAG must still read 0.
+    assert.throws(() => w.append(Buffer.alloc(0), 0, 'a'.repeat(40_000)), ProtocolError);
+    const records: BatchEntry[] = [
+      { body: Buffer.alloc(0), flag: 0, properties: 'A\u0001b' },
+      { body: Buffer.from('x'), flag: 0, properties: '' },
+      { body: Buffer.from('yz'), flag: 0, properties: 'C\u0001d' },
+    ];
+    for (const e of records) w.append(e.body, e.flag, e.properties);
+    assert.equal(w.finish().toString('hex'), encodeBatch(records).toString('hex'));
+    const at = 25;
+    assert.deepEqual(
+      [w.finish().readInt32BE(at + 4), w.finish().readInt32BE(at + 8), w.finish().readInt32BE(at + 12)],
+      [0, 0, 0],
+    );
+  });
 });

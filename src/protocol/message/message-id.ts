@@ -13,7 +13,6 @@ import { formatIp, parseIp } from './inet.js';
 import { readInt64, writeInt64 } from './int64.js';
 
 const HEX = '0123456789ABCDEF';
-const HEX_CODES: readonly number[] = Array.from(HEX, (c) => c.charCodeAt(0));
 
 function toHex(bytes: Uint8Array): string {
   return hexOf(bytes, 0, bytes.length);
@@ -67,6 +66,9 @@ export interface UniqIdGeneratorOptions {
   now?: () => number;
 }
 
+/** Uppercase hex of every byte value. */
+const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >>> 4]! + HEX[b & 0xf]!);
+
 /** Java `MessageClientIDSetter.createUniqID()`. */
 export class UniqIdGenerator {
   private readonly prefix: string;
@@ -74,6 +76,10 @@ export class UniqIdGenerator {
   private counter = 0;
   private monthStart = 0;
   private nextMonthStart = 0;
+  /** The clock reading `head` was made for. */
+  private headMs = NaN;
+  /** prefix + the 8 hex digits of the ms since the month began, for `headMs`. */
+  private head = '';
 
   constructor(options: UniqIdGeneratorOptions = {}) {
     const ip = options.ip ?? localIpv4Bytes();
@@ -91,6 +97,14 @@ export class UniqIdGenerator {
 
   next(): string {
     const current = this.now();
+    // Ids of one millisecond share everything but the counter: the time digits are made once.
+    if (current !== this.headMs) this.stamp(current);
+    const counter = this.counter;
+    this.counter = (counter + 1) & 0xffff;
+    return this.head + HEX_PAIRS[counter >>> 8]! + HEX_PAIRS[counter & 0xff]!;
+  }
+
+  private stamp(current: number): void {
     if (current >= this.nextMonthStart || current < this.monthStart - 1_000_000) {
       const m = startOfMonth(current);
       this.monthStart = m.start;
@@ -98,28 +112,14 @@ export class UniqIdGenerator {
     }
     let diff = (current - this.monthStart) | 0;
     if (diff < 0 && diff > -1_000_000) diff = 0;
-    const counter = this.counter;
-    this.counter = (counter + 1) & 0xffff;
-    // One string for the 12 hex digits (diff as int32, counter as uint16): hex-pair
-    // concatenation made a dozen short-lived strings per message.
     const d = diff >>> 0;
-    return (
+    this.headMs = current;
+    this.head =
       this.prefix +
-      String.fromCharCode(
-        HEX_CODES[d >>> 28]!,
-        HEX_CODES[(d >>> 24) & 0xf]!,
-        HEX_CODES[(d >>> 20) & 0xf]!,
-        HEX_CODES[(d >>> 16) & 0xf]!,
-        HEX_CODES[(d >>> 12) & 0xf]!,
-        HEX_CODES[(d >>> 8) & 0xf]!,
-        HEX_CODES[(d >>> 4) & 0xf]!,
-        HEX_CODES[d & 0xf]!,
-        HEX_CODES[counter >>> 12]!,
-        HEX_CODES[(counter >>> 8) & 0xf]!,
-        HEX_CODES[(counter >>> 4) & 0xf]!,
-        HEX_CODES[counter & 0xf]!,
-      )
-    );
+      HEX_PAIRS[d >>> 24]! +
+      HEX_PAIRS[(d >>> 16) & 0xff]! +
+      HEX_PAIRS[(d >>> 8) & 0xff]! +
+      HEX_PAIRS[d & 0xff]!;
   }
 }
 
