@@ -283,7 +283,7 @@ describe('ProduceAccumulator: when a batch goes', () => {
     all.push(acc.add(message(), BUDGET), acc.add(message(), BUDGET));
     await endOfTurn();
     await endOfTurn();
-    assert.equal(sent.length, PIPELINE_DEPTH, 'the third batch waits');
+    assert.equal(sent.length, PIPELINE_DEPTH, 'the next batch waits');
     assert.ok(acc.held > 0);
     // Over batchMaxBytes: goes now, whatever is in flight.
     all.push(acc.add(message('y'.repeat(150)), BUDGET));
