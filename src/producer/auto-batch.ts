@@ -10,8 +10,8 @@
  * event-loop turn when fewer than {@link PIPELINE_DEPTH} batches of its lane are on the wire (so
  * an idle pipe never waits, and the callers a response releases, who send again in the same
  * turn, form the next batch); otherwise when one of those batches is answered, or after
- * `batchMaxDelayMs` at the latest. And, while another batch of its lane is on the wire, at once
- * when it holds the lane's share: its callers / PIPELINE_DEPTH messages. Callers are what the
+ * `batchMaxDelayMs` at the latest. And, while 1 to PIPELINE_DEPTH - 1 batches of its lane are on
+ * the wire, at once when it holds the lane's share: its callers / PIPELINE_DEPTH messages. Callers are what the
  * lane saw outstanding (held or sent, not answered) when its batches were answered, a maximum
  * that decays by an eighth per answer. Without the share, a closed loop of N callers settles into
  * two batches of N/2 that ping-pong (the client idles while the broker stores one, the broker
@@ -243,8 +243,7 @@ export class ProduceAccumulator {
       b.shortest = timeoutMs;
       b.deadline = Math.min(b.deadline, Date.now() + timeoutMs);
     }
-    if (b.writer.byteLength > this.s.batchMaxBytes || (lane.inFlight > 0 && b.items.length >= lane.share))
-      this.flush(b);
+    if (b.writer.byteLength > this.s.batchMaxBytes || this.shareFull(lane, b)) this.flush(b);
     else if (!b.early && lane.inFlight < PIPELINE_DEPTH) this.flushAtEndOfTurn(b);
     return promise;
   }
@@ -253,6 +252,16 @@ export class ProduceAccumulator {
   flushAll(): void {
     for (const lanes of this.lanes)
       for (const lane of [...lanes.values()]) if (lane.open !== undefined) this.flush(lane.open);
+  }
+
+  /**
+   * The open batch holds the lane's share and goes to join the batches on the wire. Not with
+   * none on the wire (the end of the turn sends it whole), nor with PIPELINE_DEPTH of them: a
+   * share learnt from fewer callers than a sudden burst brings then costs at most that many
+   * small batches before an answer teaches the new count.
+   */
+  private shareFull(lane: Lane, b: Batch): boolean {
+    return lane.inFlight > 0 && lane.inFlight < PIPELINE_DEPTH && b.items.length >= lane.share;
   }
 
   /** A message that does not join a batch: the plain send path. */

@@ -334,6 +334,34 @@ describe('ProduceAccumulator: when a batch goes', () => {
     assert.equal(acc.held, 0);
   });
 
+  it('a share learnt from few callers splits a sudden burst into at most PIPELINE_DEPTH batches on the wire; an answer lets the rest go', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const all: Promise<SendResult>[] = [];
+    // Two callers, one message each on the wire; the first answer teaches a share of 1.
+    all.push(acc.add(message(), BUDGET));
+    await endOfTurn();
+    all.push(acc.add(message(), BUDGET));
+    await endOfTurn();
+    sent[0]!.answer();
+    await endOfTurn();
+    const burst = 30;
+    for (let i = 0; i < burst; i++) all.push(acc.add(message(), BUDGET));
+    await endOfTurn();
+    assert.deepEqual(
+      sent.map((s) => s.p.count),
+      [1, 1, ...Array.from({ length: PIPELINE_DEPTH - 1 }, () => 1)],
+      'singles only until PIPELINE_DEPTH are on the wire; the rest is held',
+    );
+    // An answer lets the held rest go (at the end of the turn its answer was read in).
+    sent[1]!.answer();
+    await endOfTurn();
+    await endOfTurn();
+    assert.equal(sent.at(-1)!.p.count, burst - (PIPELINE_DEPTH - 1));
+    for (const s of sent.slice(2)) s.answer();
+    assert.equal((await Promise.all(all)).length, burst + 2);
+    assert.equal(acc.held, 0);
+  });
+
   it('only whole property names keep a message out; WAIT=false messages batch apart', async () => {
     const { acc, sent, message } = accumulatorWithManualSends();
     const withProps = (properties: string): PreparedMessage => ({ ...message(), properties });
@@ -449,6 +477,8 @@ describe('SendPermits (backpressure)', () => {
       assert.ok(Date.now() - started < 400 + 300, 'and it did not wait beyond its budget');
       cluster.broker('broker-a').faults.clear();
       assert.equal((await p.send({ topic, body: 'room again' })).status, 'SEND_OK');
+      // Every send, batched or not, has given back its in-flight count (shutdown waits for none).
+      assert.equal((p as unknown as { inFlight: number }).inFlight, 0);
     } finally {
       cluster.broker('broker-a').faults.clear();
       await p.shutdown();
