@@ -37,12 +37,21 @@ describe('autoBatch on the embedded cluster', () => {
   before(() => {
     cluster = suite.cluster();
   });
+  /** A new topic of `queues` queues and an autoBatch producer whose route to it is known. */
+  async function warmProducer(
+    name: string,
+    options: Partial<ProducerOptions>,
+    queues = 1,
+  ): Promise<{ topic: string; p: Producer }> {
+    const topic = uniqueTopic(name);
+    await cluster.createTopic(topic, queues);
+    const p = await startProducer({ autoBatch: true, ...options });
+    await p.send({ topic, body: 'warm the route' });
+    return { topic, p };
+  }
 
   it('concurrent sends go out as batches; each caller gets its own msgId, offsetMsgId and queueOffset', async () => {
-    const topic = uniqueTopic('AutoBatch');
-    await cluster.createTopic(topic, 2);
-    const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 20 });
-    await p.send({ topic, body: 'warm the route' });
+    const { topic, p } = await warmProducer('AutoBatch', { batchMaxDelayMs: 20 }, 2);
     const rec = recordCodes(p);
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
@@ -73,10 +82,7 @@ describe('autoBatch on the embedded cluster', () => {
   });
 
   it('timer, delayed and compressed messages are not batched', async () => {
-    const topic = uniqueTopic('AutoBatchSkip');
-    await cluster.createTopic(topic, 1);
-    const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 50 });
-    await p.send({ topic, body: 'warm' });
+    const { topic, p } = await warmProducer('AutoBatchSkip', { batchMaxDelayMs: 50 });
     const rec = recordCodes(p);
     await Promise.all([
       p.send({ topic, body: 'later', deliverAfterMs: 10 }),
@@ -90,10 +96,7 @@ describe('autoBatch on the embedded cluster', () => {
   });
 
   it('a transaction half (PGROUP written after prepareMessage) is sent alone; WAIT=false messages batch apart', async () => {
-    const topic = uniqueTopic('AutoBatchLanes');
-    await cluster.createTopic(topic, 1);
-    const p = await startProducer({ autoBatch: true, batchMaxDelayMs: 50 });
-    await p.send({ topic, body: 'warm' });
+    const { topic, p } = await warmProducer('AutoBatchLanes', { batchMaxDelayMs: 50 });
     const seen = watchRequests(p);
     const half = (body: string) =>
       p.sendWith({ topic, body }, (m) => ({
@@ -124,10 +127,7 @@ describe('autoBatch on the embedded cluster', () => {
   });
 
   it('batched sends give back their permits and in-flight count: a second full round goes at once', async () => {
-    const topic = uniqueTopic('AutoBatchPermits');
-    await cluster.createTopic(topic, 1);
-    const p = await startProducer({ autoBatch: true, backPressureForAsyncSendNum: 10 });
-    await p.send({ topic, body: 'warm' });
+    const { topic, p } = await warmProducer('AutoBatchPermits', { backPressureForAsyncSendNum: 10 });
     const rec = recordCodes(p);
     for (let round = 0; round < 2; round++) {
       const results = await Promise.all(
