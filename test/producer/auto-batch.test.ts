@@ -2,6 +2,7 @@
  * autoBatch (SEND_BATCH_MESSAGE for concurrent sends, each caller with its own result) and send
  * backpressure (waiting for room, typed error on timeout).
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BackpressureError, InvalidArgumentError } from '../../src/errors.js';
@@ -11,7 +12,7 @@ import { decodeBatch } from '../../src/protocol/message/batch.js';
 import { appendProperty, decodeProperties, PropertyKey } from '../../src/protocol/message/properties.js';
 import type { SendResult } from '../../src/producer/send-result.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
-import { Producer } from '../../src/producer/producer.js';
+import { Producer, type SendTraceContext } from '../../src/producer/producer.js';
 import type { RemotingCommand } from '../../src/protocol/command.js';
 import type { PreparedMessage } from '../../src/producer/message.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
@@ -139,6 +140,24 @@ describe('autoBatch on the embedded cluster', () => {
     const internals = p as unknown as { inFlight: number; permits: SendPermits };
     assert.equal(internals.inFlight, 0);
     assert.deepEqual(internals.permits.inFlight, { count: 0, bytes: 0 });
+  });
+
+  it('with a rocketmq:send tracing subscriber, each batched send is traced with its own result', async () => {
+    const { topic, p } = await warmProducer('AutoBatchTraced', {});
+    const ended: SendTraceContext[] = [];
+    const onEnd = (ctx: unknown): void => void ended.push(ctx as SendTraceContext);
+    subscribe('tracing:rocketmq:send:asyncEnd', onEnd);
+    try {
+      const rec = recordCodes(p);
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => p.send({ topic, body: `t${i}` })),
+      );
+      assert.deepEqual(rec.codes, [320]);
+      assert.deepEqual(ended.map((c) => c.result?.msgId).sort(), results.map((r) => r.msgId).sort());
+      assert.equal((p as unknown as { inFlight: number }).inFlight, 0);
+    } finally {
+      unsubscribe('tracing:rocketmq:send:asyncEnd', onEnd);
+    }
   });
 
   it('batch options are validated with Java’s ranges', () => {
