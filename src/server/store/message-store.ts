@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { CommitLog, type LogAppend } from './commit-log.js';
-import { ConsumeQueue, CQ_ENTRY_SIZE, writeCqEntry } from './consume-queue.js';
-import { KeyIndex, keyHashAfter, topicKeyPrefix } from './key-index.js';
+import { ConsumeQueue, encodeCqEntries } from './consume-queue.js';
+import { KeyIndex } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
 import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
@@ -62,14 +62,6 @@ interface QueuePlan {
   count: number;
   /** Per entry: physical offset, size, tags code (encoded into one buffer at write time). */
   entries: number[];
-}
-
-function encodeCqEntries(plan: QueuePlan): Buffer {
-  const buf = Buffer.allocUnsafe(plan.count * CQ_ENTRY_SIZE);
-  const e = plan.entries;
-  for (let i = 0, at = 0; i < e.length; i += 3, at += CQ_ENTRY_SIZE)
-    writeCqEntry(buf, at, e[i]!, e[i + 1]!, e[i + 2]!);
-  return buf;
 }
 
 function firstResult(results: PutResult[]): PutResult {
@@ -541,7 +533,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       // The fsync of the log and the consume-queue writes overlap; both must succeed.
       const settled = await Promise.allSettled([
         this.options.flush === 'sync' ? this.log.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
-        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan))),
+        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan.entries))),
       ]);
       for (const r of settled) if (r.status === 'rejected') throw r.reason;
       const status = (settled[0] as PromiseFulfilledResult<PutStatus>).value;
@@ -570,9 +562,8 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         return;
       }
       const base = (results[i] as PutResult[])[0]!.physicalOffset;
-      const prefix = topicKeyPrefix(e.topic);
-      for (let k = 0; k < e.keys.length; k++)
-        this.keyIndex.addHash(keyHashAfter(prefix, e.keys[k]!), base + e.starts[e.keyRecords[k]!]!, now);
+      for (let k = 0; k < e.keyHashes.length; k++)
+        this.keyIndex.addHash(e.keyHashes[k]!, base + e.starts[e.keyRecords[k]!]!, now);
     });
     batch.forEach((put, i) => put.resolve(results[i]!));
     for (const plan of plans.values()) {
