@@ -26,6 +26,7 @@ import type { PutResult } from './types.js';
 import { failed } from './prepare.js';
 import { keyHashAfterBytes, topicKeyPrefix } from './key-index.js';
 import { continueAsciiHash, PropertyScanner, utf8Text } from './property-scan.js';
+import { acquireRecordsBuffer } from './records-pool.js';
 
 /** What the broker stores a batch as: the fields shared by every record, and the raw body. */
 export interface BatchToStore {
@@ -49,6 +50,11 @@ export interface BatchToStore {
 export interface EncodedBatch {
   readonly topic: string;
   readonly queueId: number;
+  /**
+   * A view of a records-pool buffer (records-pool.ts). Once the batch is given to
+   * `MessageStore.putEncodedBatch` the store owns it and recycles it after the write: read it
+   * before, never after.
+   */
   readonly records: Buffer;
   readonly count: number;
   /** Start of record i in `records`; entry `count` is `records.length`. */
@@ -267,7 +273,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   const topicFieldLength = (v2 ? 2 : 1) + topic.length;
   let tailsLength = 0;
   for (const t of tails) tailsLength += t.length;
-  const work = Buffer.allocUnsafe(total + body.length + templateLength + topicFieldLength + tailsLength);
+  // From the records pool (records-pool.ts): the store hands it back once the records are written.
+  const work = acquireRecordsBuffer(total + body.length + templateLength + topicFieldLength + tailsLength);
   const bodyCopy = total;
   body.copy(work, bodyCopy);
   const templateAt = bodyCopy + body.length;

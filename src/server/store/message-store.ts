@@ -33,6 +33,7 @@ import { loadConsumeQueues, recoverStore, type RecoveryInfo } from './restart.js
 import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult, type RetentionPin } from './retention.js';
 import { checkPlacement, failed, prepareMessage, type Prepared } from './prepare.js';
 import { patchBatchRecords, type EncodedBatch } from './batch-records.js';
+import { releaseRecordsBuffer } from './records-pool.js';
 import type { GetMessagesResult, MessageToStore, PullSelection, PutResult, PutStatus } from './types.js';
 
 export { DEFAULT_GET_MAX_BYTES };
@@ -62,6 +63,11 @@ interface QueuePlan {
   count: number;
   /** Per entry: physical offset, size, tags code (encoded into one buffer at write time). */
   entries: number[];
+}
+
+/** The encoded batches' record buffers go back to the pool: written (or rolled back), never read again. */
+function releaseRecords(batch: readonly PendingPut[]): void {
+  for (const put of batch) if (put.encoded !== undefined) releaseRecordsBuffer(put.encoded.records);
 }
 
 function firstResult(results: PutResult[]): PutResult {
@@ -352,7 +358,10 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
    * `queueOffset + i`.
    */
   putEncodedBatch(batch: EncodedBatch): Promise<PutResult> {
-    const refuse = (r: PutResult): Promise<PutResult> => Promise.resolve(r);
+    const refuse = (r: PutResult): Promise<PutResult> => {
+      releaseRecordsBuffer(batch.records);
+      return Promise.resolve(r);
+    };
     if (this.closed)
       return refuse(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError('message store is closed')));
     const placement = checkPlacement(batch.topic, batch.queueId);
@@ -547,9 +556,11 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         err,
         messages: results.length,
       });
+      releaseRecords(batch);
       settleAll(status, err instanceof Error ? err : new Error(String(err)));
       return;
     }
+    releaseRecords(batch);
 
     this.log.confirm(append);
     this.lastStoreTimestamp = now;
