@@ -289,29 +289,26 @@ function batchOffsetMsgIds(ctx: BrokerContext, first: number, batch: EncodedBatc
 /**
  * The ids of `count` records from the first one's (`firstId`, at physical offset `first`: its
  * last 16 characters are that offset in hex) and each record's start relative to it, written
- * as bytes into one buffer: one string for the batch instead of several per record. Each id
- * starts as a copy of the one before (the host part and, nearly always, the high half of the
- * offset are the same); then the digits that differ are written.
+ * as bytes into one buffer: one string for the batch instead of several per record. The buffer
+ * is first filled with copies of `firstId,` (doubling, a few copies per batch: the host part
+ * and, nearly always, the high half of the offset are the same in every id); then each id's
+ * low offset digits are written, and its high ones when they differ.
  */
 export function joinOffsetMsgIds(firstId: string, first: number, starts: Int32Array, count: number): string {
   const idLen = firstId.length;
-  const loAt = idLen - 8;
   const out = Buffer.allocUnsafe(count * (idLen + 1) - 1);
   out.write(firstId, 0, 'latin1');
+  if (count > 1) out[idLen] = 0x2c; // ','
+  for (let filled = idLen + 1; filled < out.length; filled *= 2) out.copyWithin(filled, 0, filled);
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   // A physical offset is a non-negative safe integer: 16 hex digits of two 32-bit halves.
-  let prevHi = Math.floor(first / 0x1_0000_0000);
+  const firstHi = Math.floor(first / 0x1_0000_0000);
   for (let i = 1; i < count; i++) {
-    const at = i * (idLen + 1);
-    out[at - 1] = 0x2c; // ','
-    out.copyWithin(at, at - idLen - 1, at - 9);
+    const loAt = (i + 1) * (idLen + 1) - 9;
     const offset = first + starts[i]!;
     const hi = Math.floor(offset / 0x1_0000_0000);
-    if (hi !== prevHi) {
-      setHex32(view, at + loAt - 8, hi);
-      prevHi = hi;
-    }
-    setHex32(view, at + loAt, offset - hi * 0x1_0000_0000);
+    if (hi !== firstHi) setHex32(view, loAt - 8, hi);
+    setHex32(view, loAt, offset - hi * 0x1_0000_0000);
   }
   return out.toString('latin1');
 }
