@@ -43,8 +43,30 @@ export function encodeJsonHeaderWithReserve(cmd: RemotingCommand, reserve: numbe
   return out;
 }
 
-/** Bytes of `JSON.stringify(s)` when `s` is ASCII; -1 otherwise. */
+/**
+ * Strings from this length on are checked with native calls and copied with one `write`: a
+ * batch's comma-joined offsetMsgIds run to kilobytes, and walking them a character at a time
+ * twice (measure, then write) was most of a batch response's encoding. Shorter ones (a single
+ * 32-character msgId) stay in the loop: the native calls' fixed cost loses below ~128.
+ */
+const BULK_MIN_LENGTH = 128;
+
+/** True when `s` has no character above 0x7F, no quote and no backslash (native scans). */
+function isBulkCandidate(s: string): boolean {
+  return (
+    s.length >= BULK_MIN_LENGTH &&
+    Buffer.byteLength(s, 'utf8') === s.length &&
+    s.indexOf('"') < 0 &&
+    s.indexOf('\\') < 0
+  );
+}
+
+/**
+ * Bytes of `JSON.stringify(s)` when `s` is ASCII; -1 otherwise. A bulk candidate is counted
+ * as needing no escape; a control character in it is found while writing (`writeJsonString`).
+ */
 function asciiJsonLength(s: string): number {
+  if (isBulkCandidate(s)) return s.length + 2;
   let n = s.length + 2;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -58,8 +80,19 @@ function asciiJsonLength(s: string): number {
 const SHORT_ESCAPES: Readonly<Record<number, number>> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
 const LOWER_HEX = '0123456789abcdef';
 
-/** Writes `JSON.stringify(s)` of an ASCII string at `p`; returns the end. */
+/**
+ * Writes `JSON.stringify(s)` of an ASCII string at `p`; returns the end, or -1 when a bulk
+ * candidate turned out to hold a control character (its escapes were not counted: the caller
+ * starts over on the text path).
+ */
 function writeJsonString(out: Buffer, p: number, s: string): number {
+  if (isBulkCandidate(s)) {
+    out[p] = 0x22;
+    const end = p + 1 + out.write(s, p + 1, 'latin1');
+    if (hasControlByte(out, p + 1, end)) return -1;
+    out[end] = 0x22;
+    return end + 1;
+  }
   out[p++] = 0x22;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -85,6 +118,22 @@ function writeJsonString(out: Buffer, p: number, s: string): number {
   }
   out[p++] = 0x22;
   return p;
+}
+
+/**
+ * Some byte of `out[from, to)` is below 0x20; every byte is below 0x80. Four bytes per step:
+ * `(w - 0x20202020) & ~w & 0x80808080` is non-zero exactly when a byte of `w` is below 0x20 (the
+ * subtraction borrows only out of such a byte, as no byte has its top bit set).
+ */
+function hasControlByte(out: Buffer, from: number, to: number): boolean {
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    const w = view.getUint32(i);
+    if (((w - 0x20202020) & ~w & 0x80808080) !== 0) return true;
+  }
+  for (; i < to; i++) if (out[i]! < 0x20) return true;
+  return false;
 }
 
 function intLength(n: number): number {
@@ -177,8 +226,10 @@ function writeAsciiHeader(cmd: RemotingCommand, reserve: number): Buffer | undef
       if (!first) out[p++] = 0x2c;
       first = false;
       p = writeJsonString(out, p, k);
+      if (p < 0) return undefined;
       out[p++] = 0x3a;
       p = writeJsonString(out, p, v);
+      if (p < 0) return undefined;
     }
     out[p++] = 0x7d;
   }
@@ -186,11 +237,13 @@ function writeAsciiHeader(cmd: RemotingCommand, reserve: number): Buffer | undef
   p = writeInt(out, p, flag, flagLength);
   p = writeAscii(out, p, LANGUAGE);
   p = writeJsonString(out, p, cmd.language);
+  if (p < 0) return undefined;
   p = writeAscii(out, p, OPAQUE);
   p = writeInt(out, p, opaque, opaqueLength);
   if (hasRemark) {
     p = writeAscii(out, p, REMARK);
     p = writeJsonString(out, p, remark);
+    if (p < 0) return undefined;
   }
   p = writeAscii(out, p, VERSION);
   p = writeInt(out, p, version, versionLength);

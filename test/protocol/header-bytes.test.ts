@@ -94,6 +94,35 @@ describe('JSON header written as bytes', () => {
       assert.deepEqual(jsonBytes(cmd), Buffer.from(jsonHeaderText(cmd), 'utf8'), JSON.stringify(cmd));
     }
   });
+
+  it('long values (a batch of comma-joined msgIds) equal the UTF-8 of the text, with any tricky character anywhere', () => {
+    const ids = Array.from(
+      { length: 40 },
+      (_, i) => `7F00000100002A9F${(4096 + i * 301).toString(16).toUpperCase().padStart(16, '0')}`,
+    );
+    const plain = ids.join(',');
+    const plainCmd = command({ extFields: { msgId: plain, queueId: '3' }, remark: plain });
+    assert.deepEqual(jsonBytes(plainCmd), Buffer.from(jsonHeaderText(plainCmd), 'utf8'));
+    assert.equal(JSON.parse(jsonBytes(plainCmd).toString('utf8')).extFields.msgId, plain);
+    // Each tricky character at each position a four-byte step can see it (start, inside, the
+    // three tail bytes, the end), in a key, a value, the remark or the language.
+    for (const c of TRICKY) {
+      for (const at of [0, 1, 2, 3, 4, 126, 127, 128, 129, 130, 131, plain.length - 1]) {
+        for (const len of [127, 128, 129, 130, 131, 132, plain.length]) {
+          const s = plain.slice(0, len);
+          const tricky = s.slice(0, Math.min(at, len)) + c + s.slice(Math.min(at, len) + 1);
+          for (const cmd of [
+            command({ extFields: { msgId: tricky, queueId: '3' } }),
+            command({ extFields: { [tricky]: 'v' } }),
+            command({ remark: tricky }),
+            command({ language: tricky }),
+          ]) {
+            assert.deepEqual(jsonBytes(cmd), Buffer.from(jsonHeaderText(cmd), 'utf8'), JSON.stringify(cmd));
+          }
+        }
+      }
+    }
+  });
 });
 
 describe('binary header decoding of short strings', () => {

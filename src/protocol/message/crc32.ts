@@ -1,7 +1,18 @@
 /**
- * CRC-32 (IEEE 802.3, the polynomial of Java's `java.util.zip.CRC32`), slicing-by-8.
- * Node 20 has no `zlib.crc32`.
+ * CRC-32 (IEEE 802.3, the polynomial of Java's `java.util.zip.CRC32`), slicing-by-8, handing
+ * long inputs to `zlib.crc32` where it exists (Node 20.15+, 22.2+).
  */
+import * as zlib from 'node:zlib';
+
+type NativeCrc32 = (data: Uint8Array, value?: number) => number;
+/** Absent before Node 20.15 / 22.2: everything then takes the table loop. */
+const nativeCrc32 = (zlib as { crc32?: NativeCrc32 }).crc32;
+/**
+ * From this many bytes on the native call is faster. Below it the call's fixed cost loses to
+ * the table loop (measured on Node 20.20: 128 B 115 ns in the loop vs 170 ns native, even at
+ * 256 B, 2.3 times faster at 1 KiB): a 128-byte message body stays in JS.
+ */
+const NATIVE_MIN_BYTES = 320;
 
 const TABLES = ((): Int32Array => {
   const t = new Int32Array(256 * 8);
@@ -22,11 +33,25 @@ const TABLES = ((): Int32Array => {
 
 /** Unsigned CRC-32 of `bytes`, continuing from `previous` (the result of an earlier call). */
 export function crc32(bytes: Uint8Array, previous = 0): number {
+  return crcOf(bytes, previous, 0, bytes.length);
+}
+
+function crcOf(bytes: Uint8Array, previous: number, from: number, to: number): number {
+  if (to - from >= NATIVE_MIN_BYTES && nativeCrc32 !== undefined)
+    return nativeCrc32(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to), previous);
+  return tableCrc32(bytes, previous, from, to);
+}
+
+/**
+ * `crc32` of `bytes[from, to)` by the slicing-by-8 tables (exported for the test that compares
+ * both ways); a range instead of a view spares the store a view per record.
+ */
+export function tableCrc32(bytes: Uint8Array, previous = 0, from = 0, to = bytes.length): number {
   const t = TABLES;
   let crc = ~previous;
-  let i = 0;
-  const n = bytes.length;
-  const end8 = n - (n & 7);
+  let i = from;
+  const n = to;
+  const end8 = n - ((n - from) & 7);
   while (i < end8) {
     const a = (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24)) ^ crc;
     const b = bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24);
@@ -47,5 +72,10 @@ export function crc32(bytes: Uint8Array, previous = 0): number {
 
 /** What the store and the stored format carry: `CRC32(body) & 0x7FFFFFFF` (Java `UtilAll.crc32`). */
 export function bodyCrc(bytes: Uint8Array): number {
-  return crc32(bytes) & 0x7fffffff;
+  return crcOf(bytes, 0, 0, bytes.length) & 0x7fffffff;
+}
+
+/** `bodyCrc` of the body at `bytes[from, to)`. */
+export function bodyCrcAt(bytes: Uint8Array, from: number, to: number): number {
+  return crcOf(bytes, 0, from, to) & 0x7fffffff;
 }

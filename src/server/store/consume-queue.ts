@@ -3,7 +3,7 @@
  * byte `n * 20` of the queue's segmented file and is Java's layout:
  * int64 commitLogOffset, int32 size, int64 tagsCode.
  */
-import { readInt64, writeInt64 } from '../../protocol/message/int64.js';
+import { readInt64, setInt64, writeInt64 } from '../../protocol/message/int64.js';
 import { SegmentedFile } from './segmented-file.js';
 import { BlockCache } from './block-cache.js';
 import type { StoreTestHooks } from './options.js';
@@ -32,6 +32,21 @@ export function writeCqEntry(
   writeInt64(buf, physicalOffset, at);
   buf.writeInt32BE(size, at + 8);
   writeInt64(buf, tagsCode, at + 12);
+}
+
+/**
+ * Entries from `fields` (physical offset, size, tags code per entry, flat) in one buffer: the
+ * append path writes every stored message's entry through here.
+ */
+export function encodeCqEntries(fields: readonly number[]): Buffer {
+  const buf = Buffer.allocUnsafe((fields.length / 3) * CQ_ENTRY_SIZE);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  for (let i = 0, at = 0; i < fields.length; i += 3, at += CQ_ENTRY_SIZE) {
+    setInt64(view, at, fields[i]!);
+    view.setInt32(at + 8, fields[i + 1]!);
+    setInt64(view, at + 12, fields[i + 2]!);
+  }
+  return buf;
 }
 
 export function readCqEntry(buf: Buffer, at: number): CqEntry {

@@ -11,12 +11,20 @@
  * changed since the last one) and when it is full; full files are read from disk.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { readInt64, writeInt64 } from '../../protocol/message/int64.js';
+import { readInt64, setInt64, writeInt64 } from '../../protocol/message/int64.js';
 
 export const INDEX_HEADER_SIZE = 40;
 const SLOT_SIZE = 4;
 const ENTRY_SIZE = 20;
-const PAGE = 4096;
+/** Slot bytes are tracked for flushing by pages of this size (a shift of PAGE_BITS). */
+const PAGE_BITS = 12;
+const PAGE = 1 << PAGE_BITS;
+/**
+ * Dirty slot pages this close together are written as one run (the clean pages between them
+ * again, unchanged): keys hash all over the slots, and one write per page cost thousands of
+ * writes per checkpoint under load.
+ */
+const MAX_CLEAN_GAP_PAGES = 8;
 
 export interface IndexGeometry {
   hashSlotNum: number;
@@ -41,9 +49,12 @@ export class IndexFile {
   /** The whole file while it is writable; undefined once it is on disk for good. */
   private buf: Buffer | undefined;
   private handle: FileHandle | undefined;
-  /** Entries below this number and slot pages not in `dirtyPages` are on disk. */
+  /** `buf` as a DataView (`put` runs for every key stored). */
+  private view: DataView | undefined;
+  /** Entries below this number and slot pages not marked in `dirtyPages` are on disk. */
   private flushedCount: number;
-  private readonly dirtyPages = new Set<number>();
+  /** 1 for each slot page changed since the last flush. */
+  private readonly dirtyPages: Uint8Array;
   private flushing: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -54,7 +65,14 @@ export class IndexFile {
   ) {
     this.header = header;
     this.buf = buf;
+    this.view = buf === undefined ? undefined : new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.flushedCount = header.indexCount;
+    this.dirtyPages = new Uint8Array(Math.ceil(this.slotsEnd / PAGE));
+  }
+
+  /** End of the slot table. */
+  private get slotsEnd(): number {
+    return INDEX_HEADER_SIZE + this.geometry.hashSlotNum * SLOT_SIZE;
   }
 
   /** A new, writable file (created on disk at its first flush). */
@@ -125,7 +143,7 @@ export class IndexFile {
         n = n < 0 || n >= this.geometry.indexNum ? 0 : buf.readInt32BE(this.entryPos(n) + 16);
       }
       buf.writeInt32BE(n >= count || n < 0 ? 0 : n, at);
-      this.dirtyPages.add(Math.floor(at / PAGE));
+      this.dirtyPages[at >> PAGE_BITS] = 1;
     }
     buf.fill(0, this.entryPos(count));
   }
@@ -140,11 +158,11 @@ export class IndexFile {
 
   /** Java `IndexFile#putKey`; false when the file is full. */
   put(keyHash: number, phyOffset: number, storeTimestamp: number): boolean {
-    const buf = this.buf;
+    const view = this.view;
     const h = this.header;
-    if (buf === undefined || h.indexCount >= this.geometry.indexNum) return false;
+    if (view === undefined || h.indexCount >= this.geometry.indexNum) return false;
     const slotAt = INDEX_HEADER_SIZE + (keyHash % this.geometry.hashSlotNum) * SLOT_SIZE;
-    let prev = buf.readInt32BE(slotAt);
+    let prev = view.getInt32(slotAt);
     if (prev < 0 || prev >= h.indexCount) prev = 0;
     if (h.indexCount <= 1) {
       h.beginTimestamp = storeTimestamp;
@@ -154,12 +172,12 @@ export class IndexFile {
     timeDiff = h.beginTimestamp <= 0 || timeDiff < 0 ? 0 : Math.min(timeDiff, 0x7fffffff);
     const n = h.indexCount;
     const at = this.entryPos(n);
-    buf.writeInt32BE(keyHash, at);
-    writeInt64(buf, phyOffset, at + 4);
-    buf.writeInt32BE(timeDiff, at + 12);
-    buf.writeInt32BE(prev, at + 16);
-    buf.writeInt32BE(n, slotAt);
-    this.dirtyPages.add(Math.floor(slotAt / PAGE));
+    view.setInt32(at, keyHash);
+    setInt64(view, at + 4, phyOffset);
+    view.setInt32(at + 12, timeDiff);
+    view.setInt32(at + 16, prev);
+    view.setInt32(slotAt, n);
+    this.dirtyPages[slotAt >> PAGE_BITS] = 1;
     if (prev === 0) h.hashSlotCount++;
     h.indexCount++;
     h.endPhyOffset = phyOffset;
@@ -215,12 +233,7 @@ export class IndexFile {
     const from = this.entryPos(this.flushedCount);
     const to = this.entryPos(count);
     const entries = Buffer.from(buf.subarray(from, to));
-    const slotsEnd = INDEX_HEADER_SIZE + this.geometry.hashSlotNum * SLOT_SIZE;
-    const pages = [...this.dirtyPages].map((p) => {
-      const at = p * PAGE;
-      return { at, bytes: Buffer.from(buf.subarray(at, Math.min(at + PAGE, slotsEnd))) };
-    });
-    this.dirtyPages.clear();
+    const runs = this.takeDirtyRuns(buf);
     const head = Buffer.alloc(INDEX_HEADER_SIZE);
     this.writeHeader(head);
     try {
@@ -230,15 +243,40 @@ export class IndexFile {
       }
       const handle = this.handle;
       if (entries.length > 0) await handle.write(entries, 0, entries.length, from);
-      for (const p of pages) await handle.write(p.bytes, 0, p.bytes.length, p.at);
+      for (const r of runs) await handle.write(r.bytes, 0, r.bytes.length, r.at);
       await handle.write(head, 0, INDEX_HEADER_SIZE, 0);
       await handle.datasync();
     } catch (err) {
-      for (const p of pages) this.dirtyPages.add(p.at / PAGE);
+      for (const r of runs)
+        this.dirtyPages.fill(1, r.at >> PAGE_BITS, (r.at + r.bytes.length + PAGE - 1) >> PAGE_BITS);
       throw err;
     }
     this.flushedCount = count;
-    if (seal) this.buf = undefined;
+    if (seal) {
+      this.buf = undefined;
+      this.view = undefined;
+    }
+  }
+
+  /**
+   * Copies of the dirty slot pages, neighbours merged into runs (`MAX_CLEAN_GAP_PAGES`), and
+   * marks them clean: the snapshot a flush writes.
+   */
+  private takeDirtyRuns(buf: Buffer): Array<{ at: number; bytes: Buffer }> {
+    const dirty = this.dirtyPages;
+    const slotsEnd = this.slotsEnd;
+    const runs: Array<{ at: number; bytes: Buffer }> = [];
+    let p = dirty.indexOf(1);
+    while (p >= 0) {
+      let last = p;
+      for (let q = p + 1; q < dirty.length && q <= last + MAX_CLEAN_GAP_PAGES + 1; q++)
+        if (dirty[q] === 1) last = q;
+      const at = p << PAGE_BITS;
+      runs.push({ at, bytes: Buffer.from(buf.subarray(at, Math.min((last + 1) << PAGE_BITS, slotsEnd))) });
+      dirty.fill(0, p, last + 1);
+      p = dirty.indexOf(1, last + 1);
+    }
+    return runs;
   }
 
   private writeHeader(buf: Buffer): void {

@@ -12,6 +12,7 @@ import type { Logger } from '../../observability/logger.js';
 import { getProperty, PropertyKey } from '../../protocol/message/properties.js';
 import { continueJavaStringHash, javaStringHashCode } from '../../protocol/java-string-hash.js';
 import { IndexFile, type IndexGeometry } from './index-file.js';
+import { continueAsciiHash, utf8Text } from './property-scan.js';
 
 /** Key separator in the KEYS property (Java `MessageConst.KEY_SEPARATOR`). */
 const KEY_SEPARATOR = ' ';
@@ -170,7 +171,18 @@ export function topicKeyPrefix(topic: string): number {
 
 /** `keyHash(topic, key)` from `topicKeyPrefix(topic)`. */
 export function keyHashAfter(prefix: number, key: string): number {
-  const h = Math.abs(continueJavaStringHash(prefix, key));
+  return indexHash(continueJavaStringHash(prefix, key));
+}
+
+/** `keyHashAfter` of the key whose UTF-8 is `bytes[from, to)`, decoding it only when not ASCII. */
+export function keyHashAfterBytes(prefix: number, bytes: Uint8Array, from: number, to: number): number {
+  const h = continueAsciiHash(prefix, bytes, from, to);
+  return h !== undefined ? indexHash(h) : keyHashAfter(prefix, utf8Text(bytes, from, to));
+}
+
+/** Java `IndexFile#indexKeyHashMethod` of a String hashCode. */
+function indexHash(hashCode: number): number {
+  const h = Math.abs(hashCode);
   // Java's Math.abs(Integer.MIN_VALUE) stays negative and becomes 0.
   return h > 0x7fffffff ? 0 : h;
 }

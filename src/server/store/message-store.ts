@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { CommitLog, type LogAppend } from './commit-log.js';
-import { ConsumeQueue, CQ_ENTRY_SIZE, writeCqEntry } from './consume-queue.js';
-import { KeyIndex, keyHashAfter, topicKeyPrefix } from './key-index.js';
+import { ConsumeQueue, encodeCqEntries } from './consume-queue.js';
+import { KeyIndex } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
 import { DEFAULT_GET_MAX_BYTES, StoreReader } from './reader.js';
@@ -33,6 +33,7 @@ import { loadConsumeQueues, recoverStore, type RecoveryInfo } from './restart.js
 import { FIRST_CLEAN_DELAY_MS, Retention, type CleanResult, type RetentionPin } from './retention.js';
 import { checkPlacement, failed, prepareMessage, type Prepared } from './prepare.js';
 import { patchBatchRecords, type EncodedBatch } from './batch-records.js';
+import { releaseRecordsBuffer } from './records-pool.js';
 import type { GetMessagesResult, MessageToStore, PullSelection, PutResult, PutStatus } from './types.js';
 
 export { DEFAULT_GET_MAX_BYTES };
@@ -64,12 +65,9 @@ interface QueuePlan {
   entries: number[];
 }
 
-function encodeCqEntries(plan: QueuePlan): Buffer {
-  const buf = Buffer.allocUnsafe(plan.count * CQ_ENTRY_SIZE);
-  const e = plan.entries;
-  for (let i = 0, at = 0; i < e.length; i += 3, at += CQ_ENTRY_SIZE)
-    writeCqEntry(buf, at, e[i]!, e[i + 1]!, e[i + 2]!);
-  return buf;
+/** The encoded batches' record buffers go back to the pool: written (or rolled back), never read again. */
+function releaseRecords(batch: readonly PendingPut[]): void {
+  for (const put of batch) if (put.encoded !== undefined) releaseRecordsBuffer(put.encoded.records);
 }
 
 function firstResult(results: PutResult[]): PutResult {
@@ -360,7 +358,10 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
    * `queueOffset + i`.
    */
   putEncodedBatch(batch: EncodedBatch): Promise<PutResult> {
-    const refuse = (r: PutResult): Promise<PutResult> => Promise.resolve(r);
+    const refuse = (r: PutResult): Promise<PutResult> => {
+      releaseRecordsBuffer(batch.records);
+      return Promise.resolve(r);
+    };
     if (this.closed)
       return refuse(failed('SERVICE_NOT_AVAILABLE', new IllegalStateError('message store is closed')));
     const placement = checkPlacement(batch.topic, batch.queueId);
@@ -541,7 +542,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       // The fsync of the log and the consume-queue writes overlap; both must succeed.
       const settled = await Promise.allSettled([
         this.options.flush === 'sync' ? this.log.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
-        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan))),
+        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan.entries))),
       ]);
       for (const r of settled) if (r.status === 'rejected') throw r.reason;
       const status = (settled[0] as PromiseFulfilledResult<PutStatus>).value;
@@ -555,9 +556,11 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         err,
         messages: results.length,
       });
+      releaseRecords(batch);
       settleAll(status, err instanceof Error ? err : new Error(String(err)));
       return;
     }
+    releaseRecords(batch);
 
     this.log.confirm(append);
     this.lastStoreTimestamp = now;
@@ -570,9 +573,8 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         return;
       }
       const base = (results[i] as PutResult[])[0]!.physicalOffset;
-      const prefix = topicKeyPrefix(e.topic);
-      for (let k = 0; k < e.keys.length; k++)
-        this.keyIndex.addHash(keyHashAfter(prefix, e.keys[k]!), base + e.starts[e.keyRecords[k]!]!, now);
+      for (let k = 0; k < e.keyHashes.length; k++)
+        this.keyIndex.addHash(e.keyHashes[k]!, base + e.starts[e.keyRecords[k]!]!, now);
     });
     batch.forEach((put, i) => put.resolve(results[i]!));
     for (const plan of plans.values()) {

@@ -24,6 +24,7 @@ import {
   type EncodedBatch,
 } from '../../../src/server/store/batch-records.js';
 import { tagsHashCode } from '../../../src/server/store/consume-queue.js';
+import { keyHash } from '../../../src/server/store/key-index.js';
 import { MessageStore } from '../../../src/server/store/message-store.js';
 import type { PutResult } from '../../../src/server/store/types.js';
 import { tempDir } from './helpers.js';
@@ -110,7 +111,7 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
     assert.equal(e.starts[e.count], e.records.length);
     assert.deepEqual([...e.tagsCodes], [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0]);
     assert.deepEqual(
-      e.keys.map((k, i) => [k, e.keyRecords[i]]),
+      e.keyHashes.map((h, i) => [h, e.keyRecords[i]]),
       [
         ['k1', 0],
         ['k2', 0],
@@ -119,7 +120,7 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
         ['ключ', 3],
         ['U4', 3],
         ['U5', 4],
-      ],
+      ].map(([k, r]) => [keyHash('BatchTopic', k as string), r]),
     );
     assert.equal(e.delayed, false, 'DELAY 0 is no delay');
     assert.equal(e.maxBodyLength, Buffer.byteLength('中文 body'));
@@ -150,6 +151,38 @@ test('a record with a delay level marks the batch; oversized properties and malf
   }
   const empty = encoded(encodeBatchRecords(batchInput([], { body: Buffer.alloc(0) })));
   assert.equal(empty.count, 0);
+});
+
+test('key-index keys and tags codes read from property bytes follow the decoded text: repeated and broken keys, a KEYS word equal to UNIQ_KEY', () => {
+  const topic = 'BatchTopic';
+  // The # and @ placeholders become two different broken bytes: both decode to U+FFFD, so the
+  // UNIQ_KEY is the KEYS word and is indexed once, as for a per-message put.
+  const body = encodeBatch([
+    {
+      body: Buffer.from('a'),
+      flag: 0,
+      properties: 'KEYS\u0001 k1  k1 # \u0002UNIQ_KEY\u0001@\u0002TAGS\u0001#',
+    },
+    { body: Buffer.from('b'), flag: 0, properties: 'KEYS\u0001ключ\u0002UNIQ_KEY\u0001ключ\u0002TAGS\u0001' },
+    { body: Buffer.from('c'), flag: 0, properties: 'UNIQ_KEY\u0001U3\u0002KEYS\u0001   ' },
+  ]);
+  body[body.indexOf('#')] = 0xff;
+  body[body.indexOf('@')] = 0xfe;
+  body[body.indexOf('#')] = 0xc3;
+  const e = encoded(encodeBatchRecords(batchInput([], { body })));
+  assert.deepEqual(
+    e.keyHashes.map((h, i) => [h, e.keyRecords[i]]),
+    (
+      [
+        ['k1', 0],
+        ['k1', 0],
+        ['\ufffd', 0],
+        ['ключ', 1],
+        ['U3', 2],
+      ] as const
+    ).map(([k, r]) => [keyHash(topic, k), r]),
+  );
+  assert.deepEqual([...e.tagsCodes], [tagsHashCode('\ufffd'), 0, 0]);
 });
 
 test('putEncodedBatch stores a batch with one write: consecutive offsets, readable records, key index, consume queue', async () => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   ConsumeQueue,
   CQ_ENTRY_SIZE,
+  encodeCqEntries,
   readCqEntry,
   writeCqEntry,
 } from '../../../src/server/store/consume-queue.js';
@@ -57,4 +58,25 @@ test('entries pulls read from the in-memory block follow the queue as it grows a
     await queue.close();
     await tmp.remove();
   }
+});
+
+test("a batch of consume-queue entries is Java's layout: int64 offset, int32 size, int64 tags code (negative codes sign-extended)", () => {
+  const fields = [0, 180, 0, 4096 + 2 ** 40, 212, -1_234_567_890, 2 ** 53 - 1, 1, 2_147_483_647];
+  const bytes = encodeCqEntries(fields);
+  assert.equal(
+    bytes.toString('hex'),
+    '0000000000000000' +
+      '000000b4' +
+      '0000000000000000' +
+      '0000010000001000' +
+      '000000d4' +
+      'ffffffffb669fd2e' +
+      '001fffffffffffff' +
+      '00000001' +
+      '000000007fffffff',
+  );
+  const one = Buffer.alloc(CQ_ENTRY_SIZE);
+  writeCqEntry(one, 0, fields[3]!, fields[4]!, fields[5]!);
+  assert.deepEqual(bytes.subarray(CQ_ENTRY_SIZE, 2 * CQ_ENTRY_SIZE), one);
+  assert.equal(encodeCqEntries([]).length, 0);
 });

@@ -88,3 +88,44 @@ test('keyHash is |hashCode("topic#key")| as Java computes it, also from a per-to
   assert.equal(javaStringHashCode('polygenelubricants'), -2147483648);
   assert.equal(keyHashAfter(0, 'polygenelubricants'), 0);
 });
+
+test('flushes write every changed slot page, near and far apart, and nothing stale', async () => {
+  const tmp = await tempDir();
+  try {
+    const path = join(tmp.dir, '20260101000000000');
+    // 40 pages of slots (1024 per page); a hash below hashSlotNum is its own slot.
+    const geometry = { hashSlotNum: 40 * 1024 - 3, indexNum: 200 };
+    const file = IndexFile.create(path, geometry, 0);
+    const expected = new Int32Array(geometry.hashSlotNum);
+    let n = 0;
+    const putAt = (slot: number): void => {
+      assert.equal(file.put(slot, 1000 + n, T0), true);
+      expected[slot] = ++n;
+    };
+    const diskSlots = async (): Promise<Int32Array> => {
+      const bytes = await readFile(path);
+      return Int32Array.from({ length: geometry.hashSlotNum }, (_, s) => bytes.readInt32BE(40 + 4 * s));
+    };
+    // Round 1: the first slot, neighbouring pages, pages within the merge gap and far beyond
+    // it, the last slot (a short last page).
+    for (const page of [0, 1, 2, 5, 14, 15, 30]) putAt(page * 1024 + 7);
+    putAt(0);
+    putAt(geometry.hashSlotNum - 1);
+    await file.flush();
+    assert.deepEqual(await diskSlots(), expected);
+    // Round 2: other pages, and a slot of round 1 taken again.
+    for (const page of [3, 4, 13, 25, 26, 39]) putAt(page * 1024 + 500);
+    putAt(5 * 1024 + 7);
+    await file.flush();
+    assert.deepEqual(await diskSlots(), expected);
+    await file.close();
+    const reloaded = (await IndexFile.load(path, geometry))!;
+    assert.equal(reloaded.header.indexCount, n + 1);
+    const out: number[] = [];
+    await reloaded.select(5 * 1024 + 7, 8, 0, Number.MAX_SAFE_INTEGER, out);
+    assert.deepEqual(out, [1000 + n - 1, 1000 + 3], 'the slot taken twice chains both entries');
+    await reloaded.close();
+  } finally {
+    await tmp.remove();
+  }
+});

@@ -265,32 +265,50 @@ function answerBatchPut(
   return replyStored(ctx, request, mapped.code, mapped.remark, msgId, queueId, result.queueOffset);
 }
 
-const HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
+/** Two upper-case hex digits of each byte value, as a big-endian 16-bit unit. */
+const HEX_PAIRS = ((): Uint16Array => {
+  const digits = Buffer.from('0123456789ABCDEF', 'latin1');
+  const t = new Uint16Array(256);
+  for (let b = 0; b < 256; b++) t[b] = (digits[b >> 4]! << 8) | digits[b & 15]!;
+  return t;
+})();
+
+/** Writes `v` (uint32) as 8 upper-case hex digits at `at`. */
+function setHex32(view: DataView, at: number, v: number): void {
+  view.setUint16(at, HEX_PAIRS[v >>> 24]!);
+  view.setUint16(at + 2, HEX_PAIRS[(v >>> 16) & 0xff]!);
+  view.setUint16(at + 4, HEX_PAIRS[(v >>> 8) & 0xff]!);
+  view.setUint16(at + 6, HEX_PAIRS[v & 0xff]!);
+}
+
+/** The comma-joined offsetMsgIds of a stored batch (record i at `first + starts[i]`). */
+function batchOffsetMsgIds(ctx: BrokerContext, first: number, batch: EncodedBatch): string {
+  return joinOffsetMsgIds(offsetMsgId(ctx, first), first, batch.starts, batch.count);
+}
 
 /**
- * The comma-joined offsetMsgIds of a stored batch (record i at `first + starts[i]`), written
- * as bytes into one buffer: one string for the batch instead of several per record.
+ * The ids of `count` records from the first one's (`firstId`, at physical offset `first`: its
+ * last 16 characters are that offset in hex) and each record's start relative to it, written
+ * as bytes into one buffer: one string for the batch instead of several per record. The buffer
+ * is first filled with copies of `firstId,` (doubling, a few copies per batch: the host part
+ * and, nearly always, the high half of the offset are the same in every id); then each id's
+ * low offset digits are written, and its high ones when they differ.
  */
-function batchOffsetMsgIds(ctx: BrokerContext, first: number, batch: EncodedBatch): string {
-  const firstId = offsetMsgId(ctx, first);
-  const prefixLen = firstId.length - 16;
+export function joinOffsetMsgIds(firstId: string, first: number, starts: Int32Array, count: number): string {
   const idLen = firstId.length;
-  const out = Buffer.allocUnsafe(batch.count * (idLen + 1) - 1);
+  const out = Buffer.allocUnsafe(count * (idLen + 1) - 1);
   out.write(firstId, 0, 'latin1');
-  const starts = batch.starts;
-  for (let i = 1; i < batch.count; i++) {
-    const at = i * (idLen + 1);
-    out[at - 1] = 0x2c; // ','
-    for (let k = 0; k < prefixLen; k++) out[at + k] = out[k]!;
-    // A physical offset is a non-negative safe integer: 16 hex digits of two 32-bit halves.
+  if (count > 1) out[idLen] = 0x2c; // ','
+  for (let filled = idLen + 1; filled < out.length; filled *= 2) out.copyWithin(filled, 0, filled);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  // A physical offset is a non-negative safe integer: 16 hex digits of two 32-bit halves.
+  const firstHi = Math.floor(first / 0x1_0000_0000);
+  for (let i = 1; i < count; i++) {
+    const loAt = (i + 1) * (idLen + 1) - 9;
     const offset = first + starts[i]!;
     const hi = Math.floor(offset / 0x1_0000_0000);
-    const lo = offset - hi * 0x1_0000_0000;
-    const digits = at + prefixLen;
-    for (let d = 0; d < 8; d++) {
-      out[digits + d] = HEX_DIGITS[(hi >>> (28 - 4 * d)) & 15]!;
-      out[digits + 8 + d] = HEX_DIGITS[(lo >>> (28 - 4 * d)) & 15]!;
-    }
+    if (hi !== firstHi) setHex32(view, loAt - 8, hi);
+    setHex32(view, loAt, offset - hi * 0x1_0000_0000);
   }
   return out.toString('latin1');
 }

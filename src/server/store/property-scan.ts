@@ -1,0 +1,109 @@
+/**
+ * A few properties found in the UTF-8 bytes of a properties string (docs/protocol.md §4.1)
+ * without decoding it: what `lookUpProperties` answers for the decoded text, as byte ranges.
+ * The store reads four names of every record of a batch, and decoding each record's whole
+ * properties to look at them was a large part of storing a batch.
+ *
+ * Working on bytes changes nothing: U+0001 and U+0002 are single bytes that never occur inside a
+ * multi-byte UTF-8 sequence, and a decoder turns the bytes of a broken sequence into U+FFFD
+ * without swallowing a following byte below 0x80, so segments and name/value splits fall at the
+ * same places; a segment with a non-empty name and value is at least three characters long, as
+ * `string2messageProperties` requires. ASCII names are compared byte for byte (only those exact
+ * bytes decode to them); any other name is compared with the decoded candidate, because broken
+ * sequences decode to U+FFFD.
+ */
+
+const NAME_VALUE_BYTE = 1;
+const PROPERTY_BYTE = 2;
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+export class PropertyScanner {
+  /** Per name: where its value starts in the last scanned bytes, -1 when absent. */
+  readonly valueStart: Int32Array;
+  /** Per name: where its value ends (exclusive). */
+  readonly valueEnd: Int32Array;
+  private readonly names: readonly string[];
+  /** Per name: its bytes when ASCII, undefined when it must be compared decoded. */
+  private readonly asciiNames: (Uint8Array | undefined)[];
+  /** Per name: its length in bytes when ASCII, -1 when it must be compared decoded. */
+  private readonly nameLengths: Int32Array;
+
+  constructor(names: readonly string[]) {
+    this.names = names;
+    this.valueStart = new Int32Array(names.length);
+    this.valueEnd = new Int32Array(names.length);
+    this.asciiNames = names.map((n) => (isAscii(n) ? Buffer.from(n, 'latin1') : undefined));
+    this.nameLengths = Int32Array.from(this.asciiNames, (a) => (a === undefined ? -1 : a.length));
+  }
+
+  /** Looks up every name in `bytes[from, to)`; the last occurrence of a name wins. */
+  scan(bytes: Uint8Array, from: number, to: number): void {
+    const starts = this.valueStart;
+    const ends = this.valueEnd;
+    const count = starts.length;
+    const lengths = this.nameLengths;
+    starts.fill(-1);
+    let start = from;
+    while (start < to) {
+      let end = start;
+      let sep = -1;
+      for (; end < to; end++) {
+        const c = bytes[end]!;
+        // One comparison for the bytes that are neither separator (nearly all of them).
+        if (c > PROPERTY_BYTE) continue;
+        if (c === PROPERTY_BYTE) break;
+        if (c === NAME_VALUE_BYTE && sep < 0) sep = end;
+      }
+      if (sep > start && sep < end - 1) {
+        const len = sep - start;
+        for (let i = 0; i < count; i++) {
+          const nameLength = lengths[i]!;
+          if ((nameLength === len || nameLength < 0) && this.nameIs(i, bytes, start, sep)) {
+            starts[i] = sep + 1;
+            ends[i] = end;
+          }
+        }
+      }
+      start = end + 1;
+    }
+  }
+
+  private nameIs(i: number, bytes: Uint8Array, start: number, end: number): boolean {
+    const ascii = this.asciiNames[i];
+    if (ascii === undefined) {
+      return (
+        Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8') === this.names[i]
+      );
+    }
+    // The caller compared the lengths.
+    for (let k = 0; k < ascii.length; k++) if (bytes[start + k] !== ascii[k]) return false;
+    return true;
+  }
+}
+
+/**
+ * Java `String.hashCode` continued from `h` over `bytes[from, to)` when those bytes are ASCII
+ * (each byte is then one UTF-16 unit); undefined when some byte is not.
+ */
+export function continueAsciiHash(
+  h: number,
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+): number | undefined {
+  for (let i = from; i < to; i++) {
+    const c = bytes[i]!;
+    if (c >= 0x80) return undefined;
+    h = (Math.imul(31, h) + c) | 0;
+  }
+  return h;
+}
+
+/** `bytes[from, to)` decoded as UTF-8. */
+export function utf8Text(bytes: Uint8Array, from: number, to: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
+}
