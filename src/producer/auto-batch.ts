@@ -224,7 +224,16 @@ export class ProduceAccumulator {
     if (batch === undefined) batch = this.open(lane);
     let size: number;
     try {
-      size = batch.writer.append(p.body, p.flag, p.properties);
+      const head = p.propertiesHead;
+      const idHead = p.msgIdHead;
+      // Parts only while they still spell `properties` (a rewrite appends, so lengths tell).
+      size =
+        head !== undefined &&
+        idHead !== undefined &&
+        p.msgIdCounter !== undefined &&
+        head.length + idHead.length + 4 === p.properties.length
+          ? batch.writer.appendParts(p.body, p.flag, head, idHead, p.msgIdCounter)
+          : batch.writer.append(p.body, p.flag, p.properties);
     } catch (err) {
       if (batch.items.length === 0) this.drop(batch);
       this.released(p);

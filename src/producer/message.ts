@@ -59,6 +59,15 @@ export interface PreparedMessage {
   readonly flag: number;
   /** Encoded properties string (§4.1). */
   readonly properties: string;
+  /**
+   * `properties` up to the UNIQ_KEY value (`properties === propertiesHead + msgId`), set by
+   * prepareMessage so a batch record copies the head's bytes once per batch and the id as
+   * ASCII. Absent (and to be cleared by whoever rewrites `properties`): `properties` is written.
+   */
+  readonly propertiesHead?: string | undefined;
+  /** `msgId` is `msgIdHead` + 4 uppercase hex digits of `msgIdCounter` (with `propertiesHead`). */
+  readonly msgIdHead?: string | undefined;
+  readonly msgIdCounter?: number | undefined;
   /** UNIQ_KEY(s): comma-joined for a batch. */
   readonly msgId: string;
   readonly batch: boolean;
@@ -143,8 +152,27 @@ function checkTopicField(topic: unknown, field: string, namespace: string | unde
   return wire;
 }
 
+const WAIT_TRUE = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'true';
+const WAIT_FALSE = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'false';
+
+/** `properties` with the UNIQ_KEY name appended, its value left for the id. */
+function uniqKeyHead(properties: string): string {
+  return appendProperty(properties, PropertyKey.UNIQ_KEY, '');
+}
+const WAIT_TRUE_HEAD = uniqKeyHead(WAIT_TRUE);
+const WAIT_FALSE_HEAD = uniqKeyHead(WAIT_FALSE);
+
 /** Validates every field but topic/body and returns the properties string (without UNIQ_KEY). */
 function encodeMessageProperties(msg: Message, field: string): string {
+  // Most messages carry none of these: WAIT alone, as a constant.
+  if (
+    msg.keys === undefined &&
+    msg.tags === undefined &&
+    (msg.delayTimeLevel === undefined || msg.delayTimeLevel === 0) &&
+    msg.properties === undefined
+  ) {
+    return checkBoolean(`${field}waitStoreMsgOK`, msg.waitStoreMsgOK ?? true) ? WAIT_TRUE : WAIT_FALSE;
+  }
   let props = '';
   if (msg.keys !== undefined) {
     const list = typeof msg.keys === 'string' ? [msg.keys] : msg.keys;
@@ -215,9 +243,11 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
       ? undefined
       : timerProperty(msg, '', Date.now());
   const msgId = ids.next();
-  let properties = encodeMessageProperties(msg, '');
-  if (timer !== undefined) properties = appendProperty(properties, timer.key, timer.value);
-  properties = appendProperty(properties, PropertyKey.UNIQ_KEY, msgId);
+  let head = encodeMessageProperties(msg, '');
+  if (timer !== undefined) head = appendProperty(head, timer.key, timer.value);
+  // The two plain heads are constants: a batch writer knows them by identity.
+  head = head === WAIT_TRUE ? WAIT_TRUE_HEAD : head === WAIT_FALSE ? WAIT_FALSE_HEAD : uniqKeyHead(head);
+  const properties = head + msgId;
   // UTF-8 takes at most 3 bytes per UTF-16 unit: short properties need no count.
   if (
     properties.length * 3 > MAX_PROPERTIES_LENGTH &&
@@ -245,6 +275,9 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
     sysFlag,
     flag,
     properties,
+    propertiesHead: head,
+    msgIdHead: ids.lastHead,
+    msgIdCounter: ids.lastCounter,
     msgId,
     batch: false,
     count: 1,

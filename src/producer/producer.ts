@@ -302,7 +302,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
       selection = queueSelection(options, message, this.options.namespace);
       prepared = prepareMessage(message, this.prepareSettings, this.ids);
       // An adjusted message has properties prepareMessage did not write: autoBatch reads them.
-      if (adjust !== unchanged) prepared = { ...adjust(prepared), batchLane: undefined };
+      if (adjust !== unchanged)
+        prepared = { ...adjust(prepared), batchLane: undefined, propertiesHead: undefined };
     } catch (err) {
       return Promise.reject(err);
     }

@@ -13,6 +13,12 @@ export interface BatchEntry {
   properties: string;
 }
 
+/** The two uppercase hex digits of each byte value, as one big-endian uint16 of their codes. */
+const HEX_PAIR_CODES = Uint16Array.from({ length: 256 }, (_, b) => {
+  const hex = b.toString(16).toUpperCase().padStart(2, '0');
+  return (hex.charCodeAt(0) << 8) | hex.charCodeAt(1);
+});
+
 /** Record bytes besides body and properties. */
 export const BATCH_RECORD_FIXED = 4 + 4 + 4 + 4 + 4 + 2;
 const RECORD_FIXED = BATCH_RECORD_FIXED;
@@ -27,6 +33,11 @@ export const MAX_PROPERTIES_LENGTH = 32767;
 export class BatchWriter {
   private buf: Buffer;
   private at = 0;
+  /** The properties head last written by appendParts, and where its bytes are in `buf`. */
+  private head: string | undefined;
+  private idHead: string | undefined;
+  private headAt = 0;
+  private headLen = 0;
 
   constructor(capacity: number) {
     this.buf = Buffer.allocUnsafe(Math.max(256, capacity));
@@ -39,17 +50,53 @@ export class BatchWriter {
 
   /** Appends one record; returns its size. ProtocolError (nothing written) when properties exceed 32767 bytes. */
   append(body: Uint8Array, flag: number, properties: string): number {
-    const start = this.at;
-    const bodyLen = body.byteLength;
-    // UTF-8 needs at most 3 bytes per UTF-16 unit.
-    const room = RECORD_FIXED + bodyLen + properties.length * 3;
-    if (start + room > this.buf.length) this.grow(start + room);
+    const propsAt = this.reserve(body.byteLength, properties.length * 3);
+    const propsLen = properties.length === 0 ? 0 : this.buf.write(properties, propsAt, 'utf8');
+    return this.close(body, flag, propsAt, propsLen);
+  }
+
+  /**
+   * `append(body, flag, head + idHead + 4 hex digits of idCounter)` for a UNIQ_KEY made of an
+   * ASCII `idHead` and a 16-bit counter: the bytes of `head + idHead` are copied from the last
+   * record that had the same two strings (a producer's ids share their head for a millisecond),
+   * so neither the joined string nor its encoding is made again per record.
+   */
+  appendParts(body: Uint8Array, flag: number, head: string, idHead: string, idCounter: number): number {
+    const propsAt = this.reserve(body.byteLength, head.length * 3 + idHead.length + 4);
     const buf = this.buf;
-    const propsAt = start + RECORD_FIXED + bodyLen;
-    const propsLen = properties.length === 0 ? 0 : buf.write(properties, propsAt, 'utf8');
+    let headLen = this.headLen;
+    if (head === this.head && idHead === this.idHead) {
+      buf.copyWithin(propsAt, this.headAt, this.headAt + headLen);
+    } else {
+      headLen = buf.write(head, propsAt, 'utf8');
+      headLen += buf.write(idHead, propsAt + headLen, 'latin1');
+      this.head = head;
+      this.idHead = idHead;
+      this.headAt = propsAt;
+      this.headLen = headLen;
+    }
+    buf.writeUInt16BE(HEX_PAIR_CODES[(idCounter >>> 8) & 0xff]!, propsAt + headLen);
+    buf.writeUInt16BE(HEX_PAIR_CODES[idCounter & 0xff]!, propsAt + headLen + 2);
+    return this.close(body, flag, propsAt, headLen + 4);
+  }
+
+  /** Makes room for a record; returns where its properties go. */
+  private reserve(bodyLen: number, mostPropsLen: number): number {
+    const room = RECORD_FIXED + bodyLen + mostPropsLen;
+    if (this.at + room > this.buf.length) this.grow(this.at + room);
+    return this.at + RECORD_FIXED + bodyLen;
+  }
+
+  /** Writes the fixed fields and the body around properties written at `propsAt`. */
+  private close(body: Uint8Array, flag: number, propsAt: number, propsLen: number): number {
     if (propsLen > MAX_PROPERTIES_LENGTH) {
+      // The record is not counted, so the next one overwrites it (and the head it may hold).
+      if (this.headAt >= this.at) this.head = undefined;
       throw new ProtocolError(`batch entry properties of ${propsLen} bytes exceed ${MAX_PROPERTIES_LENGTH}`);
     }
+    const buf = this.buf;
+    const start = this.at;
+    const bodyLen = body.byteLength;
     const size = RECORD_FIXED + bodyLen + propsLen;
     buf.writeInt32BE(size, start);
     // MAGICCODE and BODYCRC are 0 in a batch record.

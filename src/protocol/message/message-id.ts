@@ -80,6 +80,9 @@ export class UniqIdGenerator {
   private headMs = NaN;
   /** prefix + the 8 hex digits of the ms since the month began, for `headMs`. */
   private head = '';
+  /** The id `next()` returned last is `lastHead` + 4 hex digits of `lastCounter`. */
+  lastHead = '';
+  lastCounter = 0;
 
   constructor(options: UniqIdGeneratorOptions = {}) {
     const ip = options.ip ?? localIpv4Bytes();
@@ -101,6 +104,8 @@ export class UniqIdGenerator {
     if (current !== this.headMs) this.stamp(current);
     const counter = this.counter;
     this.counter = (counter + 1) & 0xffff;
+    this.lastHead = this.head;
+    this.lastCounter = counter;
     return this.head + HEX_PAIRS[counter >>> 8]! + HEX_PAIRS[counter & 0xff]!;
   }
 
