@@ -5,8 +5,8 @@ import { prepareBatch, prepareMessage, type Message } from '../../src/producer/m
 import { batchLaneOf, type BatchLane } from '../../src/producer/auto-batch.js';
 import { buildSendRequest } from '../../src/producer/request-builder.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-import { decodeProperties } from '../../src/protocol/message/properties.js';
-import { decodeBatch } from '../../src/protocol/message/batch.js';
+import { decodeProperties, encodeProperties } from '../../src/protocol/message/properties.js';
+import { BatchWriter, decodeBatch } from '../../src/protocol/message/batch.js';
 import { decompressBody } from '../../src/protocol/message/compression.js';
 import { DEFAULT_COMMAND_DEFAULTS } from '../../src/protocol/command.js';
 
@@ -112,6 +112,38 @@ describe('message validation and preparation', () => {
       decodeProperties(prepareMessage({ ...msg, waitStoreMsgOK: false }, settings, ids).properties)['WAIT'],
       'false',
     );
+  });
+
+  it('properties strings are unchanged, and a batch record from the parts equals one from the string', () => {
+    const cases: Message[] = [
+      { topic: 'T', body: 'x' },
+      { topic: 'T', body: 'x', waitStoreMsgOK: false },
+      { topic: 'T', body: 'x', delayTimeLevel: 0 },
+      { topic: 'T', body: 'x', tags: 'TagA', keys: ['k1', 'ключ'], properties: { color: 'rot–grün' } },
+      { topic: 'T', body: 'x', properties: { a: '1' }, waitStoreMsgOK: false },
+      { topic: 'T', body: 'x', deliverAfterMs: 5000 },
+    ];
+    const parts = new BatchWriter(64);
+    const whole = new BatchWriter(64);
+    for (const msg of cases) {
+      const p = prepareMessage(msg, settings, ids);
+      const expected = encodeProperties({
+        ...(msg.keys === undefined ? {} : { KEYS: (msg.keys as string[]).join(' ') }),
+        ...(msg.tags === undefined ? {} : { TAGS: msg.tags }),
+        WAIT: msg.waitStoreMsgOK === false ? 'false' : 'true',
+        ...msg.properties,
+        ...(msg.deliverAfterMs === undefined ? {} : { TIMER_DELAY_MS: String(msg.deliverAfterMs) }),
+        UNIQ_KEY: p.msgId,
+      });
+      assert.equal(p.properties, expected);
+      assert.equal(
+        p.properties,
+        `${p.propertiesHead}${p.msgIdHead}${p.msgIdCounter?.toString(16).toUpperCase().padStart(4, '0')}`,
+      );
+      parts.appendParts(p.body, p.flag, p.propertiesHead!, p.msgIdHead!, p.msgIdCounter!);
+      whole.append(p.body, p.flag, p.properties);
+    }
+    assert.equal(parts.finish().toString('hex'), whole.finish().toString('hex'));
   });
 
   it('compresses a 4 KiB+ body without touching the caller’s message', () => {

@@ -124,4 +124,48 @@ describe('batch body (§6.1)', () => {
       [0, 0, 0],
     );
   });
+
+  it('BatchWriter.appendParts is byte-equal to append of the joined properties, heads changing or not', () => {
+    const heads = [
+      'WAIT\u0001true\u0002UNIQ_KEY\u0001',
+      'TAGS\u0001标签\u0002WAIT\u0001false\u0002UNIQ_KEY\u0001',
+    ];
+    const idHeads = ['7F000001ABCD0000000000000000', '7F000001ABCD00000000000000FF'];
+    const hex4 = (c: number): string => c.toString(16).toUpperCase().padStart(4, '0');
+    const parts = new BatchWriter(16);
+    const joined = new BatchWriter(16);
+    let sum = 0;
+    for (let i = 0; i < 60; i++) {
+      const body = Buffer.alloc(i * 7, i);
+      if (i % 7 === 3) {
+        // A record written whole between parts records: the cached head bytes stay where they were.
+        sum += parts.append(body, i, 'K\u0001v');
+        joined.append(body, i, 'K\u0001v');
+        continue;
+      }
+      const head = heads[Math.floor(i / 5) % 2]!;
+      const idHead = idHeads[Math.floor(i / 11) % 2]!;
+      const counter = (i * 4099) & 0xffff;
+      sum += parts.appendParts(body, i, head, idHead, counter);
+      joined.append(body, i, head + idHead + hex4(counter));
+    }
+    assert.equal(parts.byteLength, sum);
+    assert.equal(parts.finish().toString('hex'), joined.finish().toString('hex'));
+    assert.equal(decodeBatch(parts.finish()).length, 60);
+  });
+
+  it('BatchWriter.appendParts after a refused record does not copy the head from the refused bytes', () => {
+    const w = new BatchWriter(64);
+    const big = 'K\u0001' + 'é'.repeat(20000) + '\u0002UNIQ_KEY\u0001';
+    assert.throws(() => w.appendParts(Buffer.from('a'), 0, big, '7F000001', 1), ProtocolError);
+    // Same head again: still refused (not copied from the uncounted record as if it fit).
+    assert.throws(() => w.appendParts(Buffer.from('a'), 0, big, '7F000001', 2), ProtocolError);
+    w.append(Buffer.from('b'), 0, 'X'.repeat(300));
+    w.appendParts(Buffer.from('c'), 0, 'W\u0001t\u0002UNIQ_KEY\u0001', '7F000001', 0xabcd);
+    const out = decodeBatch(w.finish());
+    assert.deepEqual(
+      out.map((e) => e.properties),
+      ['X'.repeat(300), 'W\u0001t\u0002UNIQ_KEY\u00017F000001ABCD'],
+    );
+  });
 });
