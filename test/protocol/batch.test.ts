@@ -168,4 +168,31 @@ describe('batch body (§6.1)', () => {
       ['X'.repeat(300), 'W\u0001t\u0002UNIQ_KEY\u00017F000001ABCD'],
     );
   });
+
+  it('BatchWriters sharing a slab never write into each other’s finished batches', () => {
+    const record = (w: BatchWriter, i: number): number => w.append(Buffer.alloc(40, i), i, `K\u0001${i}`);
+    const expected = (from: number, n: number): string =>
+      encodeBatch(
+        Array.from({ length: n }, (_, k) => ({
+          body: Buffer.alloc(40, from + k),
+          flag: from + k,
+          properties: `K\u0001${from + k}`,
+        })),
+      ).toString('hex');
+    const done: Array<[Buffer, string]> = [];
+    // Interleaved writers, one finished while the other is the slab's last carving, appends
+    // after finish, and enough writers to use up a slab (1 MiB in 64 KiB carvings).
+    for (let round = 0; round < 40; round++) {
+      const a = new BatchWriter(64 * 1024);
+      const b = new BatchWriter(64 * 1024);
+      for (let i = 0; i < 3; i++) record(a, round + i);
+      for (let i = 0; i < 2; i++) record(b, round + i);
+      done.push([b.finish(), expected(round, 2)]);
+      record(a, round + 3);
+      done.push([a.finish(), expected(round, 4)]);
+      record(b, round + 2);
+      done.push([b.finish(), expected(round, 3)]);
+    }
+    for (const [batch, hex] of done) assert.equal(batch.toString('hex'), hex);
+  });
 });

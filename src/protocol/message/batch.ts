@@ -33,6 +33,16 @@ const RECORD_FIXED = BATCH_RECORD_FIXED;
 export const MAX_PROPERTIES_LENGTH = 32767;
 
 /**
+ * Writers carve their first buffer from a shared slab (a batch a few dozen KiB long cost a
+ * fresh allocation each), consecutively; the slab is never written again once carved, so a
+ * finished batch stays valid while it is referenced, and it keeps its slab alive.
+ */
+const SLAB_BYTES = 1024 * 1024;
+const SLAB_CARVE_MAX = SLAB_BYTES / 8;
+let slab = Buffer.allocUnsafe(0);
+let slabAt = 0;
+
+/**
  * Writes records one at a time straight into one buffer (grown by doubling when a record does
  * not fit): properties are encoded in place, so no per-message buffer and no concatenation. The
  * buffer is not zero-filled (that cost more than a batch's records): every byte up to
@@ -47,8 +57,22 @@ export class BatchWriter {
   private headAt = 0;
   private headLen = 0;
 
+  /** Where `buf` ends in the slab while it is the slab's last carving (its tail can go back). */
+  private slabEnd = -1;
+
   constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(256, capacity));
+    const size = Math.max(256, capacity);
+    if (size > SLAB_CARVE_MAX) {
+      this.buf = Buffer.allocUnsafe(size);
+      return;
+    }
+    if (slab.length - slabAt < size) {
+      slab = Buffer.allocUnsafe(SLAB_BYTES);
+      slabAt = 0;
+    }
+    this.buf = slab.subarray(slabAt, slabAt + size);
+    slabAt += size;
+    this.slabEnd = slabAt;
   }
 
   /** Bytes written so far. */
@@ -127,10 +151,19 @@ export class BatchWriter {
 
   /** The encoded batch (a view of the writer's buffer). */
   finish(): Buffer {
+    if (this.slabEnd === slabAt && this.buf.buffer === slab.buffer) {
+      // Still the slab's last carving: what the records did not use goes back to the slab, and
+      // this writer keeps only its records (a later append grows into a buffer of its own).
+      slabAt = Math.min(this.slabEnd, this.slabEnd - this.buf.length + ((this.at + 7) & ~7));
+      this.buf = this.buf.subarray(0, this.at);
+    }
+    this.slabEnd = -1;
     return this.buf.subarray(0, this.at);
   }
 
   private grow(need: number): void {
+    // A slab carving is never widened in place: the bytes after it may be another writer's.
+    this.slabEnd = -1;
     const next = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
     this.buf.copy(next, 0, 0, this.at);
     this.buf = next;
