@@ -171,14 +171,19 @@ describe('batch body (§6.1)', () => {
 
   it('BatchWriters sharing a slab never write into each other’s finished batches', () => {
     const record = (w: BatchWriter, i: number): number => w.append(Buffer.alloc(40, i), i, `K\u0001${i}`);
-    const expected = (from: number, n: number): string =>
-      encodeBatch(
-        Array.from({ length: n }, (_, k) => ({
+    // Made before any writer below: encodeBatch carves from the same slab.
+    const expectedHex = new Map<string, string>();
+    for (let from = 0; from < 40; from++) {
+      for (const n of [2, 3, 4]) {
+        const entries = Array.from({ length: n }, (_, k) => ({
           body: Buffer.alloc(40, from + k),
           flag: from + k,
           properties: `K\u0001${from + k}`,
-        })),
-      ).toString('hex');
+        }));
+        expectedHex.set(`${from}/${n}`, encodeBatch(entries).toString('hex'));
+      }
+    }
+    const expected = (from: number, n: number): string => expectedHex.get(`${from}/${n}`)!;
     const done: Array<[Buffer, string]> = [];
     // Interleaved writers, one finished while the other is the slab's last carving, appends
     // after finish, and enough writers to use up a slab (1 MiB in 64 KiB carvings).
