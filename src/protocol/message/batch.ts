@@ -56,6 +56,7 @@ export class BatchWriter {
   private idHead: string | undefined;
   private headAt = 0;
   private headLen = 0;
+  private headBytes: Uint8Array = new Uint8Array(0);
 
   /** Where `buf` ends in the slab while it is the slab's last carving (its tail can go back). */
   private slabEnd = -1;
@@ -98,7 +99,7 @@ export class BatchWriter {
     const buf = this.buf;
     let headLen = this.headLen;
     if (head === this.head && idHead === this.idHead) {
-      buf.copyWithin(propsAt, this.headAt, this.headAt + headLen);
+      buf.set(this.headBytes, propsAt);
     } else {
       headLen = buf.write(head, propsAt, 'utf8');
       headLen += buf.write(idHead, propsAt + headLen, 'latin1');
@@ -106,6 +107,7 @@ export class BatchWriter {
       this.idHead = idHead;
       this.headAt = propsAt;
       this.headLen = headLen;
+      this.headBytes = buf.subarray(propsAt, propsAt + headLen);
     }
     const high = HEX_PAIR_CODES[(idCounter >>> 8) & 0xff]!;
     const low = HEX_PAIR_CODES[idCounter & 0xff]!;
