@@ -154,6 +154,22 @@ export function splitBatchResult(
   return r;
 }
 
+/**
+ * `joined.split(',')`, cut at fixed places when the `count` ids are all as long (every store
+ * host of one broker is): the commas are checked, not searched for.
+ */
+export function splitOffsetIds(joined: string, count: number): string[] {
+  const stride = (joined.length + 1) / count;
+  if (count < 1 || !Number.isInteger(stride) || stride < 2) return joined.split(',');
+  for (let at = stride - 1; at < joined.length; at += stride) {
+    if (joined.charCodeAt(at) !== COMMA) return joined.split(',');
+  }
+  const ids = new Array<string>(count);
+  for (let i = 0; i < count; i++) ids[i] = joined.substring(i * stride, i * stride + stride - 1);
+  return ids;
+}
+const COMMA = 0x2c;
+
 /** The queue a batch went to, named by the caller's topic (the batch has the wire topic). */
 function batchQueue(batch: SendResult, userTopic: string): MessageQueue {
   return { topic: userTopic, brokerName: batch.messageQueue.brokerName, queueId: batch.messageQueue.queueId };
@@ -378,7 +394,7 @@ export class ProduceAccumulator {
     this.sendBatch(prepared, budgetLeft(b)).then(
       (result) => {
         this.settled(lane, n);
-        const ids = result.offsetMsgId.split(',');
+        const ids = splitOffsetIds(result.offsetMsgId, n);
         const queue = batchQueue(result, (items[0] as PreparedMessage).userTopic);
         for (let i = 0; i < n; i++) {
           const p = items[i] as PreparedMessage;

@@ -4,7 +4,12 @@ import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
-import { PIPELINE_DEPTH, ProduceAccumulator, splitBatchResult } from '../../src/producer/auto-batch.js';
+import {
+  PIPELINE_DEPTH,
+  ProduceAccumulator,
+  splitBatchResult,
+  splitOffsetIds,
+} from '../../src/producer/auto-batch.js';
 import { decodeBatch } from '../../src/protocol/message/batch.js';
 import { appendProperty, decodeProperties, PropertyKey } from '../../src/protocol/message/properties.js';
 import type { SendResult } from '../../src/producer/send-result.js';
@@ -417,5 +422,23 @@ describe('ProduceAccumulator: when a batch goes', () => {
     }
     for (const s of sent.slice(0, inFlight)) s.answer();
     await Promise.all(busy);
+  });
+});
+
+describe('splitOffsetIds', () => {
+  it('gives what split(",") gives, for ids of one width and of mixed widths', () => {
+    const v4 = (i: number): string => `7F00000100002A9F${i.toString(16).toUpperCase().padStart(16, '0')}`;
+    const v6 = (i: number): string => `${'0'.repeat(30)}01${'00002A9F'}${i.toString(16).padStart(16, '0')}`;
+    const cases: Array<[string, number]> = [
+      [Array.from({ length: 85 }, (_, i) => v4(i)).join(','), 85],
+      [Array.from({ length: 3 }, (_, i) => v6(i)).join(','), 3],
+      [v4(7), 1],
+      [[v4(1), v6(2)].join(','), 2],
+      [[v4(1), v4(2)].join(','), 3],
+      [[v4(1), v4(2), v4(3)].join(','), 2],
+      ['', 1],
+      ['A,B', 2],
+    ];
+    for (const [joined, count] of cases) assert.deepEqual(splitOffsetIds(joined, count), joined.split(','));
   });
 });
