@@ -5,6 +5,7 @@
  *   int32 bodyLen, body, int16 propsLen, properties (UTF-8)
  */
 import { ProtocolError } from '../../errors.js';
+import { HEX_PAIR_CODES } from './message-id.js';
 
 export interface BatchEntry {
   body: Uint8Array;
@@ -12,12 +13,6 @@ export interface BatchEntry {
   /** §4.1 properties string of the inner message (incl. its UNIQ_KEY). */
   properties: string;
 }
-
-/** The two uppercase hex digits of each byte value, as one big-endian uint16 of their codes. */
-const HEX_PAIR_CODES = Uint16Array.from({ length: 256 }, (_, b) => {
-  const hex = b.toString(16).toUpperCase().padStart(2, '0');
-  return (hex.charCodeAt(0) << 8) | hex.charCodeAt(1);
-});
 
 /** Big-endian int32 at `at`, which the caller has made room for. */
 function putInt32(buf: Buffer, value: number, at: number): void {

@@ -67,6 +67,14 @@ export interface UniqIdGeneratorOptions {
 }
 
 /** Uppercase hex of every byte value. */
+/**
+ * The two upper-case hex digits of each byte value as one big-endian uint16 of their char codes:
+ * id digits written straight into buffers (batch records, the broker's offsetMsgId lists).
+ */
+export const HEX_PAIR_CODES: Uint16Array = Uint16Array.from(
+  { length: 256 },
+  (_, b) => (HEX.charCodeAt(b >>> 4) << 8) | HEX.charCodeAt(b & 0xf),
+);
 const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >>> 4]! + HEX[b & 0xf]!);
 
 /** Java `MessageClientIDSetter.createUniqID()`. */

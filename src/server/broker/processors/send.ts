@@ -8,7 +8,7 @@ import {
   decodeAnySendMessageRequestHeader,
   type SendMessageRequestHeader,
 } from '../../../protocol/headers/send.js';
-import { encodeOffsetMsgId } from '../../../protocol/message/message-id.js';
+import { encodeOffsetMsgId, HEX_PAIR_CODES } from '../../../protocol/message/message-id.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
 import {
   MessageSysFlag,
@@ -265,20 +265,12 @@ function answerBatchPut(
   return replyStored(ctx, request, mapped.code, mapped.remark, msgId, queueId, result.queueOffset);
 }
 
-/** Two upper-case hex digits of each byte value, as a big-endian 16-bit unit. */
-const HEX_PAIRS = ((): Uint16Array => {
-  const digits = Buffer.from('0123456789ABCDEF', 'latin1');
-  const t = new Uint16Array(256);
-  for (let b = 0; b < 256; b++) t[b] = (digits[b >> 4]! << 8) | digits[b & 15]!;
-  return t;
-})();
-
 /** Writes `v` (uint32) as 8 upper-case hex digits at `at`. */
 function setHex32(view: DataView, at: number, v: number): void {
-  view.setUint16(at, HEX_PAIRS[v >>> 24]!);
-  view.setUint16(at + 2, HEX_PAIRS[(v >>> 16) & 0xff]!);
-  view.setUint16(at + 4, HEX_PAIRS[(v >>> 8) & 0xff]!);
-  view.setUint16(at + 6, HEX_PAIRS[v & 0xff]!);
+  view.setUint16(at, HEX_PAIR_CODES[v >>> 24]!);
+  view.setUint16(at + 2, HEX_PAIR_CODES[(v >>> 16) & 0xff]!);
+  view.setUint16(at + 4, HEX_PAIR_CODES[(v >>> 8) & 0xff]!);
+  view.setUint16(at + 6, HEX_PAIR_CODES[v & 0xff]!);
 }
 
 /** The comma-joined offsetMsgIds of a stored batch (record i at `first + starts[i]`). */
