@@ -8,12 +8,12 @@
  *
  * Prints figures; asserts nothing.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatMs } from '../src/cli/stats.js';
+import { forkClusterChild } from './cluster-child.js';
 import { measureCell, type ClusterCpu } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 
@@ -78,12 +78,8 @@ async function run(namesrvAddr: string, autoBatch: boolean, cpu: ClusterCpu): Pr
 }
 
 async function main(): Promise<void> {
-  const producerBench = fileURLToPath(new URL('./producer.js', import.meta.url));
   const profDir = values['prof-broker'];
-  const child = fork(producerBench, ['cluster', '--topic', values.topic], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: profDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
-  });
+  const child = forkClusterChild(values.topic, profDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
   try {
     const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];
     console.log(

@@ -18,17 +18,17 @@
  * JVMs); "cpu ratio" = ali-ons / ours. With several `--serialize` types ours runs once per type,
  * each row against the same ali-ons cell. Prints figures; asserts nothing.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatMs } from '../src/cli/stats.js';
 import { measureCell, type Cell, type SendFn } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
 import { startRealBench, type RealBench } from './real-producer-cluster.js';
+import { forkClusterChild } from './cluster-child.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -226,9 +226,7 @@ async function main(): Promise<void> {
     namesrvAddr = realBench.namesrvAddr;
     console.log(`real Apache RocketMQ ${values.real} (2 brokers), NameServer ${namesrvAddr}`);
   } else if (namesrvAddr === undefined) {
-    child = fork(fileURLToPath(import.meta.url), ['cluster', '--topic', values.topic], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    child = forkClusterChild(values.topic);
     clusterChild = child;
     const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];
     namesrvAddr = msg.namesrvAddr;

@@ -7,10 +7,9 @@
  *
  * Prints figures; asserts nothing.
  */
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { forkClusterChild } from './cluster-child.js';
 import { PushConsumer } from '../src/consumer/push-consumer.js';
 import { Producer } from '../src/producer/producer.js';
 
@@ -31,13 +30,7 @@ async function main(): Promise<void> {
   // The cluster runs in a child (bench/producer.ts's cluster mode), so the send burst and the
   // consumer here do not share an event loop with the broker's timer.
   const topic = 'BenchTimer';
-  const child = fork(
-    fileURLToPath(new URL('./producer.js', import.meta.url)),
-    ['cluster', '--topic', topic],
-    {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  const child = forkClusterChild(topic);
   const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];
   const namesrvAddr = msg.namesrvAddr;
   const producer = new Producer({ namesrvAddr, producerGroup: 'bench_timer_p' });

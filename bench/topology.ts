@@ -16,6 +16,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { BROKER_NODE_FLAGS } from '../src/server/broker-heap.js';
 import { parseArgs } from 'node:util';
 import { ClientInstance } from '../src/client/client-instance.js';
 import { Deadline } from '../src/client/deadline.js';
@@ -53,6 +54,7 @@ async function serveCluster(): Promise<void> {
 async function slowBroker(): Promise<void> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['cluster', '--topic', values.topic], {
     stdio: 'inherit',
+    execArgv: [...BROKER_NODE_FLAGS],
   });
   try {
     const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];

@@ -16,6 +16,11 @@ export interface CliCommand {
    * README's CLI reference are tested against this list.
    */
   readonly flags: FlagSpecs;
+  /**
+   * The command runs brokers until a signal: main.ts runs it in a worker thread with a broker's
+   * young generation (cli/broker-thread.ts).
+   */
+  readonly hostsBrokers?: true;
   /** Runs the command with the arguments after its path; resolves to the exit code. */
   run(argv: string[]): Promise<number>;
 }

@@ -2,6 +2,7 @@
 import { inspect } from 'node:util';
 import { ConnectError, InvalidArgumentError, RocketMQError } from '../errors.js';
 import { wireDebug } from '../observability/logger.js';
+import { inBrokerThread, logBrokerThread, runInBrokerThread } from './broker-thread.js';
 import type { CliCommand } from './command.js';
 import { commands } from './commands/index.js';
 import { closest, editDistance } from './suggest.js';
@@ -100,6 +101,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    if (command.hostsBrokers) {
+      if (!inBrokerThread()) return await runInBrokerThread(argv);
+      if (wantsDetail(argv)) logBrokerThread();
+    }
     return await command.run(rest);
   } catch (err) {
     return report(err, command, wantsDetail(argv));

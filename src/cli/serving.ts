@@ -1,8 +1,13 @@
 /** What the commands that run servers (namesrv, broker, cluster) share. */
 import { InvalidArgumentError } from '../errors.js';
+import { inBrokerThread, untilRelayedSignal } from './broker-thread.js';
 
-/** Resolves on the first SIGINT or SIGTERM (servers shut down cleanly then). */
+/**
+ * Resolves on the first SIGINT or SIGTERM (servers shut down cleanly then); in the broker thread,
+ * on the one the main thread relays.
+ */
 export function untilSignal(): Promise<NodeJS.Signals> {
+  if (inBrokerThread()) return untilRelayedSignal();
   return new Promise((resolve) => {
     const on = (sig: NodeJS.Signals): void => {
       process.off('SIGINT', on);

@@ -9,6 +9,7 @@ export type { NameServerOptions } from './namesrv/namesrv.js';
 export { Broker } from './broker/broker.js';
 export type { BrokerFaults, BrokerStopOptions } from './broker/broker.js';
 export { DEFAULT_BROKER_OPTIONS } from './broker/options.js';
+export { BROKER_NODE_FLAGS, BROKER_SEMI_SPACE_MB, BROKER_THREAD_RESOURCE_LIMITS } from './broker-heap.js';
 export type { BrokerOptions, FlushDiskType } from './broker/options.js';
 export type { AclAccount, AclConfig } from './acl/acl-config.js';
 export type { ServerTlsOptions, TlsServerMode } from '../remoting/tls-server.js';

@@ -20,6 +20,7 @@ import { RemoteFaultController } from '../demo/faults.js';
 import { ChildProc, freePort, isAlive, processImage, respawn, type ProcessImage } from './processes.js';
 import { CLUSTER_FAULT_KINDS, type ChaosFault, type ClusterFaultKind } from './schedule.js';
 import type { ServerProcessArgs } from './server-process.js';
+import { BROKER_NODE_FLAGS } from '../../server/broker-heap.js';
 
 const SERVER_ENTRY = fileURLToPath(new URL('./server-process.js', import.meta.url));
 
@@ -101,7 +102,7 @@ export class EmbeddedChaosCluster implements ChaosCluster {
           topic: options.topic,
           queues: options.queues,
         };
-        procs.set(name, new ChildProc(name, SERVER_ENTRY, args, undefined, unexpected));
+        procs.set(name, new ChildProc(name, SERVER_ENTRY, args, undefined, unexpected, BROKER_NODE_FLAGS));
       }
       await Promise.all(
         [...procs].map(async ([name, p]) => {

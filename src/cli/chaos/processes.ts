@@ -26,6 +26,8 @@ export class ChildProc {
     private readonly args: unknown,
     private readonly onLine: (line: string, proc: ChildProc) => void = () => {},
     private readonly onUnexpectedExit: (proc: ChildProc, detail: string) => void = () => {},
+    /** Node flags before the entry, e.g. a broker's young generation (server/broker-heap.ts). */
+    private readonly nodeFlags: readonly string[] = [],
   ) {}
 
   get pid(): number | undefined {
@@ -40,7 +42,7 @@ export class ChildProc {
   start(timeoutMs = 60_000): Promise<string> {
     this.incarnation++;
     this.leaving = false;
-    const child = spawn(process.execPath, [this.entry, JSON.stringify(this.args)], {
+    const child = spawn(process.execPath, [...this.nodeFlags, this.entry, JSON.stringify(this.args)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

@@ -43,6 +43,7 @@ ${SERVER_SECURITY_HELP}
   --verbose          log to stderr
 Prints "broker NAME listening on HOST:PORT" once registered.`,
   flags: FLAGS,
+  hostsBrokers: true,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
     const namesrv = requiredFlag('--namesrv', values.namesrv);

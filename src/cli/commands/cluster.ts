@@ -35,6 +35,7 @@ ${SERVER_SECURITY_HELP}
   --json             print one JSON line {"namesrv":"...","brokers":[{"name":"...","addr":"..."}]}
   --verbose          log to stderr`,
   flags: FLAGS,
+  hostsBrokers: true,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
     const count = intFlag('--brokers', values.brokers, 2, 1, 26);
