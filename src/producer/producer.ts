@@ -182,7 +182,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
               sendMsgTimeout: timeoutMs,
             }) as Promise<SendResult>,
           (p) => {
-            this.permits.release(p.body.byteLength);
+            this.permits.release(p.body.length);
             this.onSettled();
           },
         )
@@ -427,7 +427,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
     selection: QueueSelection | undefined,
     lane: BatchLane,
   ): Promise<SendResult | undefined> {
-    const bytes = p.body.byteLength;
+    // `length` is a Uint8Array's byteLength; V8 11 inlines it, byteLength is a getter call.
+    const bytes = p.body.length;
     const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
     const accumulator = lane === 'alone' ? undefined : this.accumulator;
     if (waiting === undefined) {
