@@ -122,6 +122,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
       compressType: o.compressType,
       namespace: o.namespace,
       checkedTopics: new Map(),
+      lastTopic: undefined,
+      lastWireTopic: undefined,
     };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),

@@ -77,6 +77,14 @@ export const HEX_PAIR_CODES: Uint16Array = Uint16Array.from(
 );
 const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >>> 4]! + HEX[b & 0xf]!);
 
+/**
+ * Ids made on one clock reading at most. Far fewer than the 65,536 of a counter cycle, so no
+ * more than that many ids ever share a time, and ids stay as unique as with a reading per id
+ * (Java reads the clock for every id).
+ */
+export const IDS_PER_CLOCK_READING = 256;
+const SETTLED = Promise.resolve();
+
 /** Java `MessageClientIDSetter.createUniqID()`. */
 export class UniqIdGenerator {
   private readonly prefix: string;
@@ -86,6 +94,18 @@ export class UniqIdGenerator {
   private nextMonthStart = 0;
   /** The clock reading `head` was made for. */
   private headMs = NaN;
+  /**
+   * The current clock reading and how many more ids may use it. A reading serves the ids made
+   * in the same run of JavaScript and of the microtasks queued by then (the callers a batch's
+   * answer releases send their next messages there): `Date.now()` is a call into the runtime,
+   * ~40 ns, and was read for each id. A microtask queued at the reading ends it, so the next
+   * turn of the event loop reads the clock again.
+   */
+  private readingMs = 0;
+  private readingLeft = 0;
+  private readonly endReading = (): void => {
+    this.readingLeft = 0;
+  };
   /** prefix + the 8 hex digits of the ms since the month began, for `headMs`. */
   private head = '';
   /** The id `next()` returned last is `lastHead` + 4 hex digits of `lastCounter`. */
@@ -107,7 +127,13 @@ export class UniqIdGenerator {
   }
 
   next(): string {
-    const current = this.now();
+    let current = this.readingMs;
+    if (this.readingLeft > 0) this.readingLeft--;
+    else {
+      current = this.readingMs = this.now();
+      this.readingLeft = IDS_PER_CLOCK_READING - 1;
+      void SETTLED.then(this.endReading);
+    }
     // Ids of one millisecond share everything but the counter: the time digits are made once.
     if (current !== this.headMs) this.stamp(current);
     const counter = this.counter;
