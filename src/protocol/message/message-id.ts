@@ -138,7 +138,6 @@ export class UniqIdGenerator {
     if (current !== this.headMs) this.stamp(current);
     const counter = this.counter;
     this.counter = (counter + 1) & 0xffff;
-    this.lastHead = this.head;
     this.lastCounter = counter;
     return this.head + HEX_PAIRS[counter >>> 8]! + HEX_PAIRS[counter & 0xff]!;
   }
@@ -159,6 +158,9 @@ export class UniqIdGenerator {
       HEX_PAIRS[(d >>> 16) & 0xff]! +
       HEX_PAIRS[(d >>> 8) & 0xff]! +
       HEX_PAIRS[d & 0xff]!;
+    // Set here, not per id: storing a new string into this long-lived object costs a write
+    // barrier call each time.
+    this.lastHead = this.head;
   }
 }
 
