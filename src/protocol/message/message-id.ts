@@ -78,9 +78,10 @@ export const HEX_PAIR_CODES: Uint16Array = Uint16Array.from(
 const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >>> 4]! + HEX[b & 0xf]!);
 
 /**
- * Ids made on one clock reading at most. Far fewer than the 65,536 of a counter cycle, so no
- * more than that many ids ever share a time, and ids stay as unique as with a reading per id
- * (Java reads the clock for every id).
+ * Ids made on one clock reading at most. Readings are taken one after the other, so a time is
+ * shared by the ids made in its millisecond plus at most this many more (its last reading's):
+ * far fewer than the 65,536 of a counter cycle, so ids stay unique (Java reads the clock for
+ * every id).
  */
 export const IDS_PER_CLOCK_READING = 256;
 const SETTLED = Promise.resolve();
