@@ -122,6 +122,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
       compressType: o.compressType,
       namespace: o.namespace,
       checkedTopics: new Map(),
+      lastTopic: undefined,
+      lastWireTopic: undefined,
     };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
@@ -182,7 +184,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
               sendMsgTimeout: timeoutMs,
             }) as Promise<SendResult>,
           (p) => {
-            this.permits.release(p.body.byteLength);
+            this.permits.release(p.body.length);
             this.onSettled();
           },
         )
@@ -427,7 +429,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
     selection: QueueSelection | undefined,
     lane: BatchLane,
   ): Promise<SendResult | undefined> {
-    const bytes = p.body.byteLength;
+    // `length` is a Uint8Array's byteLength; V8 11 inlines it, byteLength is a getter call.
+    const bytes = p.body.length;
     const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
     const accumulator = lane === 'alone' ? undefined : this.accumulator;
     if (waiting === undefined) {

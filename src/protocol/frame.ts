@@ -36,7 +36,8 @@ export function encodeFrame(cmd: RemotingCommand): EncodedFrame {
       : encodeJsonHeaderWithReserve(cmd, FRAME_PREFIX_SIZE);
   const headerLength = head.length - FRAME_PREFIX_SIZE;
   if (headerLength > MAX_HEADER_LENGTH) throw new ProtocolError(`header of ${headerLength} bytes too large`);
-  const bodyLength = cmd.body?.byteLength ?? 0;
+  // A Uint8Array's `length` is its byteLength; V8 11 inlines `length`, calls a getter for byteLength.
+  const bodyLength = cmd.body?.length ?? 0;
   head.writeInt32BE(4 + headerLength + bodyLength, 0);
   head.writeUInt32BE(((cmd.serializeType & 0xff) << 24) | headerLength, 4);
   return { head, body: bodyLength > 0 ? cmd.body : undefined, size: head.length + bodyLength };

@@ -403,6 +403,57 @@ describe('ProduceAccumulator: when a batch goes', () => {
     await Promise.all([...noWait, ...wait]);
   });
 
+  it('sends to several topics, in any order, batch by topic; a lane that went idle is made again', async () => {
+    const { acc, sent, message } = accumulatorWithManualSends();
+    const to = (topic: string, body: string): PreparedMessage => ({
+      ...message(body),
+      topic,
+      userTopic: topic,
+    });
+    const first = ['A', 'B', 'B', 'A', 'C', 'A'].map((t, i) => acc.add(to(t, `${t}${i}`), BUDGET));
+    await endOfTurn();
+    assert.equal(sent.length, 3);
+    assert.deepEqual(
+      sent
+        .slice(0, 2)
+        .map((s) => [s.p.topic, decodeBatch(s.p.body).map((e) => Buffer.from(e.body).toString())]),
+      [
+        ['A', ['A0', 'A3', 'A5']],
+        ['B', ['B1', 'B2']],
+      ],
+    );
+    // C had one message: it went as a plain send.
+    assert.deepEqual([sent[2]!.p.batch, Buffer.from(sent[2]!.p.body).toString()], [false, 'C4']);
+    for (const s of sent) s.answer();
+    const rs = await Promise.all(first);
+    assert.deepEqual(
+      rs.map((r) => [r.messageQueue.topic, r.queueOffset]),
+      [
+        ['A', 100],
+        ['B', 100],
+        ['B', 101],
+        ['A', 101],
+        ['C', 100],
+        ['A', 102],
+      ],
+    );
+    // Every lane is idle (and forgotten) now; A again, twice in a row, in a lane that shutdown's
+    // flushAll knows.
+    const again = [acc.add(to('A', 'A6'), BUDGET), acc.add(to('A', 'A7'), BUDGET)];
+    acc.flushAll();
+    assert.equal(sent.length, 4);
+    assert.deepEqual(
+      decodeBatch(sent[3]!.p.body).map((e) => Buffer.from(e.body).toString()),
+      ['A6', 'A7'],
+    );
+    sent[3]!.answer();
+    assert.deepEqual(
+      (await Promise.all(again)).map((r) => r.queueOffset),
+      [100, 101],
+    );
+    assert.equal(acc.held, 0);
+  });
+
   it('a held batch goes after batchMaxDelayMs at the latest; a failed batch rejects every caller', async () => {
     const { acc, sent, message } = accumulatorWithManualSends({ batchMaxDelayMs: 30 });
     const busy = Array.from({ length: PIPELINE_DEPTH }, () => acc.add(message(), BUDGET));

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolError } from '../../src/errors.js';
 import {
+  IDS_PER_CLOCK_READING,
   UniqIdGenerator,
   decodeOffsetMsgId,
   decodeUniqId,
@@ -50,6 +51,11 @@ describe('offsetMsgId (§3.4)', () => {
   });
 });
 
+/** Lets the generator's clock reading end (it lasts for the current run of code). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('UNIQ_KEY (§5)', () => {
   it('lays out the illustrative id of §5', () => {
     // IP 192.168.0.10, pid 12345, hash 0x1B6D3586, time 0x0A1B2C3D, counter 1.
@@ -87,16 +93,54 @@ describe('UNIQ_KEY (§5)', () => {
     assert.equal(decodeUniqId(last).hash, -1);
   });
 
-  it('clamps small negative time differences to 0 and moves to the next month', () => {
+  it('clamps small negative time differences to 0 and moves to the next month', async () => {
     let now = startOfMonth(Date.UTC(2026, 0, 20)).next - 1;
     const gen = new UniqIdGenerator({ ip: Uint8Array.of(1, 2, 3, 4), pid: 1, hash: 1, now: () => now });
     const before = decodeUniqId(gen.next()).monthOffsetMs;
     // int32 truncation as in Java: the last ms of a 31-day month wraps negative.
     assert.equal(before, (31 * 86_400_000 - 1) | 0);
     now += 2;
+    await nextTurn();
     assert.equal(decodeUniqId(gen.next()).monthOffsetMs, 1);
     now -= 500; // clock skew back into the previous month
+    await nextTurn();
     assert.equal(decodeUniqId(gen.next()).monthOffsetMs, 0);
+  });
+
+  it('reads the clock once per run of code, for at most IDS_PER_CLOCK_READING ids', async () => {
+    let now = startOfMonth(Date.UTC(2026, 0, 20)).start + 1000;
+    let reads = 0;
+    const gen = new UniqIdGenerator({
+      ip: Uint8Array.of(1, 2, 3, 4),
+      pid: 1,
+      hash: 1,
+      now: () => {
+        reads++;
+        return now;
+      },
+    });
+    const first = decodeUniqId(gen.next()).monthOffsetMs;
+    now += 5;
+    // Same run: the reading stands.
+    assert.equal(decodeUniqId(gen.next()).monthOffsetMs, first);
+    assert.equal(reads, 1);
+    // A microtask queued after the reading already sees a new one.
+    await Promise.resolve();
+    assert.equal(decodeUniqId(gen.next()).monthOffsetMs, first + 5);
+    assert.equal(reads, 2);
+    await nextTurn();
+    now += 5;
+    const seen = new Set<number>();
+    for (let i = 0; i < IDS_PER_CLOCK_READING * 3; i++) {
+      seen.add(decodeUniqId(gen.next()).monthOffsetMs);
+      now++;
+    }
+    // Three readings in one run, each used for IDS_PER_CLOCK_READING ids.
+    assert.equal(reads, 5);
+    assert.deepEqual(
+      [...seen],
+      [first + 10, first + 10 + IDS_PER_CLOCK_READING, first + 10 + 2 * IDS_PER_CLOCK_READING],
+    );
   });
 
   it('is 56 hex chars with an IPv6 address', () => {

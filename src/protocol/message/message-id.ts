@@ -77,6 +77,15 @@ export const HEX_PAIR_CODES: Uint16Array = Uint16Array.from(
 );
 const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >>> 4]! + HEX[b & 0xf]!);
 
+/**
+ * Ids made on one clock reading at most. Readings are taken one after the other, so a time is
+ * shared by the ids made in its millisecond plus at most this many more (its last reading's):
+ * far fewer than the 65,536 of a counter cycle, so ids stay unique (Java reads the clock for
+ * every id).
+ */
+export const IDS_PER_CLOCK_READING = 256;
+const SETTLED = Promise.resolve();
+
 /** Java `MessageClientIDSetter.createUniqID()`. */
 export class UniqIdGenerator {
   private readonly prefix: string;
@@ -86,6 +95,18 @@ export class UniqIdGenerator {
   private nextMonthStart = 0;
   /** The clock reading `head` was made for. */
   private headMs = NaN;
+  /**
+   * The current clock reading and how many more ids may use it. A reading serves the ids made
+   * in the same run of JavaScript and of the microtasks queued by then (the callers a batch's
+   * answer releases send their next messages there): `Date.now()` is a call into the runtime,
+   * ~40 ns, and was read for each id. A microtask queued at the reading ends it, so the next
+   * turn of the event loop reads the clock again.
+   */
+  private readingMs = 0;
+  private readingLeft = 0;
+  private readonly endReading = (): void => {
+    this.readingLeft = 0;
+  };
   /** prefix + the 8 hex digits of the ms since the month began, for `headMs`. */
   private head = '';
   /** The id `next()` returned last is `lastHead` + 4 hex digits of `lastCounter`. */
@@ -107,12 +128,17 @@ export class UniqIdGenerator {
   }
 
   next(): string {
-    const current = this.now();
+    let current = this.readingMs;
+    if (this.readingLeft > 0) this.readingLeft--;
+    else {
+      current = this.readingMs = this.now();
+      this.readingLeft = IDS_PER_CLOCK_READING - 1;
+      void SETTLED.then(this.endReading);
+    }
     // Ids of one millisecond share everything but the counter: the time digits are made once.
     if (current !== this.headMs) this.stamp(current);
     const counter = this.counter;
     this.counter = (counter + 1) & 0xffff;
-    this.lastHead = this.head;
     this.lastCounter = counter;
     return this.head + HEX_PAIRS[counter >>> 8]! + HEX_PAIRS[counter & 0xff]!;
   }
@@ -133,6 +159,9 @@ export class UniqIdGenerator {
       HEX_PAIRS[(d >>> 16) & 0xff]! +
       HEX_PAIRS[(d >>> 8) & 0xff]! +
       HEX_PAIRS[d & 0xff]!;
+    // Set here, not per id: storing a new string into this long-lived object costs a write
+    // barrier call each time.
+    this.lastHead = this.head;
   }
 }
 
