@@ -8,7 +8,7 @@
  * hashes, tags codes, record sizes) is read from the property bytes on the way (property-scan.ts).
  */
 import { BatchRecordLayout, scanBatchRecord } from '../../protocol/message/batch.js';
-import { bodyCrcAt } from '../../protocol/message/crc32.js';
+import { bodyCrcOfView } from '../../protocol/message/crc32.js';
 import { setInt64, writeInt64 } from '../../protocol/message/int64.js';
 import { parseIp } from '../../protocol/message/inet.js';
 import { encodeProperties, PROPERTY_SEPARATOR, PropertyKey } from '../../protocol/message/properties.js';
@@ -25,7 +25,7 @@ import { javaStringHashCode } from '../../protocol/java-string-hash.js';
 import type { PutResult } from './types.js';
 import { failed } from './prepare.js';
 import { keyHashAfterBytes, topicKeyPrefix } from './key-index.js';
-import { continueAsciiHash, PropertyScanner, utf8Text } from './property-scan.js';
+import { continueAsciiHash, PropertyScanner, utf8Text, viewOf } from './property-scan.js';
 import { acquireRecordsBuffer } from './records-pool.js';
 
 /** What the broker stores a batch as: the fields shared by every record, and the raw body. */
@@ -121,9 +121,9 @@ function ipBytes(h: SocketAddress): Uint8Array {
 }
 
 /** The texts of `b[a0, a1)` and `b[c0, c1)` are equal (equal bytes are; else decoded, as broken sequences may still decode alike). */
-function sameText(b: Buffer, a0: number, a1: number, c0: number, c1: number): boolean {
+function sameText(b: Buffer, v: DataView, a0: number, a1: number, c0: number, c1: number): boolean {
   if (a1 - a0 === c1 - c0 && b.compare(b, a0, a1, c0, c1) === 0) return true;
-  if (continueAsciiHash(0, b, a0, a1) !== undefined && continueAsciiHash(0, b, c0, c1) !== undefined)
+  if (continueAsciiHash(0, v, a0, a1) !== undefined && continueAsciiHash(0, v, c0, c1) !== undefined)
     return false;
   return b.toString('utf8', a0, a1) === b.toString('utf8', c0, c1);
 }
@@ -136,6 +136,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   const body = Buffer.isBuffer(b.body)
     ? b.body
     : Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength);
+  const bodyView = viewOf(body);
   const topic = Buffer.from(b.topic, 'utf8');
   const v2 = topic.length > V1_MAX_TOPIC_BYTES;
   if (topic.length > 32767)
@@ -152,11 +153,15 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   /** Properties appended to a record, by which batch keys it has itself (bit i = batchKeys[i]). */
   const tailIndex = new Map<number, number>();
   const tails: Buffer[] = [];
+  // The records of a batch nearly always share one tail: the last answer is checked first.
+  let lastMask = -1;
+  let lastIndex = 0;
   const tailOf = (): number => {
     let mask = 0;
     for (let i = 0; i < batchKeys.length; i++) if (valueStart[LOOKED_UP.length + i]! >= 0) mask |= 1 << i;
     // A mask cannot tell more keys apart than it has bits: such (odd) batches are not cached.
     const cacheable = batchKeys.length <= MASK_BITS;
+    if (cacheable && mask === lastMask) return lastIndex;
     let index = cacheable ? tailIndex.get(mask) : undefined;
     if (index === undefined) {
       const extra: Record<string, string> = {};
@@ -167,6 +172,10 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
       index = tails.length;
       tails.push(Buffer.from(encodeProperties(extra), 'utf8'));
       if (cacheable) tailIndex.set(mask, index);
+    }
+    if (cacheable) {
+      lastMask = mask;
+      lastIndex = index;
     }
     return index;
   };
@@ -200,13 +209,13 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     if (bodyLen > maxBodyLength) maxBodyLength = bodyLen;
     const propsAt = l.propertiesAt;
     const propsLen = l.propertiesLen;
-    scanner.scan(body, propsAt, propsAt + propsLen);
+    scanner.scan(bodyView, propsAt, propsAt + propsLen);
     if (valueStart[DELAY]! >= 0) {
-      const delay = utf8Text(body, valueStart[DELAY]!, valueEnd[DELAY]!);
+      const delay = utf8Text(bodyView, valueStart[DELAY]!, valueEnd[DELAY]!);
       if (Number.parseInt(delay, 10) > 0) delayed = true;
     }
     tagsScratch = grow(tagsScratch, count + 1);
-    tagsScratch[count] = valueStart[TAGS]! < 0 ? 0 : tagsCode(body, valueStart[TAGS]!, valueEnd[TAGS]!);
+    tagsScratch[count] = valueStart[TAGS]! < 0 ? 0 : tagsCode(body, bodyView, valueStart[TAGS]!, valueEnd[TAGS]!);
     let words = 0;
     if (valueStart[KEYS]! >= 0) {
       const end = valueEnd[KEYS]!;
@@ -214,7 +223,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
         let e = w;
         while (e < end && body[e] !== KEY_SEPARATOR_BYTE) e++;
         if (e > w) {
-          keyHashes.push(keyHashAfterBytes(keyPrefix, body, w, e));
+          keyHashes.push(keyHashAfterBytes(keyPrefix, bodyView, w, e));
           keyRecords.push(count);
           wordRanges = grow(wordRanges, 2 * words + 2);
           wordRanges[2 * words] = w;
@@ -229,9 +238,9 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
       const uniqEnd = valueEnd[UNIQ]!;
       let seen = false;
       for (let k = 0; k < words && !seen; k++)
-        seen = sameText(body, wordRanges[2 * k]!, wordRanges[2 * k + 1]!, uniqAt, uniqEnd);
+        seen = sameText(body, bodyView, wordRanges[2 * k]!, wordRanges[2 * k + 1]!, uniqAt, uniqEnd);
       if (!seen) {
-        keyHashes.push(keyHashAfterBytes(keyPrefix, body, uniqAt, uniqEnd));
+        keyHashes.push(keyHashAfterBytes(keyPrefix, bodyView, uniqAt, uniqEnd));
         keyRecords.push(count);
       }
     }
@@ -319,7 +328,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     starts[i] = w;
     view.setInt32(w, size);
     view.setInt32(w + 4, magic);
-    view.setInt32(w + StoredField.BODYCRC, bodyCrcAt(body, bodyAt, bodyAt + bodyLen));
+    view.setInt32(w + StoredField.BODYCRC, bodyCrcOfView(bodyView, bodyAt, bodyAt + bodyLen));
     view.setInt32(w + StoredField.QUEUEID, queueId);
     view.setInt32(w + StoredField.FLAG, scratch[r]!);
     work.copyWithin(w + StoredField.QUEUEOFFSET, templateAt, templateAt + templateLength);
@@ -354,8 +363,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
 }
 
 /** Java `String.hashCode` of the TAGS value at `body[from, to)`, decoded only when not ASCII. */
-function tagsCode(body: Buffer, from: number, to: number): number {
-  return continueAsciiHash(0, body, from, to) ?? javaStringHashCode(body.toString('utf8', from, to));
+function tagsCode(body: Buffer, view: DataView, from: number, to: number): number {
+  return continueAsciiHash(0, view, from, to) ?? javaStringHashCode(body.toString('utf8', from, to));
 }
 
 /** Gives the records of `e`, placed at `physicalOffset` with queue offsets from `queueOffset`, their offsets and store time. */
