@@ -65,8 +65,8 @@ export interface EncodedBatch {
    * Key-index hashes (`keyHash(topic, key)`) of the keys (KEYS split by space, then UNIQ_KEY
    * unless KEYS has it) and the record each belongs to.
    */
-  readonly keyHashes: number[];
-  readonly keyRecords: number[];
+  readonly keyHashes: Int32Array;
+  readonly keyRecords: Int32Array;
   /** Where STORETIMESTAMP sits in each record (it follows the born host, 4 or 16 bytes). */
   readonly storeTimestampAt: number;
   /** Some record has a DELAY level above 0 (the broker refuses such a batch). */
@@ -91,6 +91,9 @@ const SLOTS = 6;
 /** Per-record scan results, reused by every call (the broker encodes one batch at a time). */
 let scratch = new Int32Array(SLOTS * 256);
 let tagsScratch = new Int32Array(256);
+/** Key hashes (never negative: `indexHash`) and the record each belongs to. */
+let keyHashScratch = new Int32Array(256);
+let keyRecordScratch = new Int32Array(256);
 /** Byte ranges of the current record's KEYS words (UNIQ_KEY is compared with them). */
 let wordRanges = new Int32Array(32);
 /** Scanners by their batch-level names (the CLUSTER name, a 5.x client's UNIQ_KEY...). */
@@ -210,8 +213,14 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   let total = 0;
   let delayed = false;
   let maxBodyLength = 0;
-  const keyHashes: number[] = [];
-  const keyRecords: number[] = [];
+  let keys = 0;
+  const addKey = (hash: number, record: number): void => {
+    keyHashScratch = grow(keyHashScratch, keys + 1);
+    keyRecordScratch = grow(keyRecordScratch, keys + 1);
+    keyHashScratch[keys] = hash;
+    keyRecordScratch[keys] = record;
+    keys++;
+  };
   const l = new BatchRecordLayout();
   let at = 0;
   while (at < body.length) {
@@ -234,8 +243,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
         let e = w;
         while (e < end && body[e] !== KEY_SEPARATOR_BYTE) e++;
         if (e > w) {
-          keyHashes.push(keyHashAfterBytes(keyPrefix, bodyView, w, e));
-          keyRecords.push(count);
+          addKey(keyHashAfterBytes(keyPrefix, bodyView, w, e), count);
           wordRanges = grow(wordRanges, 2 * words + 2);
           wordRanges[2 * words] = w;
           wordRanges[2 * words + 1] = e;
@@ -251,8 +259,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
       for (let k = 0; k < words && !seen; k++)
         seen = sameText(body, bodyView, wordRanges[2 * k]!, wordRanges[2 * k + 1]!, uniqAt, uniqEnd);
       if (!seen) {
-        keyHashes.push(keyHashAfterBytes(keyPrefix, bodyView, uniqAt, uniqEnd));
-        keyRecords.push(count);
+        addKey(keyHashAfterBytes(keyPrefix, bodyView, uniqAt, uniqEnd), count);
       }
     }
     const tail = tailOf();
@@ -365,8 +372,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     count,
     starts,
     tagsCodes: tagsScratch.slice(0, count),
-    keyHashes,
-    keyRecords,
+    keyHashes: keyHashScratch.slice(0, keys),
+    keyRecords: keyRecordScratch.slice(0, keys),
     storeTimestampAt,
     delayed,
     maxBodyLength,

@@ -111,7 +111,7 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
     assert.equal(e.starts[e.count], e.records.length);
     assert.deepEqual([...e.tagsCodes], [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0]);
     assert.deepEqual(
-      e.keyHashes.map((h, i) => [h, e.keyRecords[i]]),
+      Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
       [
         ['k1', 0],
         ['k2', 0],
@@ -171,7 +171,7 @@ test('key-index keys and tags codes read from property bytes follow the decoded 
   body[body.indexOf('#')] = 0xc3;
   const e = encoded(encodeBatchRecords(batchInput([], { body })));
   assert.deepEqual(
-    e.keyHashes.map((h, i) => [h, e.keyRecords[i]]),
+    Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
     (
       [
         ['k1', 0],
