@@ -42,9 +42,11 @@ export class PropertyScanner {
 
   /**
    * Looks up every name in the bytes `view[from, to)`; the last occurrence of a name wins.
-   * Separators are looked for four bytes at a time: `(w - 0x03030303) & ~w & 0x80808080` is
-   * non-zero exactly when some byte of `w` is below 3 (U+0000, U+0001 or U+0002), and a
-   * property's bytes are nearly all above that, so most words are passed over whole.
+   * Separators are looked for four bytes at a time, read little-endian: in
+   * `(w - 0x03030303) & ~w & 0x80808080` the lowest set flag marks exactly the first byte
+   * below 3 (U+0000, U+0001 or U+0002), since a borrow only leaves a byte that is below 3, and
+   * a property's bytes are nearly all above that: most words are passed over whole and each
+   * separator costs one more word, never a byte-by-byte walk.
    */
   scan(view: DataView, from: number, to: number): void {
     const starts = this.valueStart;
@@ -54,23 +56,36 @@ export class PropertyScanner {
     for (let i = 0; i < count; i++) starts[i] = -1;
     let start = from;
     while (start < to) {
-      let end = start;
       let sep = -1;
+      let end = to;
+      let at = start;
       for (;;) {
-        while (end + 4 <= to) {
-          const w = view.getInt32(end);
-          if (((w - 0x03030303) & ~w & 0x80808080) !== 0) break;
-          end += 4;
+        let found = -1;
+        while (at + 4 <= to) {
+          const w = view.getInt32(at, true);
+          const flags = (w - 0x03030303) & ~w & 0x80808080;
+          if (flags !== 0) {
+            found = at + ((31 - Math.clz32(flags & -flags)) >> 3);
+            break;
+          }
+          at += 4;
         }
-        // The word holding a byte below 3 (or the last bytes), one byte at a time.
-        const stop = end + 4 < to ? end + 4 : to;
-        for (; end < stop; end++) {
-          const c = view.getUint8(end);
-          if (c > PROPERTY_BYTE) continue;
-          if (c === PROPERTY_BYTE) break;
-          if (c === NAME_VALUE_BYTE && sep < 0) sep = end;
+        if (found < 0) {
+          for (; at < to; at++) {
+            if (view.getUint8(at) <= PROPERTY_BYTE) {
+              found = at;
+              break;
+            }
+          }
+          if (found < 0) break;
         }
-        if (end < stop || end >= to) break;
+        const c = view.getUint8(found);
+        if (c === PROPERTY_BYTE) {
+          end = found;
+          break;
+        }
+        if (c === NAME_VALUE_BYTE && sep < 0) sep = found;
+        at = found + 1;
       }
       if (sep > start && sep < end - 1) {
         const len = sep - start;

@@ -93,10 +93,16 @@ test('seeded random properties: the scanner agrees with lookUpProperties on the 
     [0xc3],
     [0xe2, 0x82],
     [0xf0, 0x9f, 0x98, 0x80],
+    // Around the word scan's "below 3" test: U+0000, the first byte above it, lone 0x80-0x82.
+    [0x00],
+    [0x03],
+    [0x80],
+    [0x81, 0x82],
+    [...Buffer.from('VALUE_LONGER_THAN_A_WORD')],
   ];
   for (let i = 0; i < 5000; i++) {
     const bytes: number[] = [];
-    for (let n = Math.floor(next() * 14); n > 0; n--)
+    for (let n = Math.floor(next() * 20); n > 0; n--)
       bytes.push(...pieces[Math.floor(next() * pieces.length)]!);
     const buf = Buffer.from(bytes);
     assert.deepEqual(scanned(buf, NAMES), lookedUp(buf.toString('utf8'), NAMES), buf.toString('hex'));
