@@ -327,7 +327,17 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
 
   const magic = v2 ? MESSAGE_MAGIC_CODE_V2 : MESSAGE_MAGIC_CODE;
   const queueId = b.queueId | 0;
-  const starts = new Int32Array(count + 1);
+  // The batch's four int arrays share one allocation: a typed array over 64 bytes has its
+  // store outside the heap (a malloc, and a free after the GC finds it unreachable) and there
+  // were four of them per batch.
+  const ints = new Int32Array(2 * count + 1 + 2 * keys);
+  const starts = ints.subarray(0, count + 1);
+  const tagsCodes = ints.subarray(count + 1, 2 * count + 1);
+  tagsCodes.set(tagsScratch.subarray(0, count));
+  const keyHashes = ints.subarray(2 * count + 1, 2 * count + 1 + keys);
+  keyHashes.set(keyHashScratch.subarray(0, keys));
+  const keyRecords = ints.subarray(2 * count + 1 + keys);
+  keyRecords.set(keyRecordScratch.subarray(0, keys));
   // DataView stores compile to plain moves; Buffer's write methods check their arguments each call.
   const view = new DataView(work.buffer, work.byteOffset, total);
   let w = 0;
@@ -371,9 +381,9 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     records: work.subarray(0, total),
     count,
     starts,
-    tagsCodes: tagsScratch.slice(0, count),
-    keyHashes: keyHashScratch.slice(0, keys),
-    keyRecords: keyRecordScratch.slice(0, keys),
+    tagsCodes,
+    keyHashes,
+    keyRecords,
     storeTimestampAt,
     delayed,
     maxBodyLength,
