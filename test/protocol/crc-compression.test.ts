@@ -58,12 +58,24 @@ describe('crc32', () => {
     for (const start of [0, 1, 2, 3, 5]) {
       for (let len = 0; len <= 64; len++) {
         const bytes = data.subarray(start, start + len);
-        assert.equal(crc32OfView(view, start, start + len), referenceCrc32(bytes), `len ${len} start ${start}`);
+        assert.equal(
+          crc32OfView(view, start, start + len),
+          referenceCrc32(bytes),
+          `len ${len} start ${start}`,
+        );
       }
       for (const len of [127, 128, 319, 320, 1024]) {
         const bytes = data.subarray(start, start + len);
-        assert.equal(crc32OfView(view, start, start + len), referenceCrc32(bytes), `len ${len} start ${start}`);
-        assert.equal(bodyCrcOfView(view, start, start + len), bodyCrc(bytes), `body len ${len} start ${start}`);
+        assert.equal(
+          crc32OfView(view, start, start + len),
+          referenceCrc32(bytes),
+          `len ${len} start ${start}`,
+        );
+        assert.equal(
+          bodyCrcOfView(view, start, start + len),
+          bodyCrc(bytes),
+          `body len ${len} start ${start}`,
+        );
       }
     }
   });

@@ -235,7 +235,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
       if (Number.parseInt(delay, 10) > 0) delayed = true;
     }
     tagsScratch = grow(tagsScratch, count + 1);
-    tagsScratch[count] = valueStart[TAGS]! < 0 ? 0 : tagsCode(body, bodyView, valueStart[TAGS]!, valueEnd[TAGS]!);
+    tagsScratch[count] =
+      valueStart[TAGS]! < 0 ? 0 : tagsCode(body, bodyView, valueStart[TAGS]!, valueEnd[TAGS]!);
     let words = 0;
     if (valueStart[KEYS]! >= 0) {
       const end = valueEnd[KEYS]!;

@@ -139,7 +139,9 @@ export class CommitLog {
   async write(append: LogAppend): Promise<void> {
     for (const w of append.finish()) {
       if (w.bytes > 0) {
-        await failAppendIfDiskFull(this.options.dataDir, w.parts, w.bytes, (p) => this.file.write(w.offset, p));
+        await failAppendIfDiskFull(this.options.dataDir, w.parts, w.bytes, (p) =>
+          this.file.write(w.offset, p),
+        );
         await this.file.writeParts(w.offset, w.parts, w.bytes);
       }
       if (w.blank) await this.file.fillSegment(w.offset);

@@ -7,7 +7,12 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lookUpProperties } from '../../../src/protocol/message/properties.js';
 import { javaStringHashCode } from '../../../src/protocol/java-string-hash.js';
-import { continueAsciiHash, PropertyScanner, utf8Text, viewOf } from '../../../src/server/store/property-scan.js';
+import {
+  continueAsciiHash,
+  PropertyScanner,
+  utf8Text,
+  viewOf,
+} from '../../../src/server/store/property-scan.js';
 
 const NAMES = ['KEY', 'KEYS', 'KEYS2', 'UNIQ_KEY', 'ключ', '\ufffd', 'K\ud800'];
 
@@ -127,7 +132,11 @@ test('the four-bytes-a-step hash equals Java hashCode at every length and offset
   const view = viewOf(bytes);
   for (let from = 0; from < 6; from++) {
     for (let to = from; to <= bytes.length; to++) {
-      assert.equal(continueAsciiHash(0, view, from, to), javaStringHashCode(text.slice(from, to)), `${from}..${to}`);
+      assert.equal(
+        continueAsciiHash(0, view, from, to),
+        javaStringHashCode(text.slice(from, to)),
+        `${from}..${to}`,
+      );
       assert.equal(
         continueAsciiHash(javaStringHashCode('Topic#'), view, from, to),
         javaStringHashCode('Topic#' + text.slice(from, to)),
@@ -141,4 +150,3 @@ test('the four-bytes-a-step hash equals Java hashCode at every length and offset
     assert.equal(continueAsciiHash(7, viewOf(b), 0, b.length), undefined, `non-ASCII at ${at}`);
   }
 });
-
