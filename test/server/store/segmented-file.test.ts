@@ -56,3 +56,17 @@ test('writeParts lays parts back to back: gathered within a segment, joined when
     await tmp.remove();
   }
 });
+
+test('writeParts with more parts than one pwritev takes (IOV_MAX is 1024 on Linux) writes them all, in order', async () => {
+  const tmp = await tempDir();
+  try {
+    const parts = Array.from({ length: 3000 }, (_, i) => Buffer.from([i & 0xff, (i >> 8) & 0xff, 0x5a]));
+    const file = await SegmentedFile.open(tmp.dir, 1 << 20);
+    await file.writeParts(0, parts, 9000);
+    assert.equal(file.endOffset, 9000);
+    assert.deepEqual(await file.read(0, 9000), Buffer.concat(parts));
+    await file.close();
+  } finally {
+    await tmp.remove();
+  }
+});
