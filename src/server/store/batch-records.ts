@@ -139,6 +139,26 @@ function ipBytes(h: SocketAddress): Uint8Array {
   return bytes;
 }
 
+/** What every batch of a topic shares: its UTF-8 bytes and `topicKeyPrefix`. */
+interface TopicInfo {
+  readonly bytes: Buffer;
+  readonly keyPrefix: number;
+}
+const topics = new Map<string, TopicInfo>();
+
+function topicOf(topic: string): TopicInfo {
+  let info = topics.get(topic);
+  if (info === undefined) {
+    // Bounded like the scanners; a buffer of its own, as a pooled one would keep its pool alive.
+    if (topics.size >= 1024) topics.clear();
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(topic, 'utf8'));
+    bytes.write(topic, 0, 'utf8');
+    info = { bytes, keyPrefix: topicKeyPrefix(topic) };
+    topics.set(topic, info);
+  }
+  return info;
+}
+
 /** The texts of `b[a0, a1)` and `b[c0, c1)` are equal (equal bytes are; else decoded, as broken sequences may still decode alike). */
 function sameText(b: Buffer, v: DataView, a0: number, a1: number, c0: number, c1: number): boolean {
   if (a1 - a0 === c1 - c0 && b.compare(b, a0, a1, c0, c1) === 0) return true;
@@ -156,7 +176,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     ? b.body
     : Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength);
   const bodyView = viewOf(body);
-  const topic = Buffer.from(b.topic, 'utf8');
+  const { bytes: topic, keyPrefix } = topicOf(b.topic);
   const v2 = topic.length > V1_MAX_TOPIC_BYTES;
   if (topic.length > 32767)
     return failed('MESSAGE_ILLEGAL', new RangeError(`topic of ${topic.length} bytes too long`));
@@ -198,7 +218,6 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     }
     return index;
   };
-  const keyPrefix = topicKeyPrefix(b.topic);
 
   // Pass 1: check each inner record, scan its properties, size its stored record.
   const storedFixed =
