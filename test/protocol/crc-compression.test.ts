@@ -7,7 +7,7 @@ import {
   decompressBody,
   ZLIB_COMPRESSED_SYSFLAG,
 } from '../../src/protocol/message/compression.js';
-import { bodyCrc, crc32, tableCrc32 } from '../../src/protocol/message/crc32.js';
+import { bodyCrc, bodyCrcOfView, crc32, crc32OfView, tableCrc32 } from '../../src/protocol/message/crc32.js';
 import {
   MessageSysFlag,
   compressionTypeOf,
@@ -47,6 +47,37 @@ describe('crc32', () => {
     const a = Buffer.from('hello ');
     const b = Buffer.from('world, longer than eight bytes');
     assert.equal(crc32(b, crc32(a)), crc32(Buffer.concat([a, b])));
+  });
+
+  it('read through a DataView of a larger buffer: the reference at every length up to 64, odd offsets and the native lengths', () => {
+    const data = Buffer.alloc(5000);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 89 + 5) & 0xff;
+    // A view that starts inside its ArrayBuffer, as a request body does.
+    const outer = Buffer.concat([Buffer.alloc(13), data]).subarray(13);
+    const view = new DataView(outer.buffer, outer.byteOffset, outer.byteLength);
+    for (const start of [0, 1, 2, 3, 5]) {
+      for (let len = 0; len <= 64; len++) {
+        const bytes = data.subarray(start, start + len);
+        assert.equal(
+          crc32OfView(view, start, start + len),
+          referenceCrc32(bytes),
+          `len ${len} start ${start}`,
+        );
+      }
+      for (const len of [127, 128, 319, 320, 1024]) {
+        const bytes = data.subarray(start, start + len);
+        assert.equal(
+          crc32OfView(view, start, start + len),
+          referenceCrc32(bytes),
+          `len ${len} start ${start}`,
+        );
+        assert.equal(
+          bodyCrcOfView(view, start, start + len),
+          bodyCrc(bytes),
+          `body len ${len} start ${start}`,
+        );
+      }
+    }
   });
 
   it('long inputs (the native path where Node has zlib.crc32) agree with the table loop and the reference, continued or not', () => {

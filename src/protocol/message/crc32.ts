@@ -70,12 +70,42 @@ export function tableCrc32(bytes: Uint8Array, previous = 0, from = 0, to = bytes
   return ~crc >>> 0;
 }
 
+/**
+ * `crc32` of the bytes `view[from, to)`, read a 32-bit word at a time through the caller's
+ * DataView: about a third faster than `tableCrc32`'s byte loads on a 128-byte body (one view
+ * per buffer, made by the caller: a view per call would cost more than it saves).
+ */
+export function crc32OfView(view: DataView, from: number, to: number): number {
+  if (to - from >= NATIVE_MIN_BYTES && nativeCrc32 !== undefined)
+    return nativeCrc32(new Uint8Array(view.buffer, view.byteOffset + from, to - from), 0);
+  const t = TABLES;
+  let crc = -1;
+  let i = from;
+  const end8 = to - ((to - from) & 7);
+  while (i < end8) {
+    const a = view.getInt32(i, true) ^ crc;
+    const b = view.getInt32(i + 4, true);
+    crc =
+      t[1792 + (a & 0xff)]! ^
+      t[1536 + ((a >>> 8) & 0xff)]! ^
+      t[1280 + ((a >>> 16) & 0xff)]! ^
+      t[1024 + (a >>> 24)]! ^
+      t[768 + (b & 0xff)]! ^
+      t[512 + ((b >>> 8) & 0xff)]! ^
+      t[256 + ((b >>> 16) & 0xff)]! ^
+      t[b >>> 24]!;
+    i += 8;
+  }
+  while (i < to) crc = t[(crc ^ view.getUint8(i++)) & 0xff]! ^ (crc >>> 8);
+  return ~crc >>> 0;
+}
+
 /** What the store and the stored format carry: `CRC32(body) & 0x7FFFFFFF` (Java `UtilAll.crc32`). */
 export function bodyCrc(bytes: Uint8Array): number {
   return crcOf(bytes, 0, 0, bytes.length) & 0x7fffffff;
 }
 
-/** `bodyCrc` of the body at `bytes[from, to)`. */
-export function bodyCrcAt(bytes: Uint8Array, from: number, to: number): number {
-  return crcOf(bytes, 0, from, to) & 0x7fffffff;
+/** `bodyCrc` of the body at `view[from, to)` (`crc32OfView`). */
+export function bodyCrcOfView(view: DataView, from: number, to: number): number {
+  return crc32OfView(view, from, to) & 0x7fffffff;
 }

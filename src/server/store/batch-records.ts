@@ -8,7 +8,7 @@
  * hashes, tags codes, record sizes) is read from the property bytes on the way (property-scan.ts).
  */
 import { BatchRecordLayout, scanBatchRecord } from '../../protocol/message/batch.js';
-import { bodyCrcAt } from '../../protocol/message/crc32.js';
+import { bodyCrcOfView } from '../../protocol/message/crc32.js';
 import { setInt64, writeInt64 } from '../../protocol/message/int64.js';
 import { parseIp } from '../../protocol/message/inet.js';
 import { encodeProperties, PROPERTY_SEPARATOR, PropertyKey } from '../../protocol/message/properties.js';
@@ -25,7 +25,7 @@ import { javaStringHashCode } from '../../protocol/java-string-hash.js';
 import type { PutResult } from './types.js';
 import { failed } from './prepare.js';
 import { keyHashAfterBytes, topicKeyPrefix } from './key-index.js';
-import { continueAsciiHash, PropertyScanner, utf8Text } from './property-scan.js';
+import { continueAsciiHash, PropertyScanner, utf8Text, viewOf } from './property-scan.js';
 import { acquireRecordsBuffer } from './records-pool.js';
 
 /** What the broker stores a batch as: the fields shared by every record, and the raw body. */
@@ -65,8 +65,8 @@ export interface EncodedBatch {
    * Key-index hashes (`keyHash(topic, key)`) of the keys (KEYS split by space, then UNIQ_KEY
    * unless KEYS has it) and the record each belongs to.
    */
-  readonly keyHashes: number[];
-  readonly keyRecords: number[];
+  readonly keyHashes: Int32Array;
+  readonly keyRecords: Int32Array;
   /** Where STORETIMESTAMP sits in each record (it follows the born host, 4 or 16 bytes). */
   readonly storeTimestampAt: number;
   /** Some record has a DELAY level above 0 (the broker refuses such a batch). */
@@ -88,9 +88,14 @@ const MASK_BITS = 30;
 /** Per record in `scratch`: flag, body start, body length, properties start, properties length, tail. */
 const SLOTS = 6;
 
+/** Int32 elements V8 keeps inside the heap (`typed_array_max_size_in_heap`, 64 bytes). */
+const ON_HEAP_INTS = 16;
 /** Per-record scan results, reused by every call (the broker encodes one batch at a time). */
 let scratch = new Int32Array(SLOTS * 256);
 let tagsScratch = new Int32Array(256);
+/** Key hashes (never negative: `indexHash`) and the record each belongs to. */
+let keyHashScratch = new Int32Array(256);
+let keyRecordScratch = new Int32Array(256);
 /** Byte ranges of the current record's KEYS words (UNIQ_KEY is compared with them). */
 let wordRanges = new Int32Array(32);
 /** Scanners by their batch-level names (the CLUSTER name, a 5.x client's UNIQ_KEY...). */
@@ -116,14 +121,48 @@ function grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer>
   return next;
 }
 
+/**
+ * Parsed IPs by their text: every batch of a connection carries the same born host and every
+ * batch of a broker the same store host, and parsing the text each time cost more than the
+ * lookup. Read only: the bytes are shared. A handful of addresses is normal; a stream of odd
+ * ones must not grow the map without end.
+ */
+const parsedIps = new Map<string, Uint8Array>();
+
 function ipBytes(h: SocketAddress): Uint8Array {
-  return parseIp(h.address);
+  let bytes = parsedIps.get(h.address);
+  if (bytes === undefined) {
+    if (parsedIps.size >= 256) parsedIps.clear();
+    bytes = parseIp(h.address);
+    parsedIps.set(h.address, bytes);
+  }
+  return bytes;
+}
+
+/** What every batch of a topic shares: its UTF-8 bytes and `topicKeyPrefix`. */
+interface TopicInfo {
+  readonly bytes: Buffer;
+  readonly keyPrefix: number;
+}
+const topics = new Map<string, TopicInfo>();
+
+function topicOf(topic: string): TopicInfo {
+  let info = topics.get(topic);
+  if (info === undefined) {
+    // Bounded like the scanners; a buffer of its own, as a pooled one would keep its pool alive.
+    if (topics.size >= 1024) topics.clear();
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(topic, 'utf8'));
+    bytes.write(topic, 0, 'utf8');
+    info = { bytes, keyPrefix: topicKeyPrefix(topic) };
+    topics.set(topic, info);
+  }
+  return info;
 }
 
 /** The texts of `b[a0, a1)` and `b[c0, c1)` are equal (equal bytes are; else decoded, as broken sequences may still decode alike). */
-function sameText(b: Buffer, a0: number, a1: number, c0: number, c1: number): boolean {
+function sameText(b: Buffer, v: DataView, a0: number, a1: number, c0: number, c1: number): boolean {
   if (a1 - a0 === c1 - c0 && b.compare(b, a0, a1, c0, c1) === 0) return true;
-  if (continueAsciiHash(0, b, a0, a1) !== undefined && continueAsciiHash(0, b, c0, c1) !== undefined)
+  if (continueAsciiHash(0, v, a0, a1) !== undefined && continueAsciiHash(0, v, c0, c1) !== undefined)
     return false;
   return b.toString('utf8', a0, a1) === b.toString('utf8', c0, c1);
 }
@@ -136,7 +175,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   const body = Buffer.isBuffer(b.body)
     ? b.body
     : Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength);
-  const topic = Buffer.from(b.topic, 'utf8');
+  const bodyView = viewOf(body);
+  const { bytes: topic, keyPrefix } = topicOf(b.topic);
   const v2 = topic.length > V1_MAX_TOPIC_BYTES;
   if (topic.length > 32767)
     return failed('MESSAGE_ILLEGAL', new RangeError(`topic of ${topic.length} bytes too long`));
@@ -152,11 +192,15 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   /** Properties appended to a record, by which batch keys it has itself (bit i = batchKeys[i]). */
   const tailIndex = new Map<number, number>();
   const tails: Buffer[] = [];
+  // The records of a batch nearly always share one tail: the last answer is checked first.
+  let lastMask = -1;
+  let lastIndex = 0;
   const tailOf = (): number => {
     let mask = 0;
     for (let i = 0; i < batchKeys.length; i++) if (valueStart[LOOKED_UP.length + i]! >= 0) mask |= 1 << i;
     // A mask cannot tell more keys apart than it has bits: such (odd) batches are not cached.
     const cacheable = batchKeys.length <= MASK_BITS;
+    if (cacheable && mask === lastMask) return lastIndex;
     let index = cacheable ? tailIndex.get(mask) : undefined;
     if (index === undefined) {
       const extra: Record<string, string> = {};
@@ -168,9 +212,12 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
       tails.push(Buffer.from(encodeProperties(extra), 'utf8'));
       if (cacheable) tailIndex.set(mask, index);
     }
+    if (cacheable) {
+      lastMask = mask;
+      lastIndex = index;
+    }
     return index;
   };
-  const keyPrefix = topicKeyPrefix(b.topic);
 
   // Pass 1: check each inner record, scan its properties, size its stored record.
   const storedFixed =
@@ -190,8 +237,14 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   let total = 0;
   let delayed = false;
   let maxBodyLength = 0;
-  const keyHashes: number[] = [];
-  const keyRecords: number[] = [];
+  let keys = 0;
+  const addKey = (hash: number, record: number): void => {
+    keyHashScratch = grow(keyHashScratch, keys + 1);
+    keyRecordScratch = grow(keyRecordScratch, keys + 1);
+    keyHashScratch[keys] = hash;
+    keyRecordScratch[keys] = record;
+    keys++;
+  };
   const l = new BatchRecordLayout();
   let at = 0;
   while (at < body.length) {
@@ -200,13 +253,14 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     if (bodyLen > maxBodyLength) maxBodyLength = bodyLen;
     const propsAt = l.propertiesAt;
     const propsLen = l.propertiesLen;
-    scanner.scan(body, propsAt, propsAt + propsLen);
+    scanner.scan(bodyView, propsAt, propsAt + propsLen);
     if (valueStart[DELAY]! >= 0) {
-      const delay = utf8Text(body, valueStart[DELAY]!, valueEnd[DELAY]!);
+      const delay = utf8Text(bodyView, valueStart[DELAY]!, valueEnd[DELAY]!);
       if (Number.parseInt(delay, 10) > 0) delayed = true;
     }
     tagsScratch = grow(tagsScratch, count + 1);
-    tagsScratch[count] = valueStart[TAGS]! < 0 ? 0 : tagsCode(body, valueStart[TAGS]!, valueEnd[TAGS]!);
+    tagsScratch[count] =
+      valueStart[TAGS]! < 0 ? 0 : tagsCode(body, bodyView, valueStart[TAGS]!, valueEnd[TAGS]!);
     let words = 0;
     if (valueStart[KEYS]! >= 0) {
       const end = valueEnd[KEYS]!;
@@ -214,8 +268,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
         let e = w;
         while (e < end && body[e] !== KEY_SEPARATOR_BYTE) e++;
         if (e > w) {
-          keyHashes.push(keyHashAfterBytes(keyPrefix, body, w, e));
-          keyRecords.push(count);
+          addKey(keyHashAfterBytes(keyPrefix, bodyView, w, e), count);
           wordRanges = grow(wordRanges, 2 * words + 2);
           wordRanges[2 * words] = w;
           wordRanges[2 * words + 1] = e;
@@ -229,10 +282,9 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
       const uniqEnd = valueEnd[UNIQ]!;
       let seen = false;
       for (let k = 0; k < words && !seen; k++)
-        seen = sameText(body, wordRanges[2 * k]!, wordRanges[2 * k + 1]!, uniqAt, uniqEnd);
+        seen = sameText(body, bodyView, wordRanges[2 * k]!, wordRanges[2 * k + 1]!, uniqAt, uniqEnd);
       if (!seen) {
-        keyHashes.push(keyHashAfterBytes(keyPrefix, body, uniqAt, uniqEnd));
-        keyRecords.push(count);
+        addKey(keyHashAfterBytes(keyPrefix, bodyView, uniqAt, uniqEnd), count);
       }
     }
     const tail = tailOf();
@@ -300,7 +352,29 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
 
   const magic = v2 ? MESSAGE_MAGIC_CODE_V2 : MESSAGE_MAGIC_CODE;
   const queueId = b.queueId | 0;
-  const starts = new Int32Array(count + 1);
+  // The batch's four int arrays. A typed array over 64 bytes has its store outside the heap (a
+  // malloc, and a free after the GC finds it unreachable): past that size they share one
+  // allocation, viewed four times (half the cost of four at 85 records); small ones stay
+  // apart, as the views would cost more than they save.
+  let starts: Int32Array;
+  let tagsCodes: Int32Array;
+  let keyHashes: Int32Array;
+  let keyRecords: Int32Array;
+  if (count < ON_HEAP_INTS && keys <= ON_HEAP_INTS) {
+    starts = new Int32Array(count + 1);
+    tagsCodes = tagsScratch.slice(0, count);
+    keyHashes = keyHashScratch.slice(0, keys);
+    keyRecords = keyRecordScratch.slice(0, keys);
+  } else {
+    const ints = new Int32Array(2 * count + 1 + 2 * keys);
+    starts = ints.subarray(0, count + 1);
+    tagsCodes = ints.subarray(count + 1, 2 * count + 1);
+    tagsCodes.set(tagsScratch.subarray(0, count));
+    keyHashes = ints.subarray(2 * count + 1, 2 * count + 1 + keys);
+    keyHashes.set(keyHashScratch.subarray(0, keys));
+    keyRecords = ints.subarray(2 * count + 1 + keys);
+    keyRecords.set(keyRecordScratch.subarray(0, keys));
+  }
   // DataView stores compile to plain moves; Buffer's write methods check their arguments each call.
   const view = new DataView(work.buffer, work.byteOffset, total);
   let w = 0;
@@ -319,7 +393,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     starts[i] = w;
     view.setInt32(w, size);
     view.setInt32(w + 4, magic);
-    view.setInt32(w + StoredField.BODYCRC, bodyCrcAt(body, bodyAt, bodyAt + bodyLen));
+    view.setInt32(w + StoredField.BODYCRC, bodyCrcOfView(bodyView, bodyAt, bodyAt + bodyLen));
     view.setInt32(w + StoredField.QUEUEID, queueId);
     view.setInt32(w + StoredField.FLAG, scratch[r]!);
     work.copyWithin(w + StoredField.QUEUEOFFSET, templateAt, templateAt + templateLength);
@@ -344,7 +418,7 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
     records: work.subarray(0, total),
     count,
     starts,
-    tagsCodes: tagsScratch.slice(0, count),
+    tagsCodes,
     keyHashes,
     keyRecords,
     storeTimestampAt,
@@ -354,8 +428,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
 }
 
 /** Java `String.hashCode` of the TAGS value at `body[from, to)`, decoded only when not ASCII. */
-function tagsCode(body: Buffer, from: number, to: number): number {
-  return continueAsciiHash(0, body, from, to) ?? javaStringHashCode(body.toString('utf8', from, to));
+function tagsCode(body: Buffer, view: DataView, from: number, to: number): number {
+  return continueAsciiHash(0, view, from, to) ?? javaStringHashCode(body.toString('utf8', from, to));
 }
 
 /** Gives the records of `e`, placed at `physicalOffset` with queue offsets from `queueOffset`, their offsets and store time. */
@@ -366,10 +440,15 @@ export function patchBatchRecords(
   storeTimestamp: number,
 ): void {
   const view = new DataView(e.records.buffer, e.records.byteOffset, e.records.length);
+  // Every record gets the same store time: its two words are split once.
+  const timeHi = Math.floor(storeTimestamp / 0x1_0000_0000);
+  const timeLo = storeTimestamp - timeHi * 0x1_0000_0000;
+  const timeAt = e.storeTimestampAt;
   for (let i = 0; i < e.count; i++) {
     const s = e.starts[i] as number;
     setInt64(view, s + StoredField.QUEUEOFFSET, queueOffset + i);
     setInt64(view, s + StoredField.PHYSICALOFFSET, physicalOffset + s);
-    setInt64(view, s + e.storeTimestampAt, storeTimestamp);
+    view.setInt32(s + timeAt, timeHi);
+    view.setUint32(s + timeAt + 4, timeLo);
   }
 }

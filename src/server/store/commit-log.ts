@@ -135,13 +135,14 @@ export class CommitLog {
     return new LogAppend(this.writePos, this.options.segmentSize);
   }
 
-  /** Writes what `append` laid out (one positional write per segment). */
+  /** Writes what `append` laid out (one positional write per segment, its records gathered by `pwritev`). */
   async write(append: LogAppend): Promise<void> {
     for (const w of append.finish()) {
       if (w.bytes > 0) {
-        const data = w.parts.length === 1 ? w.parts[0]! : Buffer.concat(w.parts, w.bytes);
-        await failAppendIfDiskFull(this.options.dataDir, data, (p) => this.file.write(w.offset, p));
-        await this.file.write(w.offset, data);
+        await failAppendIfDiskFull(this.options.dataDir, w.parts, w.bytes, (p) =>
+          this.file.write(w.offset, p),
+        );
+        await this.file.writeParts(w.offset, w.parts, w.bytes);
       }
       if (w.blank) await this.file.fillSegment(w.offset);
     }

@@ -40,13 +40,77 @@ export function writeCqEntry(
  */
 export function encodeCqEntries(fields: readonly number[]): Buffer {
   const buf = Buffer.allocUnsafe((fields.length / 3) * CQ_ENTRY_SIZE);
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  for (let i = 0, at = 0; i < fields.length; i += 3, at += CQ_ENTRY_SIZE) {
+  writeCqFields(new DataView(buf.buffer, buf.byteOffset, buf.byteLength), 0, fields);
+  return buf;
+}
+
+/** Writes the entries of `fields` (as `encodeCqEntries`) at `at` of `view`; returns the end. */
+function writeCqFields(view: DataView, at: number, fields: readonly number[]): number {
+  for (let i = 0; i < fields.length; i += 3, at += CQ_ENTRY_SIZE) {
     setInt64(view, at, fields[i]!);
     view.setInt32(at + 8, fields[i + 1]!);
     setInt64(view, at + 12, fields[i + 2]!);
   }
-  return buf;
+  return at;
+}
+
+/** A stored batch's records as consume-queue entries: placed at `pos`, record i at `pos + starts[i]`. */
+interface BatchRun {
+  readonly pos: number;
+  readonly starts: Int32Array;
+  readonly tagsCodes: Int32Array;
+  readonly count: number;
+}
+
+/**
+ * The entries one append adds to a queue, in order, encoded into one buffer when written. A
+ * stored batch is kept as its record starts and tags codes (read once, at encoding) instead of
+ * three numbers pushed per record into a growing array.
+ */
+export class CqEntries {
+  /** Entries added. */
+  count = 0;
+  private readonly runs: Array<number[] | BatchRun> = [];
+
+  /** One message's entry. */
+  addOne(physicalOffset: number, size: number, tagsCode: number): void {
+    let last = this.runs[this.runs.length - 1];
+    if (!Array.isArray(last)) {
+      last = [];
+      this.runs.push(last);
+    }
+    last.push(physicalOffset, size, tagsCode);
+    this.count++;
+  }
+
+  /** The `count` records of a batch placed at `pos` (`starts` has `count + 1` entries). */
+  addBatch(pos: number, starts: Int32Array, tagsCodes: Int32Array, count: number): void {
+    this.runs.push({ pos, starts, tagsCodes, count });
+    this.count += count;
+  }
+
+  encode(): Buffer {
+    const buf = Buffer.allocUnsafe(this.count * CQ_ENTRY_SIZE);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let at = 0;
+    for (const run of this.runs) {
+      if (Array.isArray(run)) {
+        at = writeCqFields(view, at, run);
+        continue;
+      }
+      const { pos, starts, tagsCodes } = run;
+      for (let i = 0; i < run.count; i++, at += CQ_ENTRY_SIZE) {
+        const start = starts[i]!;
+        setInt64(view, at, pos + start);
+        view.setInt32(at + 8, starts[i + 1]! - start);
+        // An int32 tags code as int64: the high word is its sign.
+        const tags = tagsCodes[i]!;
+        view.setInt32(at + 12, tags >> 31);
+        view.setInt32(at + 16, tags);
+      }
+    }
+    return buf;
+  }
 }
 
 export function readCqEntry(buf: Buffer, at: number): CqEntry {

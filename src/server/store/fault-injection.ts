@@ -31,16 +31,18 @@ export function isDiskFull(dataDir: string): boolean {
 }
 
 /**
- * Called before a commit-log write of `data`: on a disk marked full, writes the first half with
- * `writePrefix` (a torn append) and throws {@link InjectedDiskFullError}; otherwise does nothing.
+ * Called before a commit-log write of `parts` (`bytes` in all): on a disk marked full, writes the
+ * first half with `writePrefix` (a torn append) and throws {@link InjectedDiskFullError};
+ * otherwise does nothing.
  */
 export async function failAppendIfDiskFull(
   dataDir: string,
-  data: Uint8Array,
+  parts: readonly Uint8Array[],
+  bytes: number,
   writePrefix: (prefix: Uint8Array) => Promise<void>,
 ): Promise<void> {
   if (!fullDirs.has(dataDir)) return;
-  const half = data.subarray(0, Math.floor(data.byteLength / 2));
+  const half = Buffer.concat(parts, bytes).subarray(0, Math.floor(bytes / 2));
   if (half.byteLength > 0) await writePrefix(half);
   throw new InjectedDiskFullError(dataDir);
 }

@@ -174,10 +174,10 @@ export function keyHashAfter(prefix: number, key: string): number {
   return indexHash(continueJavaStringHash(prefix, key));
 }
 
-/** `keyHashAfter` of the key whose UTF-8 is `bytes[from, to)`, decoding it only when not ASCII. */
-export function keyHashAfterBytes(prefix: number, bytes: Uint8Array, from: number, to: number): number {
-  const h = continueAsciiHash(prefix, bytes, from, to);
-  return h !== undefined ? indexHash(h) : keyHashAfter(prefix, utf8Text(bytes, from, to));
+/** `keyHashAfter` of the key whose UTF-8 is `view[from, to)`, decoding it only when not ASCII. */
+export function keyHashAfterBytes(prefix: number, view: DataView, from: number, to: number): number {
+  const h = continueAsciiHash(prefix, view, from, to);
+  return h !== undefined ? indexHash(h) : keyHashAfter(prefix, utf8Text(view, from, to));
 }
 
 /** Java `IndexFile#indexKeyHashMethod` of a String hashCode. */

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { CommitLog, type LogAppend } from './commit-log.js';
-import { ConsumeQueue, encodeCqEntries } from './consume-queue.js';
+import { ConsumeQueue, CqEntries } from './consume-queue.js';
 import { KeyIndex } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
@@ -60,9 +60,8 @@ function failPut(put: PendingPut, status: PutStatus, err: Error): void {
 interface QueuePlan {
   queue: ConsumeQueue;
   first: number;
-  count: number;
-  /** Per entry: physical offset, size, tags code (encoded into one buffer at write time). */
-  entries: number[];
+  /** The entries to add at `first` (encoded into one buffer at write time). */
+  entries: CqEntries;
 }
 
 /** The encoded batches' record buffers go back to the pool: written (or rolled back), never read again. */
@@ -478,7 +477,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     const planOf = (queue: ConsumeQueue): QueuePlan => {
       let plan = plans.get(queue);
       if (plan === undefined) {
-        plan = { queue, first: queue.maxOffset, count: 0, entries: [] };
+        plan = { queue, first: queue.maxOffset, entries: new CqEntries() };
         plans.set(queue, plan);
       }
       return plan;
@@ -493,14 +492,9 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
             this.queueOf(e.topic, e.queueId) ?? (await this.createQueue(e.topic, e.queueId)),
           );
           const pos = append.pos;
-          const queueOffset = plan.first + plan.count;
+          const queueOffset = plan.first + plan.entries.count;
           patchBatchRecords(e, pos, queueOffset, now);
-          const entries = plan.entries;
-          for (let i = 0; i < e.count; i++) {
-            const start = e.starts[i] as number;
-            entries.push(pos + start, (e.starts[i + 1] as number) - start, e.tagsCodes[i] as number);
-          }
-          plan.count += e.count;
+          plan.entries.addBatch(pos, e.starts, e.tagsCodes, e.count);
           append.add(e.records);
           results.push([
             {
@@ -520,13 +514,12 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
               (await this.createQueue(p.stored.topic, p.stored.queueId)),
           );
           const pos = append.pos;
-          const queueOffset = plan.first + plan.count;
+          const queueOffset = plan.first + plan.entries.count;
           p.stored.queueOffset = queueOffset;
           p.stored.physicalOffset = pos;
           p.stored.storeTimestamp = now;
           const record = encodeStoredMessage(p.stored);
-          plan.entries.push(pos, record.length, p.tagsCode);
-          plan.count++;
+          plan.entries.addOne(pos, record.length, p.tagsCode);
           append.add(record);
           out.push({
             status: 'PUT_OK',
@@ -542,7 +535,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       // The fsync of the log and the consume-queue writes overlap; both must succeed.
       const settled = await Promise.allSettled([
         this.options.flush === 'sync' ? this.log.syncWithTimeout() : Promise.resolve<PutStatus>('PUT_OK'),
-        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, encodeCqEntries(plan.entries))),
+        ...[...plans.values()].map((plan) => plan.queue.write(plan.first, plan.entries.encode())),
       ]);
       for (const r of settled) if (r.status === 'rejected') throw r.reason;
       const status = (settled[0] as PromiseFulfilledResult<PutStatus>).value;
@@ -564,7 +557,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
 
     this.log.confirm(append);
     this.lastStoreTimestamp = now;
-    for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.count;
+    for (const plan of plans.values()) plan.queue.maxOffset = plan.first + plan.entries.count;
     batch.forEach((put, i) => {
       const e = put.encoded;
       if (e === undefined) {

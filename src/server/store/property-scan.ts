@@ -40,29 +40,58 @@ export class PropertyScanner {
     this.nameLengths = Int32Array.from(this.asciiNames, (a) => (a === undefined ? -1 : a.length));
   }
 
-  /** Looks up every name in `bytes[from, to)`; the last occurrence of a name wins. */
-  scan(bytes: Uint8Array, from: number, to: number): void {
+  /**
+   * Looks up every name in the bytes `view[from, to)`; the last occurrence of a name wins.
+   * Separators are looked for four bytes at a time, read little-endian: in
+   * `(w - 0x03030303) & ~w & 0x80808080` the lowest set flag marks exactly the first byte
+   * below 3 (U+0000, U+0001 or U+0002), since a borrow only leaves a byte that is below 3, and
+   * a property's bytes are nearly all above that: most words are passed over whole and each
+   * separator costs one more word, never a byte-by-byte walk.
+   */
+  scan(view: DataView, from: number, to: number): void {
     const starts = this.valueStart;
     const ends = this.valueEnd;
     const count = starts.length;
     const lengths = this.nameLengths;
-    starts.fill(-1);
+    for (let i = 0; i < count; i++) starts[i] = -1;
     let start = from;
     while (start < to) {
-      let end = start;
       let sep = -1;
-      for (; end < to; end++) {
-        const c = bytes[end]!;
-        // One comparison for the bytes that are neither separator (nearly all of them).
-        if (c > PROPERTY_BYTE) continue;
-        if (c === PROPERTY_BYTE) break;
-        if (c === NAME_VALUE_BYTE && sep < 0) sep = end;
+      let end = to;
+      let at = start;
+      for (;;) {
+        let found = -1;
+        while (at + 4 <= to) {
+          const w = view.getInt32(at, true);
+          const flags = (w - 0x03030303) & ~w & 0x80808080;
+          if (flags !== 0) {
+            found = at + ((31 - Math.clz32(flags & -flags)) >> 3);
+            break;
+          }
+          at += 4;
+        }
+        if (found < 0) {
+          for (; at < to; at++) {
+            if (view.getUint8(at) <= PROPERTY_BYTE) {
+              found = at;
+              break;
+            }
+          }
+          if (found < 0) break;
+        }
+        const c = view.getUint8(found);
+        if (c === PROPERTY_BYTE) {
+          end = found;
+          break;
+        }
+        if (c === NAME_VALUE_BYTE && sep < 0) sep = found;
+        at = found + 1;
       }
       if (sep > start && sep < end - 1) {
         const len = sep - start;
         for (let i = 0; i < count; i++) {
           const nameLength = lengths[i]!;
-          if ((nameLength === len || nameLength < 0) && this.nameIs(i, bytes, start, sep)) {
+          if ((nameLength === len || nameLength < 0) && this.nameIs(i, view, start, sep)) {
             starts[i] = sep + 1;
             ends[i] = end;
           }
@@ -72,38 +101,48 @@ export class PropertyScanner {
     }
   }
 
-  private nameIs(i: number, bytes: Uint8Array, start: number, end: number): boolean {
+  private nameIs(i: number, view: DataView, start: number, end: number): boolean {
     const ascii = this.asciiNames[i];
-    if (ascii === undefined) {
-      return (
-        Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8') === this.names[i]
-      );
-    }
+    if (ascii === undefined) return utf8Text(view, start, end) === this.names[i];
     // The caller compared the lengths.
-    for (let k = 0; k < ascii.length; k++) if (bytes[start + k] !== ascii[k]) return false;
+    for (let k = 0; k < ascii.length; k++) if (view.getUint8(start + k) !== ascii[k]) return false;
     return true;
   }
 }
 
+/** A DataView of the memory of `bytes`: what the scanner and the hash read, made once per buffer. */
+export function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /**
- * Java `String.hashCode` continued from `h` over `bytes[from, to)` when those bytes are ASCII
- * (each byte is then one UTF-16 unit); undefined when some byte is not.
+ * Java `String.hashCode` continued from `h` over the bytes `view[from, to)` when those bytes are
+ * ASCII (each byte is then one UTF-16 unit); undefined when some byte is not. Four bytes per
+ * step: `h·31⁴ + b0·31³ + b1·31² + b2·31 + b3` is the same sum mod 2³² as four steps of
+ * `h·31 + b`, with one multiplication on the chain instead of four.
  */
-export function continueAsciiHash(
-  h: number,
-  bytes: Uint8Array,
-  from: number,
-  to: number,
-): number | undefined {
-  for (let i = from; i < to; i++) {
-    const c = bytes[i]!;
+export function continueAsciiHash(h: number, view: DataView, from: number, to: number): number | undefined {
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    const w = view.getInt32(i);
+    if ((w & 0x80808080) !== 0) return undefined;
+    h =
+      (Math.imul(h, 923521) +
+        Math.imul(w >>> 24, 29791) +
+        Math.imul((w >>> 16) & 0xff, 961) +
+        Math.imul((w >>> 8) & 0xff, 31) +
+        (w & 0xff)) |
+      0;
+  }
+  for (; i < to; i++) {
+    const c = view.getUint8(i);
     if (c >= 0x80) return undefined;
     h = (Math.imul(31, h) + c) | 0;
   }
   return h;
 }
 
-/** `bytes[from, to)` decoded as UTF-8. */
-export function utf8Text(bytes: Uint8Array, from: number, to: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
+/** The bytes `view[from, to)` decoded as UTF-8. */
+export function utf8Text(view: DataView, from: number, to: number): string {
+  return Buffer.from(view.buffer, view.byteOffset + from, to - from).toString('utf8');
 }

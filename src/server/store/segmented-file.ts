@@ -5,7 +5,7 @@
  * synchronous `pwrite`s: they land in the page cache (what Java's mmap'ed writes do too), and a
  * thread-pool round trip per append costs more CPU than the copy itself on the broker's hot path.
  */
-import { readSync, writeSync } from 'node:fs';
+import { readSync, writeSync, writevSync } from 'node:fs';
 import { open, readdir, stat, unlink, mkdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
@@ -140,28 +140,48 @@ export class SegmentedFile {
     let done = 0;
     while (done < data.byteLength) {
       const at = offset + done;
-      let seg = this.segmentAt(at);
-      if (seg === undefined) {
-        const expected = this.segments.length === 0 ? at - (at % this.segmentSize) : this.endSegmentStart();
-        if (expected !== at - (at % this.segmentSize)) {
-          throw new IllegalStateError(`write at ${at} leaves a gap after ${this.endOffset} in ${this.dir}`);
-        }
-        seg = await this.createSegment(expected);
-      }
+      const seg = this.segmentAt(at) ?? (await this.createSegmentFor(at));
       const inSeg = at - seg.start;
       const len = Math.min(data.byteLength - done, this.segmentSize - inSeg);
       this.hooks?.beforeWrite?.(seg.path, inSeg, len);
       const handle = seg.handle ?? (await this.handleOf(seg));
-      const bytesWritten = writeSync(handle.fd, data, done, len, inSeg);
-      if (bytesWritten !== len) {
-        throw new IllegalStateError(
-          `short write to ${seg.path}: ${bytesWritten} of ${len} bytes (disk full?)`,
-        );
-      }
-      if (inSeg + len > seg.size) seg.size = inSeg + len;
-      this.dirty.add(seg);
+      this.written(seg, inSeg, len, writeSync(handle.fd, data, done, len, inSeg));
       done += len;
     }
+  }
+
+  /**
+   * `write` of `parts` back to back (`bytes` in all). When they lie in one segment (an append of
+   * the commit log never crosses a segment's end) they go with one `pwritev`: joining them first
+   * would copy every byte once more, into a buffer the GC must then take back.
+   */
+  async writeParts(offset: number, parts: readonly Uint8Array[], bytes: number): Promise<void> {
+    if (parts.length === 1) return this.write(offset, parts[0]!);
+    const inSeg = offset % this.segmentSize;
+    if (parts.length === 0 || inSeg + bytes > this.segmentSize)
+      return this.write(offset, Buffer.concat(parts, bytes));
+    const seg = this.segmentAt(offset) ?? (await this.createSegmentFor(offset));
+    this.hooks?.beforeWrite?.(seg.path, inSeg, bytes);
+    const handle = seg.handle ?? (await this.handleOf(seg));
+    this.written(seg, inSeg, bytes, writevSync(handle.fd, parts as Uint8Array[], inSeg));
+  }
+
+  /** The segment that starts where `at` falls, created; throws when it would leave a gap. */
+  private async createSegmentFor(at: number): Promise<Segment> {
+    const expected = this.segments.length === 0 ? at - (at % this.segmentSize) : this.endSegmentStart();
+    if (expected !== at - (at % this.segmentSize)) {
+      throw new IllegalStateError(`write at ${at} leaves a gap after ${this.endOffset} in ${this.dir}`);
+    }
+    return this.createSegment(expected);
+  }
+
+  /** Accounts a write of `len` bytes at `inSeg` of `seg` that wrote `bytesWritten`; throws when short. */
+  private written(seg: Segment, inSeg: number, len: number, bytesWritten: number): void {
+    if (bytesWritten !== len) {
+      throw new IllegalStateError(`short write to ${seg.path}: ${bytesWritten} of ${len} bytes (disk full?)`);
+    }
+    if (inSeg + len > seg.size) seg.size = inSeg + len;
+    this.dirty.add(seg);
   }
 
   private endSegmentStart(): number {

@@ -111,7 +111,7 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
     assert.equal(e.starts[e.count], e.records.length);
     assert.deepEqual([...e.tagsCodes], [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0]);
     assert.deepEqual(
-      e.keyHashes.map((h, i) => [h, e.keyRecords[i]]),
+      Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
       [
         ['k1', 0],
         ['k2', 0],
@@ -125,6 +125,50 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
     assert.equal(e.delayed, false, 'DELAY 0 is no delay');
     assert.equal(e.maxBodyLength, Buffer.byteLength('中文 body'));
   }
+});
+
+test('a batch of 40 records (its int arrays share one allocation) gives the same records, tags codes and keys', () => {
+  const many = Array.from({ length: 8 }, () => ENTRIES).flat();
+  const input = batchInput(many);
+  const e = encoded(encodeBatchRecords(input));
+  assert.equal(e.count, 40);
+  patchBatchRecords(e, 1 << 20, 7, 1_700_000_000_999);
+  const expected = many.map((m, i) =>
+    encodeStoredMessage({
+      queueId: 2,
+      flag: m.flag,
+      queueOffset: 7 + i,
+      physicalOffset: (1 << 20) + e.starts[i]!,
+      sysFlag: 0,
+      bornTimestamp: input.bornTimestamp,
+      bornHost: BORN,
+      storeTimestamp: 1_700_000_000_999,
+      storeHost: STORE,
+      reconsumeTimes: 0,
+      preparedTransactionOffset: 0,
+      body: Buffer.from(m.body),
+      topic: 'BatchTopic',
+      properties: joined(m.properties, input.batchProperties as Record<string, string>),
+    }),
+  );
+  assert.equal(e.records.toString('hex'), Buffer.concat(expected).toString('hex'));
+  assert.equal(e.starts.length, 41);
+  assert.equal(e.starts[40], e.records.length);
+  const tags = [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0];
+  assert.deepEqual([...e.tagsCodes], Array.from({ length: 8 }, () => tags).flat());
+  const keys: Array<[string, number]> = [
+    ['k1', 0],
+    ['k2', 0],
+    ['U1', 0],
+    ['U2', 1],
+    ['ключ', 3],
+    ['U4', 3],
+    ['U5', 4],
+  ];
+  assert.deepEqual(
+    Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
+    Array.from({ length: 8 }, (_, n) => keys.map(([k, r]) => [keyHash('BatchTopic', k), r + 5 * n])).flat(),
+  );
 });
 
 test('a record with a delay level marks the batch; oversized properties and malformed bodies are refused', () => {
@@ -171,7 +215,7 @@ test('key-index keys and tags codes read from property bytes follow the decoded 
   body[body.indexOf('#')] = 0xc3;
   const e = encoded(encodeBatchRecords(batchInput([], { body })));
   assert.deepEqual(
-    e.keyHashes.map((h, i) => [h, e.keyRecords[i]]),
+    Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
     (
       [
         ['k1', 0],

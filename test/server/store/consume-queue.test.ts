@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   ConsumeQueue,
   CQ_ENTRY_SIZE,
+  CqEntries,
   encodeCqEntries,
   readCqEntry,
   writeCqEntry,
@@ -79,4 +80,36 @@ test("a batch of consume-queue entries is Java's layout: int64 offset, int32 siz
   writeCqEntry(one, 0, fields[3]!, fields[4]!, fields[5]!);
   assert.deepEqual(bytes.subarray(CQ_ENTRY_SIZE, 2 * CQ_ENTRY_SIZE), one);
   assert.equal(encodeCqEntries([]).length, 0);
+});
+
+test('CqEntries: single entries and stored batches, in the order added, are the bytes encodeCqEntries gives for the same fields', () => {
+  const entries = new CqEntries();
+  entries.addOne(4096 + 2 ** 40, 212, -1_234_567_890);
+  // A batch of three records placed at 10_000: sizes 100, 150, 90; tags codes of all signs.
+  entries.addBatch(10_000, Int32Array.of(0, 100, 250, 340), Int32Array.of(0, -1, 2_147_483_647), 3);
+  entries.addOne(2 ** 53 - 1, 1, 7);
+  entries.addOne(3, 4, -2_147_483_648);
+  assert.equal(entries.count, 6);
+  const fields = [
+    4096 + 2 ** 40,
+    212,
+    -1_234_567_890,
+    10_000,
+    100,
+    0,
+    10_100,
+    150,
+    -1,
+    10_250,
+    90,
+    2_147_483_647,
+    2 ** 53 - 1,
+    1,
+    7,
+    3,
+    4,
+    -2_147_483_648,
+  ];
+  assert.deepEqual(entries.encode(), encodeCqEntries(fields));
+  assert.equal(new CqEntries().encode().length, 0);
 });

@@ -7,7 +7,12 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lookUpProperties } from '../../../src/protocol/message/properties.js';
 import { javaStringHashCode } from '../../../src/protocol/java-string-hash.js';
-import { continueAsciiHash, PropertyScanner, utf8Text } from '../../../src/server/store/property-scan.js';
+import {
+  continueAsciiHash,
+  PropertyScanner,
+  utf8Text,
+  viewOf,
+} from '../../../src/server/store/property-scan.js';
 
 const NAMES = ['KEY', 'KEYS', 'KEYS2', 'UNIQ_KEY', 'ключ', '\ufffd', 'K\ud800'];
 
@@ -19,9 +24,10 @@ function scanned(
   to = bytes.length,
 ): (string | undefined)[] {
   const s = new PropertyScanner(names);
-  s.scan(bytes, from, to);
+  const view = viewOf(bytes);
+  s.scan(view, from, to);
   return names.map((_, i) =>
-    s.valueStart[i]! < 0 ? undefined : utf8Text(bytes, s.valueStart[i]!, s.valueEnd[i]!),
+    s.valueStart[i]! < 0 ? undefined : utf8Text(view, s.valueStart[i]!, s.valueEnd[i]!),
   );
 }
 
@@ -92,10 +98,16 @@ test('seeded random properties: the scanner agrees with lookUpProperties on the 
     [0xc3],
     [0xe2, 0x82],
     [0xf0, 0x9f, 0x98, 0x80],
+    // Around the word scan's "below 3" test: U+0000, the first byte above it, lone 0x80-0x82.
+    [0x00],
+    [0x03],
+    [0x80],
+    [0x81, 0x82],
+    [...Buffer.from('VALUE_LONGER_THAN_A_WORD')],
   ];
   for (let i = 0; i < 5000; i++) {
     const bytes: number[] = [];
-    for (let n = Math.floor(next() * 14); n > 0; n--)
+    for (let n = Math.floor(next() * 20); n > 0; n--)
       bytes.push(...pieces[Math.floor(next() * pieces.length)]!);
     const buf = Buffer.from(bytes);
     assert.deepEqual(scanned(buf, NAMES), lookedUp(buf.toString('utf8'), NAMES), buf.toString('hex'));
@@ -104,12 +116,37 @@ test('seeded random properties: the scanner agrees with lookUpProperties on the 
 
 test('the ASCII hash of bytes is Java hashCode of their text, continued from a prefix; other bytes answer undefined', () => {
   const key = Buffer.from('7F00000100012A3B4C5D6E7F80910000');
-  assert.equal(continueAsciiHash(0, key, 0, key.length), javaStringHashCode(key.toString()));
+  assert.equal(continueAsciiHash(0, viewOf(key), 0, key.length), javaStringHashCode(key.toString()));
   const prefix = javaStringHashCode('Topic#');
   assert.equal(
-    continueAsciiHash(prefix, key, 3, 9),
+    continueAsciiHash(prefix, viewOf(key), 3, 9),
     javaStringHashCode('Topic#' + key.toString('latin1', 3, 9)),
   );
-  assert.equal(continueAsciiHash(0, Buffer.from('é'), 0, 2), undefined);
-  assert.equal(continueAsciiHash(5, key, 4, 4), 5);
+  assert.equal(continueAsciiHash(0, viewOf(Buffer.from('é')), 0, 2), undefined);
+  assert.equal(continueAsciiHash(5, viewOf(key), 4, 4), 5);
+});
+
+test('the four-bytes-a-step hash equals Java hashCode at every length and offset, and finds a non-ASCII byte anywhere', () => {
+  const text = 'UNIQ_KEY#7F00000100012A3B4C5D6E7F80910000~!@ {}|';
+  const bytes = Buffer.from(text, 'latin1');
+  const view = viewOf(bytes);
+  for (let from = 0; from < 6; from++) {
+    for (let to = from; to <= bytes.length; to++) {
+      assert.equal(
+        continueAsciiHash(0, view, from, to),
+        javaStringHashCode(text.slice(from, to)),
+        `${from}..${to}`,
+      );
+      assert.equal(
+        continueAsciiHash(javaStringHashCode('Topic#'), view, from, to),
+        javaStringHashCode('Topic#' + text.slice(from, to)),
+        `continued ${from}..${to}`,
+      );
+    }
+  }
+  for (let at = 0; at < 12; at++) {
+    const b = Buffer.from('abcdefghijkl', 'latin1');
+    b[at] = 0x80 | at;
+    assert.equal(continueAsciiHash(7, viewOf(b), 0, b.length), undefined, `non-ASCII at ${at}`);
+  }
 });

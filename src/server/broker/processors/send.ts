@@ -278,6 +278,9 @@ function batchOffsetMsgIds(ctx: BrokerContext, first: number, batch: EncodedBatc
   return joinOffsetMsgIds(offsetMsgId(ctx, first), first, batch.starts, batch.count);
 }
 
+const IDS_SCRATCH_MAX = 64 * 1024;
+let idsScratch = Buffer.allocUnsafe(4096);
+
 /**
  * The ids of `count` records from the first one's (`firstId`, at physical offset `first`: its
  * last 16 characters are that offset in hex) and each record's start relative to it, written
@@ -288,7 +291,12 @@ function batchOffsetMsgIds(ctx: BrokerContext, first: number, batch: EncodedBatc
  */
 export function joinOffsetMsgIds(firstId: string, first: number, starts: Int32Array, count: number): string {
   const idLen = firstId.length;
-  const out = Buffer.allocUnsafe(count * (idLen + 1) - 1);
+  const length = count * (idLen + 1) - 1;
+  // The bytes only live until toString copies them out: one scratch buffer serves every batch
+  // instead of kilobytes of Buffer pool per batch (an outsized list gets a buffer of its own).
+  if (idsScratch.length < length && length <= IDS_SCRATCH_MAX)
+    idsScratch = Buffer.allocUnsafe(Math.min(IDS_SCRATCH_MAX, Math.max(length, 2 * idsScratch.length)));
+  const out = length <= idsScratch.length ? idsScratch.subarray(0, length) : Buffer.allocUnsafe(length);
   out.write(firstId, 0, 'latin1');
   if (count > 1) out[idLen] = 0x2c; // ','
   for (let filled = idLen + 1; filled < out.length; filled *= 2) out.copyWithin(filled, 0, filled);
