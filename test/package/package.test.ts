@@ -66,6 +66,17 @@ function packageFiles(paths: string[]): string[] {
   return paths.filter((p) => p.startsWith(base)).map((p) => p.slice(base.length));
 }
 
+/** The package's `dependencies` (what an install of it brings along). */
+function runtimeDependencies(): Record<string, string> {
+  return (
+    (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      }
+    ).dependencies ?? {}
+  );
+}
+
 before(() => {
   run(process.execPath, ['scripts/build.mjs', '--if-stale'], ROOT);
   work = mkdtempSync(join(tmpdir(), 'rocketmq-ts-package-'));
@@ -77,7 +88,24 @@ before(() => {
   project = join(work, 'project');
   mkdirSync(project);
   writeConsumerProject(project, join(ROOT, 'node_modules', '@types'));
-  run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], project);
+  // `npm install --offline` resolves each dependency's range from registry metadata in the npm
+  // cache, which `npm ci` does not store (only tarballs): on a fresh machine it fails ENOTCACHED.
+  // Tarballs packed from our own node_modules need no metadata, so the install stays offline.
+  const dependencyTarballs = Object.keys(runtimeDependencies()).map((name) => {
+    const [dep] = JSON.parse(
+      run(
+        'npm',
+        ['pack', '--json', '--ignore-scripts', '--pack-destination', work, join(ROOT, 'node_modules', name)],
+        ROOT,
+      ),
+    ) as { filename: string }[];
+    return join(work, dep!.filename);
+  });
+  run(
+    'npm',
+    ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...dependencyTarballs],
+    project,
+  );
 });
 
 after(() => {
