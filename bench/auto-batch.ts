@@ -5,6 +5,7 @@
  *
  *   node build/bench/auto-batch.js [--seconds 3] [--warmup 2] [--concurrency 256] [--size 128] [--delay 10]
  *     [--only plain|autoBatch] [--prof-broker <dir>]   (a V8 CPU profile of the cluster child)
+ *     [--elu]   (also the event-loop utilization of both processes over the measured phase)
  *
  * Prints figures; asserts nothing.
  */
@@ -14,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { formatMs } from '../src/cli/stats.js';
 import { forkClusterChild } from './cluster-child.js';
-import { measureCell, type ClusterCpu } from './measure.js';
+import { measureCell, type ClusterCpu, type ClusterUsage } from './measure.js';
 import { Producer } from '../src/producer/producer.js';
 
 const { values } = parseArgs({
@@ -33,6 +34,11 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /** Write a V8 CPU profile of the cluster child into this folder (node --cpu-prof). */
     'prof-broker': { type: 'string' },
+    /**
+     * Also print each process's event-loop utilization over the measured phase: how much of the
+     * time each side was busy rather than waiting for the other (1.0 = never idle).
+     */
+    elu: { type: 'boolean', default: false },
   },
 });
 
@@ -42,8 +48,8 @@ function childCpu(child: ChildProcess): ClusterCpu {
     mark: () => child.send({ mark: true }),
     report: async () => {
       child.send({ report: true });
-      const [msg] = (await once(child, 'message')) as [{ cpuUs: number }];
-      return msg.cpuUs;
+      const [msg] = (await once(child, 'message')) as [ClusterUsage];
+      return msg;
     },
   };
 }
@@ -72,6 +78,7 @@ async function run(namesrvAddr: string, autoBatch: boolean, cpu: ClusterCpu): Pr
     `${(autoBatch ? 'autoBatch' : 'plain').padEnd(10)} ${Math.round(cell.msgsPerSec).toString().padStart(10)} msgs/s ` +
       `p50 ${formatMs(cell.p50).padStart(7)} ms  p99 ${formatMs(cell.p99).padStart(7)} ms  ` +
       `cpu ${cell.cpuUsPerMsg.toFixed(1).padStart(6)} µs/msg  brk ${cell.brokerCpuUsPerMsg.toFixed(1).padStart(6)} µs/msg` +
+      `${values.elu ? `  elu ${cell.elu.toFixed(2)} brk elu ${cell.brokerElu.toFixed(2)}` : ''}` +
       `${cell.failed ? `  (${cell.failed} failed)` : ''}`,
   );
   return cell.msgsPerSec;
@@ -79,7 +86,10 @@ async function run(namesrvAddr: string, autoBatch: boolean, cpu: ClusterCpu): Pr
 
 async function main(): Promise<void> {
   const profDir = values['prof-broker'];
-  const child = forkClusterChild(values.topic, profDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+  const child = forkClusterChild(
+    values.topic,
+    profDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+  );
   try {
     const [msg] = (await once(child, 'message')) as [{ namesrvAddr: string }];
     console.log(

@@ -7,6 +7,10 @@ export interface Cell {
   /** CPU of the cluster child per successful send, µs (NaN without a child). */
   brokerCpuUsPerMsg: number;
   msgsPerSec: number;
+  /** Event-loop utilization of this process over the measured phase (0..1). */
+  elu: number;
+  /** Event-loop utilization of the cluster child over the measured phase (NaN without one). */
+  brokerElu: number;
   p50: number;
   p99: number;
   failed: number;
@@ -14,10 +18,16 @@ export interface Cell {
 
 export type SendFn = (body: Buffer) => Promise<unknown>;
 
+/** What a cluster child used since its mark: CPU (µs) and, when it tells, its event-loop utilization. */
+export interface ClusterUsage {
+  cpuUs: number;
+  elu?: number;
+}
+
 /** Optional CPU accounting of a cluster child: `mark` at the start of recording, `report` after. */
 export interface ClusterCpu {
   mark(): void;
-  report(): Promise<number>;
+  report(): Promise<number | ClusterUsage>;
 }
 
 export async function measureCell(
@@ -36,6 +46,7 @@ export async function measureCell(
   const end = warmEnd + seconds * 1000;
   let measuredStart = warmEnd;
   let cpuStart = process.cpuUsage();
+  let eluStart = performance.eventLoopUtilization();
   // One clock read per send: a send's end is the next one's start (the loop between costs
   // nanoseconds), which halves the harness's clock reads without measuring anything less.
   const worker = async (): Promise<void> => {
@@ -46,6 +57,7 @@ export async function measureCell(
         recording = true;
         measuredStart = t0;
         cpuStart = process.cpuUsage();
+        eluStart = performance.eventLoopUtilization();
         clusterCpu?.mark();
       }
       let t1: number;
@@ -66,11 +78,16 @@ export async function measureCell(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - measuredStart) / 1000;
   const cpu = process.cpuUsage(cpuStart);
-  const brokerCpu = clusterCpu === undefined ? NaN : await clusterCpu.report();
+  const elu = performance.eventLoopUtilization(eluStart).utilization;
+  const reported = clusterCpu === undefined ? NaN : await clusterCpu.report();
+  const brokerCpu = typeof reported === 'number' ? reported : reported.cpuUs;
+  const brokerElu = typeof reported === 'number' ? NaN : (reported.elu ?? NaN);
   return {
     cpuUsPerMsg: ok > 0 ? (cpu.user + cpu.system) / ok : NaN,
     brokerCpuUsPerMsg: ok > 0 ? brokerCpu / ok : NaN,
     msgsPerSec: ok / elapsed,
+    elu,
+    brokerElu,
     p50: hist.percentile(50),
     p99: hist.percentile(99),
     failed,

@@ -79,11 +79,16 @@ async function serveCluster(): Promise<void> {
   await cluster.createTopic(values.topic, 8);
   process.send?.({ namesrvAddr: cluster.namesrvAddr });
   let cpuMark = process.cpuUsage();
+  let eluMark = performance.eventLoopUtilization();
   process.on('message', (m: { stop?: boolean; mark?: boolean; report?: boolean }) => {
-    if (m.mark) cpuMark = process.cpuUsage();
+    if (m.mark) {
+      cpuMark = process.cpuUsage();
+      eluMark = performance.eventLoopUtilization();
+    }
     if (m.report) {
       const used = process.cpuUsage(cpuMark);
-      process.send?.({ cpuUs: used.user + used.system });
+      const elu = performance.eventLoopUtilization(eluMark).utilization;
+      process.send?.({ cpuUs: used.user + used.system, elu });
     }
     if (m.stop) void cluster.stop().then(() => process.exit(0));
   });

@@ -5,7 +5,7 @@
  */
 import type * as net from 'node:net';
 import { hexDump, wireDebug } from '../observability/logger.js';
-import type { RemotingCommand } from '../protocol/command.js';
+import { FLAG_RESPONSE, type RemotingCommand } from '../protocol/command.js';
 import { encodeFrame } from '../protocol/frame.js';
 import { acquireWriteBuffer, POOLED_MIN_BYTES, releaseWriteBuffer } from './write-buffer-pool.js';
 
@@ -25,6 +25,17 @@ const COPY_CHUNK_MAX = 16 * 1024;
  */
 const EARLY_FLUSH_FRAMES = 16;
 const EARLY_FLUSH_BYTES = 64 * 1024;
+/**
+ * A request this large is written at once too: it is work the peer can start on, such as an
+ * autoBatch batch (about 15 KiB at 256 callers), which then goes as soon as it is full instead
+ * of after the callers that fill the next batch in the same tick. When two answers were read
+ * together, the first new batch waited ~60 µs for the second while the broker sat idle (at 256
+ * callers: broker event-loop utilization 0.85 -> 0.91, about +10 % msgs/s). Responses keep the
+ * rules above: those a broker makes together (one store write answers all its puts, one new
+ * message wakes many held pulls) are cheaper in one write, and the copy keeps pooled pull bodies
+ * in the pool.
+ */
+const EARLY_REQUEST_BYTES = 8 * 1024;
 /** Upper bound of one shared write buffer. */
 const COPY_RUN_MAX = 256 * 1024;
 
@@ -96,7 +107,14 @@ export class FrameWriter {
       this.bytes += head.length + body.length;
     }
     this.frames++;
-    if (!this.waitingDrain && (this.frames >= EARLY_FLUSH_FRAMES || this.bytes >= EARLY_FLUSH_BYTES)) {
+    const largeRequest =
+      body !== undefined &&
+      (cmd.flag & FLAG_RESPONSE) === 0 &&
+      head.length + body.byteLength >= EARLY_REQUEST_BYTES;
+    if (
+      !this.waitingDrain &&
+      (largeRequest || this.frames >= EARLY_FLUSH_FRAMES || this.bytes >= EARLY_FLUSH_BYTES)
+    ) {
       this.flush();
       return;
     }
