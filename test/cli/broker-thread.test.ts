@@ -22,7 +22,9 @@ describe('server commands run their brokers in a broker-sized worker thread', ()
       await waitFor(() => /^broker-a 127\.0\.0\.1:\d+$/m.test(stdout), 'the broker line', 30_000);
       assert.match(
         stderr,
-        new RegExp(`brokers run in a worker thread with a ${3 * BROKER_SEMI_SPACE_MB} MiB V8 young generation`),
+        new RegExp(
+          `brokers run in a worker thread with a ${3 * BROKER_SEMI_SPACE_MB} MiB V8 young generation`,
+        ),
       );
       child.kill(signal);
       const finished = await done;
@@ -31,7 +33,15 @@ describe('server commands run their brokers in a broker-sized worker thread', ()
   }
 
   it('broker: a bad flag is reported from the worker with the usage exit code', async () => {
-    const { done } = startCli(['broker', '--namesrv', '127.0.0.1:1', '--data-dir', '/tmp/x', '--flush', 'never']);
+    const { done } = startCli([
+      'broker',
+      '--namesrv',
+      '127.0.0.1:1',
+      '--data-dir',
+      '/tmp/x',
+      '--flush',
+      'never',
+    ]);
     const finished = await done;
     assert.equal(finished.code, 2);
     assert.match(finished.stderr, /^error: --flush: must be sync or async, got never$/m);

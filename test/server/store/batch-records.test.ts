@@ -78,6 +78,39 @@ function joined(inner: string, batchLevel: Record<string, string>): string {
   return inner.endsWith(PROPERTY_SEPARATOR) ? inner + tail : inner + PROPERTY_SEPARATOR + tail;
 }
 
+/**
+ * Hex of `entries` encoded one by one as stored records (the independent path), patched as
+ * `patchBatchRecords(e, physicalBase, queueOffsetBase, 1_700_000_000_999)` patches the batch.
+ */
+function expectedRecords(
+  entries: BatchEntry[],
+  input: BatchToStore,
+  e: EncodedBatch,
+  physicalBase: number,
+  queueOffsetBase: number,
+  born: SocketAddress,
+): string {
+  const records = entries.map((m, i) =>
+    encodeStoredMessage({
+      queueId: 2,
+      flag: m.flag,
+      queueOffset: queueOffsetBase + i,
+      physicalOffset: physicalBase + e.starts[i]!,
+      sysFlag: 0,
+      bornTimestamp: input.bornTimestamp,
+      bornHost: born,
+      storeTimestamp: 1_700_000_000_999,
+      storeHost: STORE,
+      reconsumeTimes: 0,
+      preparedTransactionOffset: 0,
+      body: Buffer.from(m.body),
+      topic: 'BatchTopic',
+      properties: joined(m.properties, input.batchProperties as Record<string, string>),
+    }),
+  );
+  return Buffer.concat(records).toString('hex');
+}
+
 function encoded(r: EncodedBatch | PutResult): EncodedBatch {
   assert.ok(!('status' in r), `refused: ${'status' in r ? r.status : ''}`);
   return r;
@@ -89,25 +122,7 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
     const e = encoded(encodeBatchRecords(input));
     assert.equal(e.count, ENTRIES.length);
     patchBatchRecords(e, 4096, 10, 1_700_000_000_999);
-    const expected = ENTRIES.map((m, i) =>
-      encodeStoredMessage({
-        queueId: 2,
-        flag: m.flag,
-        queueOffset: 10 + i,
-        physicalOffset: 4096 + e.starts[i]!,
-        sysFlag: 0,
-        bornTimestamp: input.bornTimestamp,
-        bornHost: born,
-        storeTimestamp: 1_700_000_000_999,
-        storeHost: STORE,
-        reconsumeTimes: 0,
-        preparedTransactionOffset: 0,
-        body: Buffer.from(m.body),
-        topic: 'BatchTopic',
-        properties: joined(m.properties, input.batchProperties as Record<string, string>),
-      }),
-    );
-    assert.equal(e.records.toString('hex'), Buffer.concat(expected).toString('hex'));
+    assert.equal(e.records.toString('hex'), expectedRecords(ENTRIES, input, e, 4096, 10, born));
     assert.equal(e.starts[e.count], e.records.length);
     assert.deepEqual([...e.tagsCodes], [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0]);
     assert.deepEqual(
@@ -133,25 +148,7 @@ test('a batch of 40 records (its int arrays share one allocation) gives the same
   const e = encoded(encodeBatchRecords(input));
   assert.equal(e.count, 40);
   patchBatchRecords(e, 1 << 20, 7, 1_700_000_000_999);
-  const expected = many.map((m, i) =>
-    encodeStoredMessage({
-      queueId: 2,
-      flag: m.flag,
-      queueOffset: 7 + i,
-      physicalOffset: (1 << 20) + e.starts[i]!,
-      sysFlag: 0,
-      bornTimestamp: input.bornTimestamp,
-      bornHost: BORN,
-      storeTimestamp: 1_700_000_000_999,
-      storeHost: STORE,
-      reconsumeTimes: 0,
-      preparedTransactionOffset: 0,
-      body: Buffer.from(m.body),
-      topic: 'BatchTopic',
-      properties: joined(m.properties, input.batchProperties as Record<string, string>),
-    }),
-  );
-  assert.equal(e.records.toString('hex'), Buffer.concat(expected).toString('hex'));
+  assert.equal(e.records.toString('hex'), expectedRecords(many, input, e, 1 << 20, 7, BORN));
   assert.equal(e.starts.length, 41);
   assert.equal(e.starts[40], e.records.length);
   const tags = [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0];
