@@ -62,7 +62,8 @@ const hostCache = new Map<string, Uint8Array>();
 const HOST_CACHE_LIMIT = 1024;
 const ipv4TextCache = new Map<number, string>();
 
-function hostBytes(h: SocketAddress): Uint8Array {
+/** The IP bytes of `h` (4 or 16), parsed once per address text. Shared: read them, never write. */
+export function hostIpBytes(h: SocketAddress): Uint8Array {
   let ip = hostCache.get(h.address);
   if (ip === undefined) {
     ip = parseIp(h.address);
@@ -112,8 +113,8 @@ export function storedMessageSize(msg: StoredMessage): number {
     msg.body.length,
     topicLen,
     Buffer.byteLength(msg.properties, 'utf8'),
-    hostBytes(msg.bornHost).length,
-    hostBytes(msg.storeHost).length,
+    hostIpBytes(msg.bornHost).length,
+    hostIpBytes(msg.storeHost).length,
     magic === MESSAGE_MAGIC_CODE_V2,
   );
 }
@@ -123,8 +124,8 @@ export function encodeStoredMessage(msg: StoredMessage): Buffer {
   const magic = magicFor(msg, topic.length);
   const v2 = magic === MESSAGE_MAGIC_CODE_V2;
   const props = propertiesBytes(msg);
-  const born = hostBytes(msg.bornHost);
-  const store = hostBytes(msg.storeHost);
+  const born = hostIpBytes(msg.bornHost);
+  const store = hostIpBytes(msg.storeHost);
   let sysFlag = msg.sysFlag & ~(MessageSysFlag.BORNHOST_V6_FLAG | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG);
   if (born.length === 16) sysFlag |= MessageSysFlag.BORNHOST_V6_FLAG;
   if (store.length === 16) sysFlag |= MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;

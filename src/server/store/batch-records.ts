@@ -10,9 +10,9 @@
 import { BatchRecordLayout, scanBatchRecord } from '../../protocol/message/batch.js';
 import { bodyCrcOfView } from '../../protocol/message/crc32.js';
 import { setInt64, writeInt64 } from '../../protocol/message/int64.js';
-import { parseIp } from '../../protocol/message/inet.js';
 import { encodeProperties, PROPERTY_SEPARATOR, PropertyKey } from '../../protocol/message/properties.js';
 import {
+  hostIpBytes,
   MAX_PROPERTIES_BYTES,
   MESSAGE_MAGIC_CODE,
   MESSAGE_MAGIC_CODE_V2,
@@ -121,24 +121,6 @@ function grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer>
   return next;
 }
 
-/**
- * Parsed IPs by their text: every batch of a connection carries the same born host and every
- * batch of a broker the same store host, and parsing the text each time cost more than the
- * lookup. Read only: the bytes are shared. A handful of addresses is normal; a stream of odd
- * ones must not grow the map without end.
- */
-const parsedIps = new Map<string, Uint8Array>();
-
-function ipBytes(h: SocketAddress): Uint8Array {
-  let bytes = parsedIps.get(h.address);
-  if (bytes === undefined) {
-    if (parsedIps.size >= 256) parsedIps.clear();
-    bytes = parseIp(h.address);
-    parsedIps.set(h.address, bytes);
-  }
-  return bytes;
-}
-
 /** What every batch of a topic shares: its UTF-8 bytes and `topicKeyPrefix`. */
 interface TopicInfo {
   readonly bytes: Buffer;
@@ -180,8 +162,8 @@ export function encodeBatchRecords(b: BatchToStore): EncodedBatch | PutResult {
   const v2 = topic.length > V1_MAX_TOPIC_BYTES;
   if (topic.length > 32767)
     return failed('MESSAGE_ILLEGAL', new RangeError(`topic of ${topic.length} bytes too long`));
-  const born = ipBytes(b.bornHost);
-  const store = ipBytes(b.storeHost);
+  const born = hostIpBytes(b.bornHost);
+  const store = hostIpBytes(b.storeHost);
   const batchKeys = Object.keys(b.batchProperties).filter((k) => {
     const v = b.batchProperties[k];
     return v !== undefined && v !== null && k.length > 0 && v.length > 0;

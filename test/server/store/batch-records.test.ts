@@ -53,6 +53,17 @@ const ENTRIES: BatchEntry[] = [
   { body: Buffer.alloc(0), flag: 0, properties: encodeProperties({ DELAY: '0', UNIQ_KEY: 'U5' }) },
 ];
 
+/** The index keys of ENTRIES in order (KEYS words, then UNIQ_KEY unless KEYS has it) and their record. */
+const ENTRY_KEYS: ReadonlyArray<readonly [string, number]> = [
+  ['k1', 0],
+  ['k2', 0],
+  ['U1', 0],
+  ['U2', 1],
+  ['ключ', 3],
+  ['U4', 3],
+  ['U5', 4],
+];
+
 function batchInput(entries: BatchEntry[], over: Partial<BatchToStore> = {}): BatchToStore {
   return {
     topic: 'BatchTopic',
@@ -127,15 +138,7 @@ test('batch records are byte-equal to encoding each message alone, with offsets 
     assert.deepEqual([...e.tagsCodes], [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0]);
     assert.deepEqual(
       Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
-      [
-        ['k1', 0],
-        ['k2', 0],
-        ['U1', 0],
-        ['U2', 1],
-        ['ключ', 3],
-        ['U4', 3],
-        ['U5', 4],
-      ].map(([k, r]) => [keyHash('BatchTopic', k as string), r]),
+      ENTRY_KEYS.map(([k, r]) => [keyHash('BatchTopic', k), r]),
     );
     assert.equal(e.delayed, false, 'DELAY 0 is no delay');
     assert.equal(e.maxBodyLength, Buffer.byteLength('中文 body'));
@@ -153,18 +156,11 @@ test('a batch of 40 records (its int arrays share one allocation) gives the same
   assert.equal(e.starts[40], e.records.length);
   const tags = [tagsHashCode('T1'), 0, 0, tagsHashCode('é'), 0];
   assert.deepEqual([...e.tagsCodes], Array.from({ length: 8 }, () => tags).flat());
-  const keys: Array<[string, number]> = [
-    ['k1', 0],
-    ['k2', 0],
-    ['U1', 0],
-    ['U2', 1],
-    ['ключ', 3],
-    ['U4', 3],
-    ['U5', 4],
-  ];
   assert.deepEqual(
     Array.from(e.keyHashes, (h, i) => [h, e.keyRecords[i]]),
-    Array.from({ length: 8 }, (_, n) => keys.map(([k, r]) => [keyHash('BatchTopic', k), r + 5 * n])).flat(),
+    Array.from({ length: 8 }, (_, n) =>
+      ENTRY_KEYS.map(([k, r]) => [keyHash('BatchTopic', k), r + ENTRIES.length * n]),
+    ).flat(),
   );
 });
 
