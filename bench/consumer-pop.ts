@@ -5,7 +5,7 @@
  * (`node build/bench/consumer-pop.js [count]`) it fills an embedded cluster first and prints the figures.
  */
 import { pathToFileURL } from 'node:url';
-import { SimpleConsumer } from '../src/consumer/simple-consumer.js';
+import { SimpleConsumer } from '../src/consumer/simple/simple-consumer.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
 

@@ -5,8 +5,8 @@
  * and the first rebalance are not counted; cpuMicros is this process's user + system CPU over the
  * same span.
  */
-import { LitePullConsumer } from '../src/consumer/lite-pull-consumer.js';
-import type { LitePullConsumerOptions } from '../src/consumer/lite-pull-options.js';
+import { LitePullConsumer } from '../src/consumer/lite-pull/lite-pull-consumer.js';
+import type { LitePullConsumerOptions } from '../src/consumer/lite-pull/options.js';
 
 export interface PullDrainResult {
   /** Messages polled (distinct offsets; a poll never repeats one). */

@@ -10,7 +10,7 @@
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { forkClusterChild } from './cluster-child.js';
-import { PushConsumer } from '../src/consumer/push-consumer.js';
+import { PushConsumer } from '../src/consumer/push/push-consumer.js';
 import { Producer } from '../src/producer/producer.js';
 
 const { values } = parseArgs({

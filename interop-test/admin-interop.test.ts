@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../src/admin/admin.js';
 import type { ConsumerProgress, TopicStats } from '../src/admin/types.js';
-import { PushConsumer } from '../src/consumer/push-consumer.js';
+import { PushConsumer } from '../src/consumer/push/push-consumer.js';
 import { Producer } from '../src/producer/producer.js';
 import { parseFastjson } from '../src/protocol/fastjson.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';

@@ -7,8 +7,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PushConsumer } from '../src/consumer/push-consumer.js';
-import type { ConsumerMessage } from '../src/consumer/message-view.js';
+import { PushConsumer } from '../src/consumer/push/push-consumer.js';
+import type { ConsumerMessage } from '../src/consumer/core/message-view.js';
 import { PropertyKey } from '../src/protocol/message/properties.js';
 import { TransactionProducer, type LocalTransactionState } from '../src/producer/transaction-producer.js';
 import { detMessage, SEQ_PROPERTY } from './deterministic.js';

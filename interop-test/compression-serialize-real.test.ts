@@ -7,8 +7,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PushConsumer } from '../src/consumer/push-consumer.js';
-import type { ConsumerMessage } from '../src/consumer/message-view.js';
+import { PushConsumer } from '../src/consumer/push/push-consumer.js';
+import type { ConsumerMessage } from '../src/consumer/core/message-view.js';
 import { Producer } from '../src/producer/producer.js';
 import type { ProducerOptions } from '../src/producer/options.js';
 import { TimerNotSupportedError } from '../src/producer/timer.js';

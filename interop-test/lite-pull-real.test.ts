@@ -7,8 +7,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LitePullConsumer } from '../src/consumer/lite-pull-consumer.js';
-import type { ConsumerMessage } from '../src/consumer/message-view.js';
+import { LitePullConsumer } from '../src/consumer/lite-pull/lite-pull-consumer.js';
+import type { ConsumerMessage } from '../src/consumer/core/message-view.js';
 import { detMessage, SEQ_PROPERTY } from './deterministic.js';
 import { INTEROP_VERSIONS, runDriver, type ProduceResult } from './java.js';
 import { RealCluster } from './real-cluster.js';

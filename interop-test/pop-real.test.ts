@@ -5,9 +5,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SimpleConsumer } from '../src/consumer/simple-consumer.js';
-import { PopNotSupportedError } from '../src/consumer/pop-errors.js';
-import type { PoppedMessage } from '../src/consumer/pop-response.js';
+import { SimpleConsumer } from '../src/consumer/simple/simple-consumer.js';
+import { PopNotSupportedError } from '../src/consumer/simple/pop-errors.js';
+import type { PoppedMessage } from '../src/consumer/simple/pop-response.js';
 import { Producer } from '../src/producer/producer.js';
 import { ResponseCode } from '../src/protocol/codes.js';
 import { UpdateAndCreateTopic } from '../src/protocol/headers/admin.js';

@@ -28,7 +28,7 @@ export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';
 export { QueueSendFailedError } from './producer/queue-select.js';
 export { RequestTimeoutError } from './producer/request-reply.js';
-export { ReplyNotPossibleError } from './consumer/reply.js';
+export { ReplyNotPossibleError } from './consumer/core/reply.js';
 
 // producer
 export { Producer } from './producer/producer.js';
@@ -60,7 +60,7 @@ export type { ReplyMessage } from './producer/request-reply.js';
 export type { ReceivedMessage } from './producer/received-message.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
 
-// consumers: push (callback), lite pull (poll / for await), and the pull reader used by the demo
+// consumers: push (callback), lite pull (poll / for await), simple (POP)
 export {
   PushConsumer,
   PUSH_CONSUMER_DEFAULTS,
@@ -68,9 +68,6 @@ export {
   LitePullConsumer,
   LITE_PULL_CONSUMER_DEFAULTS,
   OffsetCommitError,
-  PullReader,
-  DEFAULT_PULL_READER_OPTIONS,
-  queuesFromRoute,
   type PushConsumerOptions,
   type PushConsumerEvents,
   type ConsumeHandler,
@@ -89,9 +86,6 @@ export {
   type AllocateContext,
   type LitePullConsumerOptions,
   type ConsumerMessage,
-  type PullReaderOptions,
-  type ReadMessage,
-  type QueueLocation,
 } from './consumer/index.js';
 export {
   SimpleConsumer,

@@ -56,7 +56,7 @@ function interfaceMembers(file: string, name: string): Array<{ member: string; d
 
 describe('option interfaces document their defaults', () => {
   const interfaces: Array<[file: string, name: string, required: string[]]> = [
-    ['src/consumer/options.ts', 'PushConsumerOptions', ['consumerGroup']],
+    ['src/consumer/push/options.ts', 'PushConsumerOptions', ['consumerGroup']],
     ['src/producer/options.ts', 'ProducerOptions', []],
     ['src/producer/transaction-producer.ts', 'TransactionProducerOptions', ['checkListener']],
     ['src/client/connection-options.ts', 'ClientConnectionOptions', []],

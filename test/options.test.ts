@@ -16,7 +16,7 @@ import {
   withDefaults,
 } from '../src/options.js';
 import { silentLogger } from '../src/observability/logger.js';
-import { validatePullReaderOptions } from '../src/consumer/pull-reader.js';
+import { validatePullReaderOptions } from '../src/cli/demo/pull-reader.js';
 import { resolveProducerOptions } from '../src/producer/options.js';
 import { validateConnectionOptions } from '../src/remoting/options.js';
 import { validateRemotingServerOptions } from '../src/remoting/server.js';

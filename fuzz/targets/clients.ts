@@ -10,7 +10,7 @@ import type * as net from 'node:net';
 import { Deadline } from '../../src/client/deadline.js';
 import { publishQueues, subscribeQueues } from '../../src/client/route.js';
 import { NamesrvClient } from '../../src/client/namesrv-client.js';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { RocketMQError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { Producer } from '../../src/producer/producer.js';

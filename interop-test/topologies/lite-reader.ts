@@ -5,7 +5,7 @@
  * item for `topic@group`, which a 4.9 broker creates on the first pull that found messages) and
  * the offsets committed at the master.
  */
-import { LitePullConsumer } from '../../src/consumer/lite-pull-consumer.js';
+import { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
 import { ViewBrokerStatsData } from '../../src/protocol/headers/broker-admin.js';
 import { QueryConsumerOffset } from '../../src/protocol/headers/offset.js';
 import { rawRequest } from '../raw-remoting.js';

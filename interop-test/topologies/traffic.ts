@@ -7,8 +7,8 @@
  * read back, when a group carried traffic again, whether consumers kept consuming.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
-import type { PushConsumerOptions } from '../../src/consumer/options.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import type { PushConsumerOptions } from '../../src/consumer/push/options.js';
 import { Producer } from '../../src/producer/producer.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
 import type { Logger } from '../../src/observability/logger.js';

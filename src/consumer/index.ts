@@ -1,13 +1,4 @@
 export {
-  PullReader,
-  DEFAULT_PULL_READER_OPTIONS,
-  validatePullReaderOptions,
-  queuesFromRoute,
-  type PullReaderOptions,
-  type ReadMessage,
-  type QueueLocation,
-} from './pull-reader.js';
-export {
   PushConsumer,
   type ConsumeHandler,
   type MessageHandler,
@@ -16,7 +7,7 @@ export {
   type HandlerErrorEvent,
   type OffsetsCommittedEvent,
   type PushConsumerEvents,
-} from './push-consumer.js';
+} from './push/push-consumer.js';
 export {
   PUSH_CONSUMER_DEFAULTS,
   resolvePushConsumerOptions,
@@ -24,28 +15,28 @@ export {
   type ResolvedPushConsumerOptions,
   type MessageModelName,
   type ConsumeFromWhereName,
-} from './options.js';
-export type { ConsumerMessage } from './message-view.js';
-export type { SubscriptionExpression } from './subscription.js';
-export type { RebalanceEvent } from './rebalance.js';
-export type { ConsumeTraceContext } from './handler-pool.js';
-export { HandlerTimeoutError } from './handler-pool.js';
+} from './push/options.js';
+export type { ConsumerMessage } from './core/message-view.js';
+export type { SubscriptionExpression } from './core/subscription.js';
+export type { RebalanceEvent } from './core/rebalance.js';
+export type { ConsumeTraceContext } from './core/handler-pool.js';
+export { HandlerTimeoutError } from './core/handler-pool.js';
 export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';
-export { LitePullConsumer } from './lite-pull-consumer.js';
-export { OffsetCommitError, OffsetReadError } from './lite-pull-offsets.js';
+export { LitePullConsumer } from './lite-pull/lite-pull-consumer.js';
+export { OffsetCommitError, OffsetReadError } from './lite-pull/offsets.js';
 export {
   LITE_PULL_CONSUMER_DEFAULTS,
   resolveLitePullConsumerOptions,
   type LitePullConsumerOptions,
   type ResolvedLitePullConsumerOptions,
-} from './lite-pull-options.js';
+} from './lite-pull/options.js';
 
-export { SimpleConsumer, checkReceiveArgs } from './simple-consumer.js';
+export { SimpleConsumer, checkReceiveArgs } from './simple/simple-consumer.js';
 export {
   SIMPLE_CONSUMER_DEFAULTS,
   resolveSimpleConsumerOptions,
   type SimpleConsumerOptions,
   type ResolvedSimpleConsumerOptions,
-} from './simple-consumer-options.js';
-export type { PoppedMessage } from './pop-response.js';
-export { PopNotSupportedError, InvalidReceiptHandleError } from './pop-errors.js';
+} from './simple/options.js';
+export type { PoppedMessage } from './simple/pop-response.js';
+export { PopNotSupportedError, InvalidReceiptHandleError } from './simple/pop-errors.js';

@@ -17,7 +17,7 @@ import {
   RequestNotSupportedError,
   TopicNotFoundError,
 } from '../../src/admin/errors.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
 import { RemotingServer } from '../../src/remoting/server.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { harness, unique, waitFor } from '../consumer/helpers.js';
 import { assertOneLineError, killAll, runCli } from './run-cli.js';
 

@@ -5,10 +5,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { LitePullConsumer } from '../../src/consumer/lite-pull-consumer.js';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
-import { SimpleConsumer } from '../../src/consumer/simple-consumer.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
 import { ConnectError } from '../../src/index.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { HandlerCall, HandlerPool, type ConsumeOutcome } from '../../src/consumer/handler-pool.js';
+import { HandlerCall, HandlerPool, type ConsumeOutcome } from '../../src/consumer/core/handler-pool.js';
 
 const noTrace = () => ({
   consumerGroup: 'g',

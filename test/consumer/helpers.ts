@@ -4,9 +4,9 @@ import { clientInstances } from '../../src/client/instance-registry.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { createRequest } from '../../src/protocol/command.js';
 import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
-import { PullReader } from '../../src/consumer/pull-reader.js';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
-import type { PushConsumerOptions } from '../../src/consumer/options.js';
+import { PullReader } from '../../src/cli/demo/pull-reader.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import type { PushConsumerOptions } from '../../src/consumer/push/options.js';
 import { Producer } from '../../src/producer/producer.js';
 import { EmbeddedCluster, type EmbeddedClusterOptions } from '../../src/server/cluster.js';
 

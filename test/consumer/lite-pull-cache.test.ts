@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { LitePullCache, type PulledBatch } from '../../src/consumer/lite-pull-cache.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { ProcessQueue } from '../../src/consumer/process-queue.js';
-import type { QueueEntry } from '../../src/consumer/pull-loop.js';
+import { LitePullCache, type PulledBatch } from '../../src/consumer/lite-pull/cache.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { ProcessQueue } from '../../src/consumer/core/process-queue.js';
+import type { QueueEntry } from '../../src/consumer/core/pull-loop.js';
 
 function entry(queueId: number): QueueEntry {
   const mq = { topic: 'T', brokerName: 'broker-a', queueId };

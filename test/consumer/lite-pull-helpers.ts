@@ -1,7 +1,7 @@
 /** Shared pieces of the lite pull consumer scenario tests: a cluster, a producer, consumers. */
-import { LitePullConsumer } from '../../src/consumer/lite-pull-consumer.js';
-import type { LitePullConsumerOptions } from '../../src/consumer/lite-pull-options.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
+import type { LitePullConsumerOptions } from '../../src/consumer/lite-pull/options.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import type { EmbeddedClusterOptions } from '../../src/server/cluster.js';
 import { harness, unique, type Harness } from './helpers.js';
 

@@ -5,15 +5,15 @@
  */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ConsumerClient, ConsumerScope } from '../../src/consumer/client-port.js';
-import { ConsumeStats } from '../../src/consumer/consume-stats.js';
-import { resolveLitePullConsumerOptions } from '../../src/consumer/lite-pull-options.js';
-import { liteParts } from '../../src/consumer/lite-pull-parts.js';
-import { LiteSubscriptions } from '../../src/consumer/lite-pull-subscriptions.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerClient, ConsumerScope } from '../../src/consumer/core/client-port.js';
+import { ConsumeStats } from '../../src/consumer/core/consume-stats.js';
+import { resolveLitePullConsumerOptions } from '../../src/consumer/lite-pull/options.js';
+import { liteParts } from '../../src/consumer/lite-pull/parts.js';
+import { LiteSubscriptions } from '../../src/consumer/lite-pull/subscriptions.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import type { OffsetStore } from '../../src/consumer/offset-store/offset-store.js';
-import { ProcessQueue } from '../../src/consumer/process-queue.js';
-import { runPullLoop, type QueueEntry } from '../../src/consumer/pull-loop.js';
+import { ProcessQueue } from '../../src/consumer/core/process-queue.js';
+import { runPullLoop, type QueueEntry } from '../../src/consumer/core/pull-loop.js';
 import { mqKey } from '../../src/protocol/body/message-queue-map.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
 import {

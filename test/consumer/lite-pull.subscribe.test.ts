@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import type { LitePullConsumer } from '../../src/consumer/lite-pull-consumer.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import type { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
 import { waitFor } from './helpers.js';
 import { liteScenario } from './lite-pull-helpers.js';
 

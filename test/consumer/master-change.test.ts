@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { RouteUpdatedEvent } from '../../src/client/route-lookup.js';
-import { watchMasterChanges } from '../../src/consumer/master-change.js';
+import { watchMasterChanges } from '../../src/consumer/core/master-change.js';
 
 class FakeRoutes extends EventEmitter {
   masters = new Map<string, string>();

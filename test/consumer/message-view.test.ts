@@ -8,7 +8,7 @@ import {
   filterByTags,
   markConsumeStart,
   type ConsumerMessage,
-} from '../../src/consumer/message-view.js';
+} from '../../src/consumer/core/message-view.js';
 import { ProtocolError } from '../../src/errors.js';
 import { COMPRESSED_SYSFLAG, compressWith, loadCompressor } from '../../src/protocol/message/compression.js';
 

@@ -6,8 +6,8 @@ import {
   parseConsumeTimestamp,
   PUSH_CONSUMER_DEFAULTS,
   resolvePushConsumerOptions,
-} from '../../src/consumer/options.js';
-import type { PushConsumerOptions } from '../../src/consumer/options.js';
+} from '../../src/consumer/push/options.js';
+import type { PushConsumerOptions } from '../../src/consumer/push/options.js';
 
 const base = { consumerGroup: 'G1', namesrvAddr: '127.0.0.1:9876' };
 

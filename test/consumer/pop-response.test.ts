@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { receiptHandles } from '../../src/consumer/pop-response.js';
-import { SimpleConsumer } from '../../src/consumer/simple-consumer.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { receiptHandles } from '../../src/consumer/simple/pop-response.js';
+import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
 import { InvalidArgumentError, ProtocolError } from '../../src/errors.js';
 
 function msg(

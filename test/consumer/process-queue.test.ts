@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { flowControlReason, queueThresholds } from '../../src/consumer/flow-control.js';
-import { ProcessQueue, type CachedMessage } from '../../src/consumer/process-queue.js';
+import { flowControlReason, queueThresholds } from '../../src/consumer/core/flow-control.js';
+import { ProcessQueue, type CachedMessage } from '../../src/consumer/core/process-queue.js';
 
 function msgs(...offsets: number[]): CachedMessage[] {
   return offsets.map((queueOffset) => ({ queueOffset, body: Buffer.alloc(10) }));

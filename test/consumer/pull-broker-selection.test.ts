@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PullBrokerSelection, UNREACHABLE_AVOID_MS } from '../../src/consumer/pull-broker-selection.js';
+import { PullBrokerSelection, UNREACHABLE_AVOID_MS } from '../../src/consumer/core/pull-broker-selection.js';
 
 const MASTER = '127.0.0.1:10911';
 const SLAVE = '127.0.0.1:10921';

@@ -6,13 +6,13 @@
  */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerClient } from '../../src/consumer/client-port.js';
-import { queueThresholds } from '../../src/consumer/flow-control.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { resolvePushConsumerOptions } from '../../src/consumer/options.js';
-import { ProcessQueue } from '../../src/consumer/process-queue.js';
-import { PULL_DELAY, runPullLoop, type PullContext, type QueueEntry } from '../../src/consumer/pull-loop.js';
-import { buildSubscriptionData } from '../../src/consumer/subscription.js';
+import type { ConsumerClient } from '../../src/consumer/core/client-port.js';
+import { queueThresholds } from '../../src/consumer/core/flow-control.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { resolvePushConsumerOptions } from '../../src/consumer/push/options.js';
+import { ProcessQueue } from '../../src/consumer/core/process-queue.js';
+import { PULL_DELAY, runPullLoop, type PullContext, type QueueEntry } from '../../src/consumer/core/pull-loop.js';
+import { buildSubscriptionData } from '../../src/consumer/core/subscription.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
 import {

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { harness, unique, waitFor } from './helpers.js';
 
 test('broadcasting: every consumer gets every message; a restart resumes from the local offset file', async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Admin } from '../../src/admin/admin.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { scenario, waitFor } from './helpers.js';
 
 const BACKLOG = 6000;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { harness, stream, unique, waitFor } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/consumer-child.js', import.meta.url));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import type { RebalanceEvent } from '../../src/consumer/rebalance.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import type { RebalanceEvent } from '../../src/consumer/core/rebalance.js';
 import { scenario, stream, waitFor } from './helpers.js';
 
 test('a member joins and another leaves mid-stream: queues move at once and no message is lost', async () => {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { Producer } from '../../src/producer/producer.js';
-import type { HandlerErrorEvent } from '../../src/consumer/push-consumer.js';
+import type { HandlerErrorEvent } from '../../src/consumer/push/push-consumer.js';
 import { readTopicWhenPresent, scenario, waitFor } from './helpers.js';
 
 /** Every delay level 100 ms, so retries come back at once. */

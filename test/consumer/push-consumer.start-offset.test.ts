@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerClient } from '../../src/consumer/client-port.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerClient } from '../../src/consumer/core/client-port.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { RemoteBrokerOffsetStore } from '../../src/consumer/offset-store/remote-broker.js';
-import { resolvePushConsumerOptions, type ConsumeFromWhereName } from '../../src/consumer/options.js';
-import { Rebalancer } from '../../src/consumer/rebalance.js';
+import { resolvePushConsumerOptions, type ConsumeFromWhereName } from '../../src/consumer/push/options.js';
+import { Rebalancer } from '../../src/consumer/core/rebalance.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { MQVersion, RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { createResponse, DEFAULT_COMMAND_DEFAULTS } from '../../src/protocol/command.js';

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Admin } from '../../src/admin/admin.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { harness, unique, waitFor } from './helpers.js';
 
 test('a reset pushed by two brokers at once re-delivers every message exactly once', async () => {

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { ConsumerClient } from '../../src/consumer/client-port.js';
-import { ConcurrentConsumeService, type ConsumeContext } from '../../src/consumer/consume-concurrently.js';
-import { HandlerPool } from '../../src/consumer/handler-pool.js';
-import { ConsumerLifecycle } from '../../src/consumer/lifecycle.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { ProcessQueue } from '../../src/consumer/process-queue.js';
-import type { QueueEntry } from '../../src/consumer/pull-loop.js';
-import { SendBack } from '../../src/consumer/send-back.js';
+import type { ConsumerClient } from '../../src/consumer/core/client-port.js';
+import { ConcurrentConsumeService, type ConsumeContext } from '../../src/consumer/push/consume-concurrently.js';
+import { HandlerPool } from '../../src/consumer/core/handler-pool.js';
+import { BackgroundTasks } from '../../src/consumer/core/background-tasks.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { ProcessQueue } from '../../src/consumer/core/process-queue.js';
+import type { QueueEntry } from '../../src/consumer/core/pull-loop.js';
+import { SendBack } from '../../src/consumer/core/send-back.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import {
@@ -118,7 +118,7 @@ test('a failed message neither broker takes back stays cached and is consumed ag
   const calls: Array<[number, number]> = [];
   const offsets: number[] = [];
   const laters: Array<() => void> = [];
-  const life = new ConsumerLifecycle();
+  const life = new BackgroundTasks();
   const ctx: ConsumeContext = {
     pool: new HandlerPool(4, 60_000),
     sendBack: new SendBack(client, settings, silentLogger),
@@ -160,7 +160,7 @@ test('a failed message neither broker takes back stays cached and is consumed ag
 });
 
 test('shutdown waits for counted consume calls, and only as long as it is allowed to', async () => {
-  const life = new ConsumerLifecycle();
+  const life = new BackgroundTasks();
   assert.equal(await life.whenTasksDone(10), true, 'nothing running');
   life.taskBegun();
   life.taskBegun();

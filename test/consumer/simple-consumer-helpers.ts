@@ -1,7 +1,7 @@
 /** Shared pieces of the SimpleConsumer (POP) scenario tests. */
-import { SimpleConsumer } from '../../src/consumer/simple-consumer.js';
-import type { SimpleConsumerOptions } from '../../src/consumer/simple-consumer-options.js';
-import type { PoppedMessage } from '../../src/consumer/pop-response.js';
+import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
+import type { SimpleConsumerOptions } from '../../src/consumer/simple/options.js';
+import type { PoppedMessage } from '../../src/consumer/simple/pop-response.js';
 import { harness, unique, type Harness } from './helpers.js';
 import type { EmbeddedClusterOptions } from '../../src/server/cluster.js';
 

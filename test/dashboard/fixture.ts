@@ -3,7 +3,7 @@
  * consuming them) and a dashboard on it; shared by the HTTP tests and the browser tests.
  */
 import { Admin } from '../../src/admin/admin.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { Dashboard } from '../../src/dashboard/server.js';
 import type { DashboardOptions } from '../../src/dashboard/options.js';
 import { harness, unique, waitFor, type Harness } from '../consumer/helpers.js';

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { PullReader, type ReadMessage } from '../../src/consumer/pull-reader.js';
+import { PullReader, type ReadMessage } from '../../src/cli/demo/pull-reader.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { Producer } from '../../src/producer/producer.js';
 import { SerializeType } from '../../src/protocol/command.js';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { Producer } from '../../src/producer/producer.js';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { parseJavaTrace, type ParsedRecord } from '../protocol/trace/java-trace-parser.js';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { ReplyNotPossibleError } from '../../src/consumer/reply.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { ReplyNotPossibleError } from '../../src/consumer/core/reply.js';
 import { PropertyKey } from '../../src/protocol/message/properties.js';
 import { replyTopicOf } from '../../src/protocol/headers/reply.js';
 import { pendingRequestCount, RequestTimeoutError } from '../../src/producer/request-reply.js';

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { resolveProducerOptions } from '../../src/producer/options.js';
-import { resolvePushConsumerOptions } from '../../src/consumer/options.js';
+import { resolvePushConsumerOptions } from '../../src/consumer/push/options.js';
 import { traceTopicOf } from '../../src/producer/trace/settings.js';
 import { invalidArgument } from '../invalid-argument.js';
 

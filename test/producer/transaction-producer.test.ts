@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';
-import type { ConsumerMessage } from '../../src/consumer/message-view.js';
-import { PushConsumer } from '../../src/consumer/push-consumer.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { SystemTopic } from '../../src/protocol/validation.js';
 import { PropertyKey } from '../../src/protocol/message/properties.js';
 import { MessageSysFlag, transactionValue } from '../../src/protocol/message/sysflag.js';

@@ -16,7 +16,7 @@ import { NamesrvClient } from '../../client/namesrv-client.js';
 import { MASTER_ID } from '../../protocol/headers/route.js';
 import { silentLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
-import { queuesFromRoute } from '../../consumer/pull-reader.js';
+import { queuesFromRoute } from './pull-reader.js';
 import { javaTimestamp } from '../commands/consume.js';
 import { CONSUMER_KILL_AT, CONSUMER_RESTART_AT, DemoConsumerGroup } from './consumer-group.js';
 import { EmbeddedFaultController, RemoteFaultController, type FaultController } from './faults.js';

@@ -19,7 +19,7 @@ import { GetConsumeStats } from '../../protocol/headers/consumer-admin.js';
 import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../../protocol/headers/offset.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
-import type { ConsumerClient } from '../client-port.js';
+import type { ConsumerClient } from '../core/client-port.js';
 import { MemoryOffsetTable, messageQueueKey, type OffsetStore, type ReadOffsetType } from './offset-store.js';
 
 export const OFFSET_NOT_FOUND = -1;

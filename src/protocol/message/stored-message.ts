@@ -173,7 +173,7 @@ export const StoredField = Object.freeze({
 
 /**
  * Where the variable fields of one stored record sit, found without decoding them: the consumer's
- * pull path reads only what a handler asks for (consumer/message-view.ts). One instance is
+ * pull path reads only what a handler asks for (consumer/core/message-view.ts). One instance is
  * reused for every record of a body, so scanning allocates nothing.
  */
 export class StoredRecordLayout {

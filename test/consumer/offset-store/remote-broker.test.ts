@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MessageQueue } from '../../../src/client/route.js';
-import type { ConsumerClient } from '../../../src/consumer/client-port.js';
+import type { ConsumerClient } from '../../../src/consumer/core/client-port.js';
 import { RemoteBrokerOffsetStore } from '../../../src/consumer/offset-store/remote-broker.js';
 import type { Logger } from '../../../src/observability/logger.js';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';

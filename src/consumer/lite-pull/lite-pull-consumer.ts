@@ -1,0 +1,500 @@
+/**
+ * The lite pull consumer (Java `DefaultLitePullConsumer`, consumer.md §2.11): the application
+ * pulls on its own schedule with `poll()` or `for await`. Queues come from `subscribe()` (the
+ * group's rebalance, shared with the push consumer) or from `assign()` (no group coordination).
+ *
+ * One pull loop per queue (parts.ts) fills the waiting room (cache.ts); `poll()`
+ * moves the queue's consumed offset past what it returns (offsets.ts), so a message comes
+ * once per process unless `seek()` asks again. Commits: `commit()`, autoCommit, shutdown.
+ */
+import { IllegalStateError, InvalidArgumentError } from '../../errors.js';
+import type { ClientInstance } from '../../client/client-instance.js';
+import type { HeartbeatContributor } from '../../client/heartbeat.js';
+import { wrapNamespace } from '../../client/namespace.js';
+import type { MessageQueue } from '../../client/route.js';
+import type { Logger } from '../../observability/logger.js';
+import { checkInt } from '../../options.js';
+import type { ConsumeStatusData } from '../../protocol/body/consumer-running-info.js';
+import { mqKey } from '../../protocol/body/message-queue-map.js';
+import { ConsumeType, type ConsumerData, type SubscriptionData } from '../../protocol/headers/heartbeat.js';
+import { checkTopic } from '../../protocol/validation.js';
+import { checkSubscriptionsSupported, searchOffset } from '../core/broker-queries.js';
+import type { ConsumerClient } from '../core/client-port.js';
+import {
+  closeConsumerInstance,
+  consumerClientId,
+  openConsumerInstance,
+  openOffsetStore,
+} from '../core/consumer-instance.js';
+import { ConsumeStats } from '../core/consume-stats.js';
+import { BackgroundTasks } from '../core/background-tasks.js';
+import { LitePullCache } from './cache.js';
+import {
+  resolveLitePullConsumerOptions,
+  type LitePullConsumerOptions,
+  type ResolvedLitePullConsumerOptions,
+} from './options.js';
+import type { ConsumerMessage } from '../core/message-view.js';
+import type { OffsetStore } from '../offset-store/offset-store.js';
+import { LiteOffsets, seekOffset } from './offsets.js';
+import { ProcessQueue } from '../core/process-queue.js';
+import { runPullLoop, type PullContext, type QueueEntry } from '../core/pull-loop.js';
+import type { Rebalancer } from '../core/rebalance.js';
+import { liteParts } from './parts.js';
+import { userQueue, wireQueue } from '../core/queue-names.js';
+import type { SubscriptionExpression } from '../core/subscription.js';
+import { LiteSubscriptions } from './subscriptions.js';
+
+type State = 'CREATED' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
+
+export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
+  readonly options: Readonly<ResolvedLitePullConsumerOptions>;
+  /** `clientIP@instanceName[@unitName]`. */
+  readonly clientId: string;
+  /** Group on the wire (namespace applied). */
+  readonly wireGroup: string;
+  /** @internal Running info: pull consumers are CONSUME_ACTIVELY (heartbeat consumeType). */
+  readonly consumeType = 'CONSUME_ACTIVELY' as const;
+  /** When start() finished (ms); 0 before. */
+  startTimestamp = 0;
+  private state: State = 'CREATED';
+  private mode: 'NONE' | 'SUBSCRIBE' | 'ASSIGN' = 'NONE';
+  private readonly logger: Logger;
+  private readonly subs: LiteSubscriptions;
+  /** Assign mode: the assigned queues (wire names) by key. */
+  private readonly assigned = new Map<string, MessageQueue>();
+  private readonly paused = new Set<string>();
+  private readonly cache = new LitePullCache();
+  private readonly life = new BackgroundTasks();
+  private readonly stats = new ConsumeStats();
+  private instance: ClientInstance | undefined;
+  private client: ConsumerClient | undefined;
+  private offsetStore: OffsetStore | undefined;
+  private offsets: LiteOffsets | undefined;
+  private rebalancer: Rebalancer | undefined;
+  private pullCtx: PullContext | undefined;
+  private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
+
+  constructor(options: LitePullConsumerOptions) {
+    this.options = Object.freeze(resolveLitePullConsumerOptions(options));
+    const o = this.options;
+    this.logger = o.logger;
+    this.clientId = consumerClientId(o);
+    this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
+    this.subs = new LiteSubscriptions(o.namespace);
+  }
+
+  private get clustering(): boolean {
+    return this.options.messageModel === 'CLUSTERING';
+  }
+
+  private wire(queue: MessageQueue, field = 'queue'): MessageQueue {
+    return wireQueue(queue, this.options.namespace, field);
+  }
+
+  private userQueue(mq: MessageQueue): MessageQueue {
+    return userQueue(mq, this.options.namespace);
+  }
+
+  private checkOpen(): void {
+    if (this.state === 'SHUTTING_DOWN' || this.state === 'SHUT_DOWN')
+      throw new IllegalStateError('consumer is shut down');
+  }
+
+  private checkRunning(what: string): void {
+    if (this.state !== 'RUNNING')
+      throw new IllegalStateError(
+        `${what} needs a started consumer (state ${this.state}); call start() first`,
+      );
+  }
+
+  /** Subscribes `topic` (queues come from the group's rebalance); excludes `assign()`. */
+  subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
+    const { wireTopic: wire, sub } = this.subs.build(topic, expression);
+    this.checkOpen();
+    if (this.mode === 'ASSIGN') throw new IllegalStateError('subscribe and assign are mutually exclusive');
+    this.mode = 'SUBSCRIBE';
+    this.subs.add(wire, sub);
+    if (this.state === 'RUNNING') {
+      this.instance?.routes.pin(wire);
+      void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
+    }
+  }
+
+  /** Reads exactly `queues` (replacing any earlier assignment), without group coordination. */
+  assign(queues: readonly MessageQueue[]): void {
+    if (!Array.isArray(queues) || queues.length === 0)
+      throw new InvalidArgumentError('queues', 'must be a non-empty array of message queues');
+    const wanted = new Map(queues.map((q, i) => [mqKey(this.wire(q, `queues[${i}]`)), this.wire(q)]));
+    this.checkOpen();
+    if (this.mode === 'SUBSCRIBE') throw new IllegalStateError('subscribe and assign are mutually exclusive');
+    this.mode = 'ASSIGN';
+    for (const [key, mq] of [...this.assigned]) {
+      if (wanted.has(key)) continue;
+      this.assigned.delete(key);
+      this.instance?.routes.unpin(mq.topic);
+      const entry = this.rebalancer?.table.get(key);
+      if (entry !== undefined) void this.rebalancer?.remove(entry);
+    }
+    for (const [key, mq] of wanted) {
+      if (this.assigned.has(key)) continue;
+      this.assigned.set(key, mq);
+      this.instance?.routes.pin(mq.topic);
+      if (this.state === 'RUNNING') void this.openAssigned(mq);
+    }
+  }
+
+  private consumerData(): ConsumerData {
+    return {
+      groupName: this.wireGroup,
+      consumeType: ConsumeType.CONSUME_ACTIVELY,
+      messageModel: this.options.messageModel,
+      consumeFromWhere: this.options.consumeFromWhere,
+      subscriptionDataSet: this.subs.datas(),
+      unitMode: this.options.unitMode,
+    };
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'CREATED') throw new IllegalStateError(`consumer cannot start in state ${this.state}`);
+    const o = this.options;
+    const { instance, client } = await openConsumerInstance(o, this.clientId, this.wireGroup, this);
+    this.instance = instance;
+    this.client = client;
+    this.state = 'RUNNING';
+    try {
+      await this.startParts(instance, client);
+    } catch (err) {
+      await this.shutdown();
+      throw err;
+    }
+    this.logger.info('lite pull consumer started', { group: o.consumerGroup, clientId: this.clientId });
+  }
+
+  private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
+    const o = this.options;
+    const store = await openOffsetStore(o, client, this.clientId, this.wireGroup);
+    this.offsetStore = store;
+    this.offsets = new LiteOffsets(store);
+    const scope = {
+      client,
+      options: o,
+      group: this.wireGroup,
+      logger: this.logger,
+      clustering: this.clustering,
+      orderly: false,
+    };
+    const { rebalancer, pullCtx } = liteParts(scope, {
+      offsetStore: store,
+      topics: () => (this.mode === 'SUBSCRIBE' ? this.subs.topics() : []),
+      startQueue: (entry) => this.startQueue(entry),
+      assignMode: () => this.mode === 'ASSIGN',
+      restartQueue: (mq, offset) => this.restartQueue(mq, offset),
+      isRunning: () => this.state === 'RUNNING',
+      isPaused: (mq) => this.paused.has(mqKey(mq)),
+      overAllThreshold: () => this.cache.waiting > o.pullThresholdForAll,
+      subscription: (topic) => this.subs.forPull(topic, this.mode === 'ASSIGN'),
+      dispatch: (entry, messages) => this.cache.put({ entry, messages }),
+      later: (ms, fn) => this.life.later(ms, fn),
+      sleep: (ms) => this.life.sleep(ms),
+      stats: this.stats,
+    });
+    this.rebalancer = rebalancer;
+    this.pullCtx = pullCtx;
+    for (const topic of this.subs.topics()) instance.routes.pin(topic);
+    for (const mq of this.assigned.values()) instance.routes.pin(mq.topic);
+    // Loads the routes, so the first offset reads know the brokers' addresses.
+    const topics = new Set([...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)]);
+    const queues = await Promise.all(
+      [...topics].map((t) =>
+        client.subscribeQueues(t).catch((err: unknown) => {
+          this.logger.warn('no route for a topic yet', { topic: t, error: err });
+          return [];
+        }),
+      ),
+    );
+    const datas = this.subs.datas();
+    await checkSubscriptionsSupported(client, this.wireGroup, datas, queues.flat(), o.mqClientApiTimeout);
+    instance.heartbeat.register(this.contributor);
+    await client.sendHeartbeatToAllBrokers();
+    this.life.every(o.rebalanceInterval, () => void this.rebalanceNow());
+    if (o.autoCommit) this.life.every(o.autoCommitIntervalMillis, () => void this.autoCommit());
+    this.startTimestamp = Date.now();
+    if (this.mode === 'SUBSCRIBE') await this.rebalanceNow();
+    else await Promise.all([...this.assigned.values()].map((mq) => this.openAssigned(mq)));
+  }
+
+  /**
+   * A queue was taken (rebalance, assign, seek). Its consumed offset is not set here: as Java's
+   * `AssignedMessageQueue`, only poll, seek and commit(offsets) give a queue something to commit,
+   * so a queue never polled keeps the group's stored offset (a committed 0 reads back as "none"
+   * on a 4.9 broker, and a LAST_OFFSET member would then skip the queue's messages).
+   */
+  private startQueue(entry: QueueEntry): void {
+    void runPullLoop(this.pullCtx!, entry);
+  }
+
+  /** Assign mode: where the queue starts (committed offset, else consumeFromWhere), then pull. */
+  private async openAssigned(mq: MessageQueue): Promise<void> {
+    const rebalancer = this.rebalancer;
+    if (rebalancer === undefined) return;
+    const key = mqKey(mq);
+    // The route (cached after the first time) gives the offset read its broker address.
+    await this.client?.subscribeQueues(mq.topic).catch(() => undefined);
+    const offset = await rebalancer.startOffset(mq);
+    if (this.state !== 'RUNNING' || this.assigned.get(key) !== mq || rebalancer.table.has(key)) return;
+    if (offset === undefined) {
+      this.life.later(this.options.pullTimeDelayMillsWhenException, () => void this.openAssigned(mq));
+      return;
+    }
+    this.restartQueue(mq, offset);
+  }
+
+  /**
+   * The queue's pulls start over at `offset`; what was pulled and not polled is discarded.
+   * `consumed`: the next poll is also what commit() stores (seek, reset by the broker).
+   */
+  private restartQueue(mq: MessageQueue, offset: number, consumed = false): void {
+    const table = this.rebalancer!.table;
+    const key = mqKey(mq);
+    const old = table.get(key);
+    if (old !== undefined) {
+      old.pq.dropped = true;
+      old.pq.clear();
+    }
+    this.cache.discard(key);
+    const entry: QueueEntry = { key, mq, pq: new ProcessQueue<ConsumerMessage>(), nextOffset: offset };
+    table.set(key, entry);
+    if (consumed) this.offsets?.set(mq, offset);
+    this.startQueue(entry);
+  }
+
+  /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED); subscribe mode only. */
+  rebalanceNow(): Promise<void> {
+    if (this.state !== 'RUNNING' || this.mode !== 'SUBSCRIBE') return Promise.resolve();
+    return this.rebalancer?.trigger() ?? Promise.resolve();
+  }
+
+  /**
+   * Up to pullBatchSize messages, waiting up to `timeoutMs` (pollTimeoutMillis) for the first;
+   * `[]` when none came in time or the consumer shuts down meanwhile.
+   */
+  async poll(timeoutMs: number = this.options.pollTimeoutMillis): Promise<ConsumerMessage[]> {
+    this.checkRunning('poll()');
+    checkInt('timeoutMs', timeoutMs, 0);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const batches = this.cache.takeNow(
+        this.options.pullBatchSize,
+        (b) => !this.paused.has(b.entry.key) && this.rebalancer?.table.get(b.entry.key) === b.entry,
+      );
+      if (batches.length > 0) return this.hand(batches);
+      const left = deadline - Date.now();
+      if (left <= 0 || this.state !== 'RUNNING') return [];
+      await this.cache.wait(left);
+    }
+  }
+
+  /** The batches leave their ProcessQueues; each queue's consumed offset moves past them. */
+  private hand(
+    batches: ReadonlyArray<{ entry: QueueEntry; messages: readonly ConsumerMessage[] }>,
+  ): ConsumerMessage[] {
+    const out: ConsumerMessage[] = [];
+    const started = Date.now();
+    for (const { entry, messages } of batches) {
+      const next = entry.pq.removeMessages(messages);
+      if (next >= 0) this.offsets?.set(entry.mq, next);
+      this.stats.record(entry.mq.topic, messages.length, true, Date.now() - started);
+      out.push(...messages);
+    }
+    return out;
+  }
+
+  /** `for await (const message of consumer)`: polls until shutdown. */
+  async *[Symbol.asyncIterator](): AsyncIterator<ConsumerMessage> {
+    while (this.state === 'RUNNING') {
+      const messages = await this.poll();
+      for (const m of messages) yield m;
+    }
+  }
+
+  private held(queue: MessageQueue, field = 'queue'): QueueEntry {
+    const mq = this.wire(queue, field);
+    const entry = this.rebalancer?.table.get(mqKey(mq));
+    const assigned = this.mode === 'ASSIGN' ? this.assigned.has(mqKey(mq)) : entry !== undefined;
+    if (!assigned || entry === undefined)
+      throw new InvalidArgumentError(
+        field,
+        `${mq.topic}@${mq.brokerName}:${mq.queueId} is not assigned to this consumer${assigned ? ' yet' : ''}`,
+      );
+    return entry;
+  }
+
+  /** The next poll of `queue` starts at `offset` (between the queue's min and max offset). */
+  async seek(queue: MessageQueue, offset: number): Promise<void> {
+    this.checkRunning('seek()');
+    checkInt('offset', offset, 0);
+    await this.seekTo(queue, offset);
+  }
+
+  /** Seeks to the oldest message still stored. */
+  async seekToBegin(queue: MessageQueue): Promise<void> {
+    this.checkRunning('seekToBegin()');
+    await this.seekTo(queue, 'begin');
+  }
+
+  /** Seeks past the last message: only new messages are polled. */
+  async seekToEnd(queue: MessageQueue): Promise<void> {
+    this.checkRunning('seekToEnd()');
+    await this.seekTo(queue, 'end');
+  }
+
+  private async seekTo(queue: MessageQueue, to: number | 'begin' | 'end'): Promise<void> {
+    const { mq } = this.held(queue);
+    this.restartQueue(mq, await seekOffset(this.client!, mq, to, this.options.mqClientApiTimeout), true);
+  }
+
+  /** The first offset of `queue` stored at or after `timestamp` (epoch ms). */
+  async offsetForTimestamp(queue: MessageQueue, timestamp: number): Promise<number> {
+    this.checkRunning('offsetForTimestamp()');
+    checkInt('timestamp', timestamp, 0);
+    return searchOffset(this.client!, this.wire(queue), timestamp, this.options.mqClientApiTimeout);
+  }
+
+  /** The readable queues of `topic` (user names), sorted. */
+  async fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
+    const problem = checkTopic(topic, 'topic');
+    if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
+    this.checkRunning('fetchMessageQueues()');
+    const queues = await this.client!.subscribeQueues(wrapNamespace(this.options.namespace, topic));
+    return queues
+      .map((mq) => this.userQueue(mq))
+      .sort((a, b) =>
+        a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1,
+      );
+  }
+
+  /** Stops pulling `queues` and holds back what was pulled of them until `resume`. */
+  pause(queues: readonly MessageQueue[]): void {
+    for (const key of this.keys(queues)) this.paused.add(key);
+  }
+
+  resume(queues: readonly MessageQueue[]): void {
+    for (const key of this.keys(queues)) this.paused.delete(key);
+  }
+
+  private keys(queues: readonly MessageQueue[]): string[] {
+    if (!Array.isArray(queues)) throw new InvalidArgumentError('queues', 'must be an array');
+    return queues.map((q, i) => mqKey(this.wire(q, `queues[${i}]`)));
+  }
+
+  /**
+   * Stores the consumed offsets of the queues held (Java `commitSync`), or sets the given offsets
+   * first (`commit([{ queue, offset }])`, queues held only). Throws OffsetCommitError naming the
+   * queues a broker did not confirm.
+   */
+  async commit(offsets?: ReadonlyArray<{ queue: MessageQueue; offset: number }>): Promise<void> {
+    this.checkRunning('commit()');
+    if (offsets !== undefined) {
+      if (!Array.isArray(offsets)) throw new InvalidArgumentError('offsets', 'must be an array');
+      const checked = offsets.map(({ queue, offset }, i) => ({
+        entry: this.held(queue, `offsets[${i}].queue`),
+        offset: checkInt(`offsets[${i}].offset`, offset, 0),
+      }));
+      for (const { entry, offset } of checked) this.offsets?.set(entry.mq, offset);
+    }
+    await this.persist();
+  }
+
+  private async persist(held = this.rebalancer?.heldQueues() ?? []): Promise<void> {
+    await this.offsets?.persist(held, (mq) => this.userQueue(mq));
+  }
+
+  private async autoCommit(): Promise<void> {
+    try {
+      await this.persist();
+    } catch (err) {
+      this.logger.warn('auto-commit of consumer offsets failed; retried next interval', { error: err });
+    }
+  }
+
+  /** The offset stored for `queue` (−1 when none); what was polled since is not included. */
+  async committed(queue: MessageQueue): Promise<number> {
+    this.checkRunning('committed()');
+    const mq = this.wire(queue);
+    // The offset is on the queue's broker, whose address comes with the topic's route.
+    await this.client!.subscribeQueues(mq.topic).catch(() => undefined);
+    return this.offsets!.committed(mq);
+  }
+
+  /** The queues held: assigned ones, or those the rebalance gave this member (user names). */
+  assignment(): MessageQueue[] {
+    const held = this.mode === 'ASSIGN' ? [...this.assigned.values()] : (this.rebalancer?.heldQueues() ?? []);
+    return held.map((mq) => this.userQueue(mq));
+  }
+
+  /** @internal Running info (GET_CONSUMER_RUNNING_INFO). */
+  consumeStatus(topic: string): ConsumeStatusData {
+    return this.stats.status(topic);
+  }
+
+  /** @internal RESET_CONSUMER_CLIENT_OFFSET: the topic's held queues restart at `offsets`. */
+  async resetOffset(topic: string, offsets: Array<{ mq: MessageQueue; offset: number }>): Promise<void> {
+    if (this.state !== 'RUNNING') return;
+    this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
+    const table = this.rebalancer!.table;
+    for (const { mq, offset } of offsets) if (table.has(mqKey(mq))) this.restartQueue(mq, offset, true);
+    await this.persist().catch((err: unknown) =>
+      this.logger.warn('storing reset offsets failed', { error: err }),
+    );
+  }
+
+  /** @internal For broker→client requests. */
+  get internals(): {
+    table: ReadonlyMap<string, QueueEntry>;
+    offsetStore: OffsetStore | undefined;
+    subscriptions: SubscriptionData[];
+    handler: undefined;
+    pool: undefined;
+  } {
+    return {
+      table: this.rebalancer?.table ?? new Map(),
+      offsetStore: this.offsetStore,
+      subscriptions: this.subs.datas(),
+      handler: undefined,
+      pool: undefined,
+    };
+  }
+
+  /** Whether the consumer runs (started and not shutting down). */
+  get running(): boolean {
+    return this.state === 'RUNNING';
+  }
+
+  /** Stops pulling, ends pending polls and `for await` loops, commits, unregisters. */
+  async shutdown(): Promise<void> {
+    if (this.state === 'CREATED') {
+      this.state = 'SHUT_DOWN';
+      return;
+    }
+    if (this.state !== 'RUNNING') return;
+    this.state = 'SHUTTING_DOWN';
+    this.life.stop();
+    this.cache.close();
+    const entries = [...(this.rebalancer?.table.values() ?? [])];
+    for (const e of entries) e.pq.dropped = true;
+    try {
+      await this.persist(entries.map((e) => e.mq));
+    } catch (err) {
+      this.logger.warn('committing offsets at shutdown failed', { error: err });
+    }
+    this.rebalancer?.table.clear();
+    const instance = this.instance;
+    if (instance !== undefined) {
+      const pinned = [...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)];
+      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, pinned);
+    }
+    this.state = 'SHUT_DOWN';
+    this.logger.info('lite pull consumer shut down', { group: this.options.consumerGroup });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The lite pull consumer's offsets (Java `AssignedMessageQueue#consumeOffset` + the offset
+ * store): per queue, the offset after the last message `poll()` returned. It is written to the
+ * store's memory at once, so a rebalance that drops the queue persists exactly what was polled,
+ * and stays the live value when a look at the committed offset reads the store (which caches).
+ */
+import { InvalidArgumentError, RocketMQError } from '../../errors.js';
+import type { MessageQueue } from '../../client/route.js';
+import { queueMaxOffset, queueMinOffset } from '../core/broker-queries.js';
+import type { ConsumerClient } from '../core/client-port.js';
+import type { OffsetStore } from '../offset-store/offset-store.js';
+import { messageQueueKey } from '../offset-store/offset-store.js';
+import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
+
+/** A sync commit the broker did not confirm for some queues. */
+export class OffsetCommitError extends RocketMQError {
+  constructor(
+    readonly queues: MessageQueue[],
+    options: { cause?: unknown } = {},
+  ) {
+    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
+      retriable: true,
+      ...options,
+    });
+  }
+}
+
+/** The broker holding a queue's offset could not be asked (no route, or no answer). */
+export class OffsetReadError extends RocketMQError {
+  constructor(readonly queue: MessageQueue) {
+    super(
+      'OFFSET_READ_FAILED',
+      `reading the committed offset of ${queue.topic}@${queue.brokerName}:${queue.queueId} failed`,
+      { retriable: true },
+    );
+  }
+}
+
+export class LiteOffsets {
+  private readonly consumed = new Map<string, number>();
+
+  constructor(readonly store: OffsetStore) {}
+
+  /** The queue's next message to return is at `offset` (queue taken, polled past, seek, commit(offsets)). */
+  set(mq: MessageQueue, offset: number): void {
+    this.consumed.set(messageQueueKey(mq), offset);
+    this.store.updateOffset(mq, offset, false);
+  }
+
+  /**
+   * Stores the consumed offsets of `held`. The broker store confirms each queue; `userQueue`
+   * names the unconfirmed ones in the OffsetCommitError.
+   */
+  async persist(held: readonly MessageQueue[], userQueue: (mq: MessageQueue) => MessageQueue): Promise<void> {
+    const store = this.store;
+    if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
+    // Queues without a consumed offset yet have nothing to commit.
+    const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
+    const ok = await store.commitAll(withOffset);
+    const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
+    if (failed.length > 0) throw new OffsetCommitError(failed);
+  }
+
+  /** The stored offset (−1 when none); what was polled since is not included. */
+  async committed(mq: MessageQueue): Promise<number> {
+    const stored = await this.store.readOffset(mq, 'STORE');
+    // −2 is the store's "could not ask the broker", never an offset.
+    if (stored === OFFSET_READ_ERROR) throw new OffsetReadError(mq);
+    // Reading the store also caches what it read; the consumed offset stays the live one.
+    const mine = this.consumed.get(messageQueueKey(mq));
+    if (mine !== undefined) this.store.updateOffset(mq, mine, false);
+    return stored;
+  }
+}
+
+/** Where a seek puts `mq`: `offset` checked against the queue's [min, max], or its min or max. */
+export async function seekOffset(
+  client: ConsumerClient,
+  mq: MessageQueue,
+  to: number | 'begin' | 'end',
+  timeoutMs: number,
+): Promise<number> {
+  if (to === 'begin') return queueMinOffset(client, mq, timeoutMs);
+  if (to === 'end') return queueMaxOffset(client, mq, timeoutMs);
+  const [min, max] = await Promise.all([
+    queueMinOffset(client, mq, timeoutMs),
+    queueMaxOffset(client, mq, timeoutMs),
+  ]);
+  if (to < min || to > max)
+    throw new InvalidArgumentError('offset', `${to} is outside the queue's offsets [${min}, ${max}]`);
+  return to;
+}

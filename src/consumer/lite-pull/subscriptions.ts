@@ -1,0 +1,65 @@
+/**
+ * The lite pull consumer's subscriptions: the topics `subscribe()` named (sent in heartbeats and
+ * rebalanced in the group) and, in assign mode, a read-everything subscription per topic (Java
+ * uses SUB_ALL there and sends none in heartbeats). Every pull carries its topic's entry.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { wrapNamespace } from '../../client/namespace.js';
+import type { SubscriptionData } from '../../protocol/headers/heartbeat.js';
+import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
+import { buildSubscriptionData, type SubscriptionExpression } from '../core/subscription.js';
+
+export interface LiteSubscription {
+  data: SubscriptionData;
+  tags: ReadonlySet<string>;
+  /** Java sends 0 for TAG expressions: the broker builds the filter from the pull itself. */
+  pullVersion: number;
+}
+
+function liteSubscription(wireTopic: string, expression: SubscriptionExpression): LiteSubscription {
+  const data = buildSubscriptionData(wireTopic, expression);
+  return {
+    data,
+    tags: new Set(data.tagsSet),
+    pullVersion: data.expressionType === 'TAG' ? 0 : data.subVersion,
+  };
+}
+
+export class LiteSubscriptions {
+  private readonly subscribed = new Map<string, LiteSubscription>();
+  private readonly readAll = new Map<string, LiteSubscription>();
+
+  constructor(private readonly namespace: string | undefined) {}
+
+  /** Checks `topic` and builds its subscription (InvalidArgumentError on bad input); `add` stores it. */
+  build(topic: string, expression: SubscriptionExpression): { wireTopic: string; sub: LiteSubscription } {
+    const problem = checkTopic(topic, 'topic');
+    if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
+    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+      throw new InvalidArgumentError('topic', 'a lite pull consumer does not read retry topics');
+    const wireTopic = wrapNamespace(this.namespace, topic);
+    return { wireTopic, sub: liteSubscription(wireTopic, expression) };
+  }
+
+  add(wireTopic: string, sub: LiteSubscription): void {
+    this.subscribed.set(wireTopic, sub);
+  }
+
+  /** Wire names of the subscribed topics. */
+  topics(): string[] {
+    return [...this.subscribed.keys()];
+  }
+
+  /** What heartbeats and running info report. */
+  datas(): SubscriptionData[] {
+    return [...this.subscribed.values()].map((s) => s.data);
+  }
+
+  /** The subscription a pull of `topic` carries: the subscribed one, or read-all in assign mode. */
+  forPull(topic: string, assignMode: boolean): LiteSubscription | undefined {
+    if (!assignMode) return this.subscribed.get(topic);
+    let all = this.readAll.get(topic);
+    if (all === undefined) this.readAll.set(topic, (all = liteSubscription(topic, '*')));
+    return all;
+  }
+}

@@ -1,0 +1,41 @@
+/** The push consumer's public types: handlers, events, lag. */
+import type { MessageQueue } from '../../client/route.js';
+import type { ConsumerMessage } from '../core/message-view.js';
+import type { RebalanceEvent } from '../core/rebalance.js';
+
+/** Resolve = consumed; throw or reject = consume later (retry). */
+export type MessageHandler = (message: ConsumerMessage) => unknown;
+export type BatchHandler = (messages: ConsumerMessage[]) => unknown;
+export type ConsumeHandler = MessageHandler | { eachBatch: BatchHandler };
+
+export interface QueueLag {
+  topic: string;
+  brokerName: string;
+  queueId: number;
+  /** The broker's max offset (next offset to be written). */
+  brokerOffset: number;
+  /** The offset this consumer committed (in memory, sent every persistConsumerOffsetInterval). */
+  consumerOffset: number;
+  /** Messages pulled and not yet finished. */
+  inFlight: number;
+  /** brokerOffset − consumerOffset. */
+  lag: number;
+}
+
+export interface HandlerErrorEvent {
+  error: unknown;
+  /** True when the call outlived consumeTimeout. */
+  timedOut: boolean;
+  messages: ConsumerMessage[];
+  queue: MessageQueue;
+}
+
+export interface OffsetsCommittedEvent {
+  offsets: Array<{ queue: MessageQueue; offset: number }>;
+}
+
+export interface PushConsumerEvents {
+  rebalance: [RebalanceEvent];
+  handlerError: [HandlerErrorEvent];
+  offsetsCommitted: [OffsetsCommittedEvent];
+}
