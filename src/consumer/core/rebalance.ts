@@ -13,8 +13,7 @@ import { allocate } from '../allocate/index.js';
 import { consumerIdList, lockQueues, queueMaxOffset, searchOffset, unlockQueues } from './broker-queries.js';
 import type { ConsumerScope } from './client-port.js';
 import type { ConsumerMessage } from './message-view.js';
-import type { OffsetStore } from '../offset-store/offset-store.js';
-import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
+import { OFFSET_READ_ERROR, type OffsetStore } from '../offset-store/offset-store.js';
 import { parseConsumeTimestamp } from '../push/options.js';
 import { ProcessQueue } from './process-queue.js';
 import { PULL_DELAY, type QueueEntry } from './pull-loop.js';
@@ -195,13 +194,7 @@ export class Rebalancer {
     const timeout = options.mqClientApiTimeout;
     const retry = mq.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX);
     const last = options.consumeFromWhere === 'CONSUME_FROM_LAST_OFFSET';
-    let stored: number;
-    let ambiguousZero = false;
-    if (offsetStore instanceof RemoteBrokerOffsetStore) {
-      const s = await offsetStore.readStoredOffset(mq);
-      stored = s.offset;
-      ambiguousZero = s.ambiguousZero;
-    } else stored = await offsetStore.readOffset(mq, 'STORE');
+    const { offset: stored, ambiguousZero } = await offsetStore.readStoredOffset(mq);
     // Deviation (§2.5): a pre-5.0 broker answers 0 for a group it does not know while message 0
     // is in memory; with LAST_OFFSET that 0 is read as "not found", so a new group starts at the end.
     if (stored >= 0 && !(ambiguousZero && last && !retry)) return stored;
@@ -259,13 +252,10 @@ export class Rebalancer {
     if (!(await this.ensureLocked(entry))) return false;
     if (!entry.pq.previouslyLocked) {
       // Another client may have consumed this queue until it lost the lock (apache/rocketmq#1825).
-      const store = this.ctx.offsetStore;
-      if (store instanceof RemoteBrokerOffsetStore) {
-        const stored = (await store.readStoredOffset(entry.mq)).offset;
-        if (stored === OFFSET_READ_ERROR) return false;
-        // −1: nothing stored yet, so the start offset computed when the queue was taken stands.
-        if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
-      }
+      const stored = (await this.ctx.offsetStore.readStoredOffset(entry.mq)).offset;
+      if (stored === OFFSET_READ_ERROR) return false;
+      // −1: nothing stored yet, so the start offset computed when the queue was taken stands.
+      if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
       entry.pq.previouslyLocked = true;
     }
     return true;

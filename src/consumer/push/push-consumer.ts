@@ -43,7 +43,6 @@ import { BackgroundTasks } from '../core/background-tasks.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from '../core/handler-pool.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -408,8 +407,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         for (const e of rebalancer.table.values()) if (e.mq.topic === topic) held++;
         return queueThresholds(o, held);
       },
-      committedOffset: (mq) =>
-        offsetStore instanceof RemoteBrokerOffsetStore ? offsetStore.memoryOffset(mq) : -1,
+      committedOffset: (mq) => offsetStore.memoryOffset(mq),
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       dispatch: (entry, messages) => {
         this.stats.recordPulled(entry.mq.topic, messages.length);
