@@ -76,6 +76,10 @@ export async function seekOffset(
   to: number | 'begin' | 'end',
   timeoutMs: number,
 ): Promise<number> {
+  // Java `MQAdminImpl#minOffset`: the route is fetched when the broker's address is not known yet
+  // (a queue assigned a moment ago, whose topic nothing has looked up).
+  if (client.masterAddress(mq.brokerName) === undefined)
+    await client.subscribeQueues(mq.topic).catch(() => undefined);
   if (to === 'begin') return queueMinOffset(client, mq, timeoutMs);
   if (to === 'end') return queueMaxOffset(client, mq, timeoutMs);
   const [min, max] = await Promise.all([

@@ -5,6 +5,8 @@
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { wrapNamespace } from '../../client/namespace.js';
+import type { MessageQueue } from '../../client/route.js';
+import { mqKey } from '../../protocol/body/message-queue-map.js';
 import type { SubscriptionData } from '../../protocol/headers/heartbeat.js';
 import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { buildSubscriptionData, type SubscriptionExpression } from '../core/subscription.js';
@@ -62,4 +64,23 @@ export class LiteSubscriptions {
     if (all === undefined) this.readAll.set(topic, (all = liteSubscription(topic, '*')));
     return all;
   }
+}
+
+/**
+ * `mq` (wire name) when it is in `held` (the assigned queues, or the queue table in subscribe
+ * mode); InvalidArgumentError naming `field` otherwise. As Java's `assignedMessageQueue`, an
+ * assigned queue is held from `assign()` on, before its pull loop found where to start, so a
+ * seek right after `assign()` works (and wins over the start offset still being computed).
+ */
+export function heldQueue(
+  mq: MessageQueue,
+  held: ReadonlyMap<string, unknown> | undefined,
+  field: string,
+): MessageQueue {
+  if (held?.has(mqKey(mq)) !== true)
+    throw new InvalidArgumentError(
+      field,
+      `${mq.topic}@${mq.brokerName}:${mq.queueId} is not assigned to this consumer`,
+    );
+  return mq;
 }
