@@ -129,6 +129,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.checkOpen();
     if (this.mode === 'SUBSCRIBE') throw new IllegalStateError('subscribe and assign are mutually exclusive');
     this.mode = 'ASSIGN';
+    this.subs.assigned(wanted.values());
     for (const [key, mq] of [...this.assigned]) {
       if (wanted.has(key)) continue;
       this.assigned.delete(key);
@@ -194,6 +195,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       isPaused: (mq) => this.paused.has(mqKey(mq)),
       overAllThreshold: () => this.cache.waiting > o.pullThresholdForAll,
       subscription: (topic) => this.subs.forPull(topic, this.mode === 'ASSIGN'),
+      subscribedAt: (topic) => this.subs.since(topic),
       dispatch: (entry, messages) => this.cache.put({ entry, messages }),
       later: (ms, fn) => this.life.later(ms, fn),
       sleep: (ms) => this.life.sleep(ms),
@@ -241,20 +243,17 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     const key = mqKey(mq);
     // The route (cached after the first time) gives the offset read its broker address.
     await this.client?.subscribeQueues(mq.topic).catch(() => undefined);
-    const offset = await rebalancer.startOffset(mq);
+    const start = await rebalancer.startPosition(mq);
     if (this.state !== 'RUNNING' || this.assigned.get(key) !== mq || rebalancer.table.has(key)) return;
-    if (offset === undefined) {
+    if (start === undefined) {
       this.life.later(this.options.pullTimeDelayMillsWhenException, () => void this.openAssigned(mq));
       return;
     }
-    this.restartQueue(mq, offset);
+    this.restartQueue(mq, start.offset, false, start.notBefore);
   }
 
-  /**
-   * The queue's pulls start over at `offset`; what was pulled and not polled is discarded.
-   * `consumed`: the next poll is also what commit() stores (seek, reset by the broker).
-   */
-  private restartQueue(mq: MessageQueue, offset: number, consumed = false): void {
+  /** Pulls start over at `offset`, unpolled messages discarded; `consumed`: commit() stores it (seek, reset). */
+  private restartQueue(mq: MessageQueue, offset: number, consumed = false, notBefore?: number): void {
     const table = this.rebalancer!.table;
     const key = mqKey(mq);
     const old = table.get(key);
@@ -264,6 +263,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     }
     this.cache.discard(key);
     const entry: QueueEntry = { key, mq, pq: new ProcessQueue<ConsumerMessage>(), nextOffset: offset };
+    entry.notBefore = notBefore;
     table.set(key, entry);
     if (consumed) this.offsets?.set(mq, offset);
     this.startQueue(entry);

@@ -16,6 +16,8 @@ export interface LiteSubscription {
   tags: ReadonlySet<string>;
   /** Java sends 0 for TAG expressions: the broker builds the filter from the pull itself. */
   pullVersion: number;
+  /** When the topic was subscribed (ms): where a LAST_OFFSET start begins (start-position.ts). */
+  since: number;
 }
 
 function liteSubscription(wireTopic: string, expression: SubscriptionExpression): LiteSubscription {
@@ -24,12 +26,15 @@ function liteSubscription(wireTopic: string, expression: SubscriptionExpression)
     data,
     tags: new Set(data.tagsSet),
     pullVersion: data.expressionType === 'TAG' ? 0 : data.subVersion,
+    since: Date.now(),
   };
 }
 
 export class LiteSubscriptions {
   private readonly subscribed = new Map<string, LiteSubscription>();
   private readonly readAll = new Map<string, LiteSubscription>();
+  /** Assign mode: when each topic was first assigned (ms). */
+  private readonly assignedAt = new Map<string, number>();
 
   constructor(private readonly namespace: string | undefined) {}
 
@@ -44,7 +49,20 @@ export class LiteSubscriptions {
   }
 
   add(wireTopic: string, sub: LiteSubscription): void {
-    this.subscribed.set(wireTopic, sub);
+    // Subscribing again changes the filter, not when the consumer started to want the topic.
+    const since = this.subscribed.get(wireTopic)?.since ?? sub.since;
+    this.subscribed.set(wireTopic, { ...sub, since });
+  }
+
+  /** Assign mode: notes when the topics of `queues` (wire names) were first assigned. */
+  assigned(queues: Iterable<MessageQueue>): void {
+    const now = Date.now();
+    for (const mq of queues) if (!this.assignedAt.has(mq.topic)) this.assignedAt.set(mq.topic, now);
+  }
+
+  /** When `topic` (wire name) was subscribed or first assigned. */
+  since(topic: string): number | undefined {
+    return this.subscribed.get(topic)?.since ?? this.assignedAt.get(topic);
   }
 
   /** Wire names of the subscribed topics. */

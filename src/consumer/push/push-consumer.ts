@@ -86,6 +86,8 @@ interface Subscription {
   tags: ReadonlySet<string>;
   /** subVersion sent in pulls: moves once a heartbeat carried it. */
   pullVersion: number;
+  /** When the topic was first subscribed (ms): where LAST_OFFSET starts (start-position.ts). */
+  since?: number;
 }
 
 export class PushConsumer extends EventEmitter<PushConsumerEvents> {
@@ -179,6 +181,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       data,
       tags: new Set(data.tagsSet),
       pullVersion: data.subVersion,
+      since: previous?.since ?? Date.now(),
     });
     const client = this.client;
     if (this.state === 'RUNNING' && client !== undefined) {
@@ -380,6 +383,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       changed: (event) => this.queuesChanged(event),
       isConsuming: (key) => this.orderly?.isConsuming(key) ?? false,
       later: (ms, fn) => this.life.later(ms, fn),
+      subscribedAt: (topic) => this.subs.get(topic)?.since,
     });
     this.rebalancer = rebalancer;
     if (orderly) {
