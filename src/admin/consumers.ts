@@ -342,7 +342,7 @@ function resetFailure(
   if (groupUnknown(response))
     return new ConsumerGroupNotFoundError(
       group,
-      `its online members do not subscribe ${topic} and it has no committed offset of it on ${address}`,
+      `no committed offset of ${topic} on ${address}, and its online members do not subscribe it`,
     );
   return ctx.failure(address, InvokeBrokerToResetOffset.code, response);
 }
