@@ -26,6 +26,7 @@ import {
   UpdateConsumerOffset,
 } from '../protocol/headers/offset.js';
 import { checkString } from '../options.js';
+import type { TopicRouteData } from '../protocol/headers/route.js';
 import type { AdminContext } from './admin-context.js';
 import {
   ConsumerGroupNotFoundError,
@@ -61,7 +62,43 @@ function byQueue<T extends { topic: string; brokerName: string; queueId: number 
   return a.queueId - b.queueId;
 }
 
-/** GET_CONSUME_STATS from every broker of the group, merged; ConsumerGroupNotFoundError when empty. */
+/** GET_CONSUME_STATS of `group` (and `topic`) from `addresses`, appended to `queues`; the TPS summed. */
+async function collectStats(
+  ctx: AdminContext,
+  addresses: Iterable<string>,
+  group: string,
+  topic: string | undefined,
+  queues: ConsumerQueueProgress[],
+): Promise<number> {
+  let consumeTps = 0;
+  for (const address of addresses) {
+    const response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
+    const stats = parseConsumeStats(response.body ?? '{}');
+    consumeTps += stats.consumeTps;
+    for (const { mq, value } of stats.offsetTable.values())
+      queues.push({ ...mq, ...value, lag: Math.max(0, value.brokerOffset - value.consumerOffset) });
+  }
+  return consumeTps;
+}
+
+/** The group's connections, undefined when no member is online. */
+function onlineMembers(ctx: AdminContext, group: string): Promise<ConsumerConnections | undefined> {
+  return consumerConnections(ctx, group).then(
+    (c) => (c.connections.length > 0 ? c : undefined),
+    (err: unknown) => {
+      if (err instanceof ConsumerNotOnlineError) return undefined;
+      throw err;
+    },
+  );
+}
+
+/**
+ * GET_CONSUME_STATS from every broker of the group, merged, with the online members. A broker
+ * lists (without `topic`) only the topics the group has committed offsets for, so a member that
+ * is online but has committed nothing yet would show nothing: then each topic it subscribes is
+ * asked for by name, as Java's mqadmin shows such a group (its queues, consumer offset 0).
+ * ConsumerGroupNotFoundError only when there is neither progress nor an online member.
+ */
 export async function consumerProgress(
   ctx: AdminContext,
   group: string,
@@ -70,17 +107,30 @@ export async function consumerProgress(
   checkGroupName(group);
   if (topic !== undefined) checkTopicName(topic);
   const queues: ConsumerQueueProgress[] = [];
-  let consumeTps = 0;
-  for (const address of (await groupBrokers(ctx, group)).values()) {
-    const response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
-    const stats = parseConsumeStats(response.body ?? '{}');
-    consumeTps += stats.consumeTps;
-    for (const { mq, value } of stats.offsetTable.values())
-      queues.push({ ...mq, ...value, lag: Math.max(0, value.brokerOffset - value.consumerOffset) });
+  let consumeTps = await collectStats(ctx, (await groupBrokers(ctx, group)).values(), group, topic, queues);
+  const online = await onlineMembers(ctx, group);
+  if (queues.length === 0 && online !== undefined && topic === undefined) {
+    for (const t of Object.keys(online.subscriptions)) {
+      const route = await ctx.routeIfAny(t);
+      if (route !== undefined)
+        consumeTps += await collectStats(ctx, ctx.routeMasters(route).values(), group, t, queues);
+    }
   }
-  if (queues.length === 0) throw new ConsumerGroupNotFoundError(group);
+  if (queues.length === 0)
+    throw new ConsumerGroupNotFoundError(
+      group,
+      online === undefined
+        ? undefined
+        : `${online.connections.length} member(s) online, but no broker serves ${topic ?? 'the topics it subscribes'}`,
+    );
   queues.sort(byQueue);
-  return { group, consumeTps, totalLag: queues.reduce((s, q) => s + q.lag, 0), queues };
+  return {
+    group,
+    consumeTps,
+    totalLag: queues.reduce((s, q) => s + q.lag, 0),
+    queues,
+    members: online?.connections ?? [],
+  };
 }
 
 /** GET_CONSUMER_CONNECTION_LIST from the first broker that knows the group online. */
@@ -189,24 +239,23 @@ export async function resetOffsetByTime(
     throw new InvalidArgumentError('timestamp', `must be ms since the epoch or -1, got ${timestamp}`);
   const route = await ctx.route(topic);
   const masters = ctx.routeMasters(route);
-  const members = await consumerConnections(ctx, group).then(
-    (c) => c.connections.length,
-    (err: unknown) => {
-      if (err instanceof ConsumerNotOnlineError) return 0;
-      throw err;
-    },
-  );
-  if (members > 0 && !force) throw new ConsumerGroupOnlineError(group, members);
-  if (members > 0) {
+  const online = await onlineMembers(ctx, group);
+  if (online !== undefined && !force) throw new ConsumerGroupOnlineError(group, online.connections.length);
+  if (online !== undefined) {
     const out: ResetOffsetResult[] = [];
-    for (const address of masters.values()) {
-      const response = await ctx.send(address, InvokeBrokerToResetOffset, {
-        topic,
-        group,
-        timestamp,
-        isForce: force,
-      });
-      if (response.code !== ResponseCode.SUCCESS) throw resetFailure(ctx, address, response, group);
+    for (const [brokerName, address] of masters) {
+      const header = { topic, group, timestamp, isForce: force };
+      let response = await ctx.send(address, InvokeBrokerToResetOffset, header);
+      if (groupUnknown(response) && subscribes(online, topic)) {
+        // The broker (Java `Broker2Client#resetOffset`) refuses when any write queue has no
+        // committed offset, and a running member commits a queue only once it got messages or
+        // a pull answered "nothing new". A forced reset sets every queue to its target anyway:
+        // store the targets first (what the members are about to be told), then ask again.
+        const queueIds = writeQueueIds(route, brokerName);
+        await writeTargets(ctx, address, brokerName, group, topic, timestamp, queueIds);
+        response = await ctx.send(address, InvokeBrokerToResetOffset, header);
+      }
+      if (response.code !== ResponseCode.SUCCESS) throw resetFailure(ctx, address, response, group, topic);
       for (const { mq, value } of parseResetOffsetBody(response.body ?? '{}').values())
         out.push({ ...mq, offset: value });
     }
@@ -215,13 +264,86 @@ export async function resetOffsetByTime(
   return resetOffline(ctx, group, topic, timestamp, force, masters);
 }
 
-function resetFailure(ctx: AdminContext, address: string, response: RemotingCommand, group: string): Error {
+/** The broker's "THe consumer group <g> not exist": some queue of the topic has no committed offset. */
+function groupUnknown(response: RemotingCommand): boolean {
+  return (
+    response.code === ResponseCode.SYSTEM_ERROR && /consumer group .* not exist/i.test(response.remark ?? '')
+  );
+}
+
+/** As the broker's GET_CONSUME_STATS: a group online without subscriptions (assign mode) reads any topic. */
+function subscribes(online: ConsumerConnections, topic: string): boolean {
+  return Object.keys(online.subscriptions).length === 0 || topic in online.subscriptions;
+}
+
+function writeQueueIds(route: TopicRouteData, brokerName: string): number[] {
+  const n = route.queueDatas.find((q) => q.brokerName === brokerName)?.writeQueueNums ?? 0;
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+/** Where a reset by `timestamp` puts a queue (29, or 30 for −1), as the broker computes it. */
+async function resetTarget(
+  ctx: AdminContext,
+  address: string,
+  brokerName: string,
+  topic: string,
+  queueId: number,
+  timestamp: number,
+): Promise<number> {
+  const target =
+    timestamp === -1
+      ? await ctx.call(address, GetMaxOffset, { topic, queueId, bname: brokerName })
+      : await ctx.call(address, SearchOffsetByTimestamp, { topic, queueId, timestamp, bname: brokerName });
+  return Math.max(0, OffsetResponse.decode(target.extFields).offset);
+}
+
+function writeOffset(
+  ctx: AdminContext,
+  address: string,
+  brokerName: string,
+  group: string,
+  topic: string,
+  queueId: number,
+  offset: number,
+): Promise<RemotingCommand> {
+  return ctx.call(address, UpdateConsumerOffset, {
+    consumerGroup: group,
+    topic,
+    queueId,
+    commitOffset: offset,
+    bname: brokerName,
+  });
+}
+
+/** Stores each queue's reset target on one broker, one queue after another (remote-broker.ts `commitAll`). */
+async function writeTargets(
+  ctx: AdminContext,
+  address: string,
+  brokerName: string,
+  group: string,
+  topic: string,
+  timestamp: number,
+  queueIds: readonly number[],
+): Promise<void> {
+  for (const queueId of queueIds) {
+    const target = await resetTarget(ctx, address, brokerName, topic, queueId, timestamp);
+    await writeOffset(ctx, address, brokerName, group, topic, queueId, target);
+  }
+}
+
+function resetFailure(
+  ctx: AdminContext,
+  address: string,
+  response: RemotingCommand,
+  group: string,
+  topic: string,
+): Error {
   if (response.code === ResponseCode.CONSUMER_NOT_ONLINE) return new ConsumerNotOnlineError(group, undefined);
-  if (
-    response.code === ResponseCode.SYSTEM_ERROR &&
-    /consumer group .* not exist/i.test(response.remark ?? '')
-  )
-    return new ConsumerGroupNotFoundError(group, 'no committed offset on ' + address);
+  if (groupUnknown(response))
+    return new ConsumerGroupNotFoundError(
+      group,
+      `no committed offset of ${topic} on ${address}, and its online members do not subscribe it`,
+    );
   return ctx.failure(address, InvokeBrokerToResetOffset.code, response);
 }
 
@@ -240,24 +362,9 @@ async function resetOffline(
       (await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic })).body ?? '{}',
     );
     for (const { mq, value } of stats.offsetTable.values()) {
-      const target =
-        timestamp === -1
-          ? await ctx.call(address, GetMaxOffset, { topic, queueId: mq.queueId, bname: brokerName })
-          : await ctx.call(address, SearchOffsetByTimestamp, {
-              topic,
-              queueId: mq.queueId,
-              timestamp,
-              bname: brokerName,
-            });
-      const targetOffset = Math.max(0, OffsetResponse.decode(target.extFields).offset);
+      const targetOffset = await resetTarget(ctx, address, brokerName, topic, mq.queueId, timestamp);
       const offset = force || targetOffset < value.consumerOffset ? targetOffset : value.consumerOffset;
-      await ctx.call(address, UpdateConsumerOffset, {
-        consumerGroup: group,
-        topic,
-        queueId: mq.queueId,
-        commitOffset: offset,
-        bname: brokerName,
-      });
+      await writeOffset(ctx, address, brokerName, group, topic, mq.queueId, offset);
       out.push({ ...mq, offset });
     }
   }

@@ -107,6 +107,8 @@ export interface ConsumerProgress {
   consumeTps: number;
   totalLag: number;
   queues: ConsumerQueueProgress[];
+  /** The group's online members (GET_CONSUMER_CONNECTION_LIST); empty when none is online. */
+  members: ClientConnection[];
 }
 
 export interface ClientConnection {

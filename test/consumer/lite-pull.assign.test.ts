@@ -229,3 +229,67 @@ test('lite pull options: Java defaults, unknown and push-only keys refused', () 
     InvalidArgumentError,
   );
 });
+
+test('assign then seek at once on a running consumer: poll returns from the sought offset', async () => {
+  await liteScenario({ brokers: 1 }, 2, async ({ h, topic, consumer }) => {
+    await h.send(topic, 40);
+    const Q1 = { topic, brokerName: 'broker-a', queueId: 1 };
+    // FIRST_OFFSET: a start offset computed after the seek would show as offset 0.
+    const c = consumer({ consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    await c.start();
+    c.assign([Q0(topic), Q1]);
+    c.pause([Q1]);
+    await c.seek(Q0(topic), 12);
+    const got = await pollUntil(c, 8);
+    assert.deepEqual(
+      got.map((m) => m.queueOffset),
+      [12, 13, 14, 15, 16, 17, 18, 19],
+      'queue 0 from the sought offset, paused queue 1 held back',
+    );
+    assert.ok(got.every((m) => m.queue.queueId === 0));
+    assert.equal(await c.committed(Q1), -1, 'committed right after assign: nothing stored');
+  });
+});
+
+test('assign then seekToBegin / seekToEnd / commit(offsets) at once on a running consumer', async () => {
+  await liteScenario({ brokers: 1 }, 2, async ({ h, topic, consumer }) => {
+    await h.send(topic, 20);
+    const Q1 = { topic, brokerName: 'broker-a', queueId: 1 };
+    const c = consumer({ consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET' });
+    await c.start();
+    c.assign([Q0(topic)]);
+    await c.seekToBegin(Q0(topic));
+    assert.deepEqual(
+      (await pollUntil(c, 10)).map((m) => m.queueOffset),
+      Array.from({ length: 10 }, (_, i) => i),
+      'from the first message although the group starts at the last offset',
+    );
+    c.assign([Q1]);
+    await c.commit([{ queue: Q1, offset: 4 }]);
+    assert.equal(await c.committed(Q1), 4, 'commit(offsets) of a queue assigned a moment ago');
+    await c.seekToEnd(Q1);
+    assert.deepEqual(await c.poll(300), [], 'nothing after seekToEnd');
+    await h.send(topic, 2);
+    const fresh = await pollUntil(c, 1);
+    assert.ok(fresh.every((m) => m.queue.queueId === 1 && m.queueOffset >= 10));
+  });
+});
+
+test('assign before start: seek needs a running consumer, as in Java, and works at once after start', async () => {
+  await liteScenario({ brokers: 1 }, 1, async ({ h, topic, consumer }) => {
+    await h.send(topic, 10);
+    const c = consumer({ consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
+    c.assign([Q0(topic)]);
+    c.pause([Q0(topic)]);
+    await assert.rejects(c.seek(Q0(topic), 3), IllegalStateError, "Java's checkServiceState");
+    assert.deepEqual(c.assignment(), [Q0(topic)], 'assign takes effect before start');
+    await c.start();
+    await c.seek(Q0(topic), 6);
+    assert.deepEqual(await c.poll(300), [], 'paused before start stays paused');
+    c.resume([Q0(topic)]);
+    assert.deepEqual(
+      (await pollUntil(c, 4)).map((m) => m.queueOffset),
+      [6, 7, 8, 9],
+    );
+  });
+});

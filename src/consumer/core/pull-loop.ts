@@ -15,6 +15,7 @@ import { flowControlReason, type QueueThresholds } from './flow-control.js';
 import { decodePullBody, filterByTags, type ConsumerMessage } from './message-view.js';
 import type { ProcessQueue } from './process-queue.js';
 import type { PullBrokerSelection, PullTarget } from './pull-broker-selection.js';
+import { reachedQueueEnd, sinceSubscription } from './start-position.js';
 
 /** Delays of Java's pull loop (ms). */
 export const PULL_DELAY = Object.freeze({
@@ -31,6 +32,8 @@ export interface QueueEntry {
   readonly mq: MessageQueue;
   readonly pq: ProcessQueue<ConsumerMessage>;
   nextOffset: number;
+  /** A LAST_OFFSET start without a stored offset: drop what was stored before (start-position.ts). */
+  notBefore?: number | undefined;
 }
 
 export interface PullContext extends ConsumerScope {
@@ -203,6 +206,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
     }
     const prevOffset = entry.nextOffset;
     entry.nextOffset = h.nextBeginOffset;
+    if (code === ResponseCode.PULL_NOT_FOUND) reachedQueueEnd(entry);
     if (code !== ResponseCode.SUCCESS) {
       // correctTagsOffset: nothing cached and nothing new, so the queue is done up to here.
       if (pq.msgCount === 0) ctx.updateOffset(mq, h.nextBeginOffset, true);
@@ -226,7 +230,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;
     }
-    const kept = filterByTags(messages, sub.tags);
+    const kept = filterByTags(sinceSubscription(entry, messages), sub.tags);
     if (kept.length > 0 && pq.putMessages(kept) > 0) ctx.dispatch(entry, kept);
     if (o.pullInterval > 0) await ctx.sleep(o.pullInterval);
   }

@@ -10,14 +10,13 @@ import type { MessageQueue } from '../../client/route.js';
 import { mqKey } from '../../protocol/body/message-queue-map.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { allocate } from '../allocate/index.js';
-import { consumerIdList, lockQueues, queueMaxOffset, searchOffset, unlockQueues } from './broker-queries.js';
+import { consumerIdList, lockQueues, unlockQueues } from './broker-queries.js';
 import type { ConsumerScope } from './client-port.js';
 import type { ConsumerMessage } from './message-view.js';
-import type { OffsetStore } from '../offset-store/offset-store.js';
-import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
-import { parseConsumeTimestamp } from '../push/options.js';
+import { OFFSET_READ_ERROR, type OffsetStore } from '../offset-store/offset-store.js';
 import { ProcessQueue } from './process-queue.js';
 import { PULL_DELAY, type QueueEntry } from './pull-loop.js';
+import { startPosition, type StartPosition } from './start-position.js';
 
 /** Java `rocketmq.client.unlockDelayTimeMills`: unlock of a queue whose batch is still running. */
 export const UNLOCK_DELAY_MS = 20_000;
@@ -39,12 +38,18 @@ export interface RebalanceContext extends ConsumerScope {
   /** Orderly: a handler call is running on the queue. */
   isConsuming(key: string): boolean;
   later(ms: number, fn: () => void): void;
+  /**
+   * When the consumer subscribed `topic` (client clock, ms), where a LAST_OFFSET start without a
+   * stored offset begins (start-position.ts); undefined: when this Rebalancer was made (start()).
+   */
+  subscribedAt?(topic: string): number | undefined;
 }
 
 export class Rebalancer {
   readonly table = new Map<string, QueueEntry>();
   private round: Promise<void> | undefined;
   private again = false;
+  private readonly createdAt = Date.now();
 
   constructor(private readonly ctx: RebalanceContext) {}
 
@@ -152,14 +157,14 @@ export class Rebalancer {
       const lockedAt = locks?.get(key);
       if (this.table.has(key) || (locks !== undefined && lockedAt === undefined)) continue;
       ctx.offsetStore.removeOffset(mq);
-      const offset = await this.startOffset(mq);
-      if (offset === undefined) continue;
+      const start = await this.startPosition(mq);
+      if (start === undefined) continue;
       const pq = new ProcessQueue<ConsumerMessage>();
       if (lockedAt !== undefined) {
         pq.locked = true;
         pq.lastLockTimestamp = lockedAt;
       }
-      const entry: QueueEntry = { key, mq, pq, nextOffset: offset };
+      const entry: QueueEntry = { key, mq, pq, nextOffset: start.offset, notBefore: start.notBefore };
       this.table.set(key, entry);
       entries.push(entry);
       added.push(mq);
@@ -189,38 +194,9 @@ export class Rebalancer {
     return out;
   }
 
-  /** Where a new queue starts (§2.5); undefined = skip it this round (also the lite consumer's assign mode). */
-  async startOffset(mq: MessageQueue): Promise<number | undefined> {
-    const { options, client, offsetStore, logger } = this.ctx;
-    const timeout = options.mqClientApiTimeout;
-    const retry = mq.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX);
-    const last = options.consumeFromWhere === 'CONSUME_FROM_LAST_OFFSET';
-    let stored: number;
-    let ambiguousZero = false;
-    if (offsetStore instanceof RemoteBrokerOffsetStore) {
-      const s = await offsetStore.readStoredOffset(mq);
-      stored = s.offset;
-      ambiguousZero = s.ambiguousZero;
-    } else stored = await offsetStore.readOffset(mq, 'STORE');
-    // Deviation (§2.5): a pre-5.0 broker answers 0 for a group it does not know while message 0
-    // is in memory; with LAST_OFFSET that 0 is read as "not found", so a new group starts at the end.
-    if (stored >= 0 && !(ambiguousZero && last && !retry)) return stored;
-    if (stored === OFFSET_READ_ERROR) return undefined;
-    try {
-      switch (options.consumeFromWhere) {
-        case 'CONSUME_FROM_FIRST_OFFSET':
-          return 0;
-        case 'CONSUME_FROM_TIMESTAMP':
-          return retry
-            ? await queueMaxOffset(client, mq, timeout)
-            : await searchOffset(client, mq, parseConsumeTimestamp(options.consumeTimestamp), timeout);
-        default:
-          return retry ? 0 : await queueMaxOffset(client, mq, timeout);
-      }
-    } catch (err) {
-      logger.warn('cannot compute where the queue starts; skipped this round', { mq, error: err });
-      return undefined;
-    }
+  /** Where a new queue starts (start-position.ts); undefined = skip it this round (also the lite consumer's assign mode). */
+  startPosition(mq: MessageQueue): Promise<StartPosition | undefined> {
+    return startPosition(this.ctx, mq, this.ctx.subscribedAt?.(mq.topic) ?? this.createdAt);
   }
 
   /** Drops a held queue: persist its offset, forget it, unlock it (orderly). */
@@ -259,13 +235,10 @@ export class Rebalancer {
     if (!(await this.ensureLocked(entry))) return false;
     if (!entry.pq.previouslyLocked) {
       // Another client may have consumed this queue until it lost the lock (apache/rocketmq#1825).
-      const store = this.ctx.offsetStore;
-      if (store instanceof RemoteBrokerOffsetStore) {
-        const stored = (await store.readStoredOffset(entry.mq)).offset;
-        if (stored === OFFSET_READ_ERROR) return false;
-        // −1: nothing stored yet, so the start offset computed when the queue was taken stands.
-        if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
-      }
+      const stored = (await this.ctx.offsetStore.readStoredOffset(entry.mq)).offset;
+      if (stored === OFFSET_READ_ERROR) return false;
+      // −1: nothing stored yet, so the start offset computed when the queue was taken stands.
+      if (stored >= 0) entry.nextOffset = Math.max(stored, entry.pq.queueOffsetMax + 1);
       entry.pq.previouslyLocked = true;
     }
     return true;

@@ -43,7 +43,7 @@ import type { Rebalancer } from '../core/rebalance.js';
 import { liteParts } from './parts.js';
 import { userQueue, wireQueue } from '../core/queue-names.js';
 import type { SubscriptionExpression } from '../core/subscription.js';
-import { LiteSubscriptions } from './subscriptions.js';
+import { heldQueue, LiteSubscriptions } from './subscriptions.js';
 
 type State = 'CREATED' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -129,6 +129,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     this.checkOpen();
     if (this.mode === 'SUBSCRIBE') throw new IllegalStateError('subscribe and assign are mutually exclusive');
     this.mode = 'ASSIGN';
+    this.subs.assigned(wanted.values());
     for (const [key, mq] of [...this.assigned]) {
       if (wanted.has(key)) continue;
       this.assigned.delete(key);
@@ -194,6 +195,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       isPaused: (mq) => this.paused.has(mqKey(mq)),
       overAllThreshold: () => this.cache.waiting > o.pullThresholdForAll,
       subscription: (topic) => this.subs.forPull(topic, this.mode === 'ASSIGN'),
+      subscribedAt: (topic) => this.subs.since(topic),
       dispatch: (entry, messages) => this.cache.put({ entry, messages }),
       later: (ms, fn) => this.life.later(ms, fn),
       sleep: (ms) => this.life.sleep(ms),
@@ -241,20 +243,17 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     const key = mqKey(mq);
     // The route (cached after the first time) gives the offset read its broker address.
     await this.client?.subscribeQueues(mq.topic).catch(() => undefined);
-    const offset = await rebalancer.startOffset(mq);
+    const start = await rebalancer.startPosition(mq);
     if (this.state !== 'RUNNING' || this.assigned.get(key) !== mq || rebalancer.table.has(key)) return;
-    if (offset === undefined) {
+    if (start === undefined) {
       this.life.later(this.options.pullTimeDelayMillsWhenException, () => void this.openAssigned(mq));
       return;
     }
-    this.restartQueue(mq, offset);
+    this.restartQueue(mq, start.offset, false, start.notBefore);
   }
 
-  /**
-   * The queue's pulls start over at `offset`; what was pulled and not polled is discarded.
-   * `consumed`: the next poll is also what commit() stores (seek, reset by the broker).
-   */
-  private restartQueue(mq: MessageQueue, offset: number, consumed = false): void {
+  /** Pulls start over at `offset`, unpolled messages discarded; `consumed`: commit() stores it (seek, reset). */
+  private restartQueue(mq: MessageQueue, offset: number, consumed = false, notBefore?: number): void {
     const table = this.rebalancer!.table;
     const key = mqKey(mq);
     const old = table.get(key);
@@ -264,6 +263,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     }
     this.cache.discard(key);
     const entry: QueueEntry = { key, mq, pq: new ProcessQueue<ConsumerMessage>(), nextOffset: offset };
+    entry.notBefore = notBefore;
     table.set(key, entry);
     if (consumed) this.offsets?.set(mq, offset);
     this.startQueue(entry);
@@ -318,16 +318,13 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     }
   }
 
-  private held(queue: MessageQueue, field = 'queue'): QueueEntry {
-    const mq = this.wire(queue, field);
-    const entry = this.rebalancer?.table.get(mqKey(mq));
-    const assigned = this.mode === 'ASSIGN' ? this.assigned.has(mqKey(mq)) : entry !== undefined;
-    if (!assigned || entry === undefined)
-      throw new InvalidArgumentError(
-        field,
-        `${mq.topic}@${mq.brokerName}:${mq.queueId} is not assigned to this consumer${assigned ? ' yet' : ''}`,
-      );
-    return entry;
+  private held(queue: MessageQueue, field = 'queue'): MessageQueue {
+    const table = this.mode === 'ASSIGN' ? this.assigned : this.rebalancer?.table;
+    return heldQueue(this.wire(queue, field), table, field);
+  }
+
+  private heldQueues(): MessageQueue[] {
+    return this.mode === 'ASSIGN' ? [...this.assigned.values()] : (this.rebalancer?.heldQueues() ?? []);
   }
 
   /** The next poll of `queue` starts at `offset` (between the queue's min and max offset). */
@@ -350,8 +347,10 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   }
 
   private async seekTo(queue: MessageQueue, to: number | 'begin' | 'end'): Promise<void> {
-    const { mq } = this.held(queue);
-    this.restartQueue(mq, await seekOffset(this.client!, mq, to, this.options.mqClientApiTimeout), true);
+    const mq = this.held(queue);
+    const offset = await seekOffset(this.client!, mq, to, this.options.mqClientApiTimeout);
+    this.held(queue); // an assign() meanwhile may have taken the queue away
+    this.restartQueue(mq, offset, true);
   }
 
   /** The first offset of `queue` stored at or after `timestamp` (epoch ms). */
@@ -398,15 +397,15 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     if (offsets !== undefined) {
       if (!Array.isArray(offsets)) throw new InvalidArgumentError('offsets', 'must be an array');
       const checked = offsets.map(({ queue, offset }, i) => ({
-        entry: this.held(queue, `offsets[${i}].queue`),
+        mq: this.held(queue, `offsets[${i}].queue`),
         offset: checkInt(`offsets[${i}].offset`, offset, 0),
       }));
-      for (const { entry, offset } of checked) this.offsets?.set(entry.mq, offset);
+      for (const { mq, offset } of checked) this.offsets?.set(mq, offset);
     }
     await this.persist();
   }
 
-  private async persist(held = this.rebalancer?.heldQueues() ?? []): Promise<void> {
+  private async persist(held = this.heldQueues()): Promise<void> {
     await this.offsets?.persist(held, (mq) => this.userQueue(mq));
   }
 
@@ -429,8 +428,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** The queues held: assigned ones, or those the rebalance gave this member (user names). */
   assignment(): MessageQueue[] {
-    const held = this.mode === 'ASSIGN' ? [...this.assigned.values()] : (this.rebalancer?.heldQueues() ?? []);
-    return held.map((mq) => this.userQueue(mq));
+    return this.heldQueues().map((mq) => this.userQueue(mq));
   }
 
   /** @internal Running info (GET_CONSUMER_RUNNING_INFO). */

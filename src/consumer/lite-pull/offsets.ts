@@ -8,9 +8,7 @@ import { InvalidArgumentError, RocketMQError } from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import { queueMaxOffset, queueMinOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
-import type { OffsetStore } from '../offset-store/offset-store.js';
-import { messageQueueKey } from '../offset-store/offset-store.js';
-import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
+import { messageQueueKey, OFFSET_READ_ERROR, type OffsetStore } from '../offset-store/offset-store.js';
 
 /** A sync commit the broker did not confirm for some queues. */
 export class OffsetCommitError extends RocketMQError {
@@ -48,15 +46,13 @@ export class LiteOffsets {
   }
 
   /**
-   * Stores the consumed offsets of `held`. The broker store confirms each queue; `userQueue`
-   * names the unconfirmed ones in the OffsetCommitError.
+   * Stores the consumed offsets of `held`. The store confirms each queue; `userQueue` names the
+   * unconfirmed ones in the OffsetCommitError.
    */
   async persist(held: readonly MessageQueue[], userQueue: (mq: MessageQueue) => MessageQueue): Promise<void> {
-    const store = this.store;
-    if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
     // Queues without a consumed offset yet have nothing to commit.
     const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
-    const ok = await store.commitAll(withOffset);
+    const ok = await this.store.commitAll(withOffset);
     const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
     if (failed.length > 0) throw new OffsetCommitError(failed);
   }
@@ -80,6 +76,10 @@ export async function seekOffset(
   to: number | 'begin' | 'end',
   timeoutMs: number,
 ): Promise<number> {
+  // Java `MQAdminImpl#minOffset`: the route is fetched when the broker's address is not known yet
+  // (a queue assigned a moment ago, whose topic nothing has looked up).
+  if (client.masterAddress(mq.brokerName) === undefined)
+    await client.subscribeQueues(mq.topic).catch(() => undefined);
   if (to === 'begin') return queueMinOffset(client, mq, timeoutMs);
   if (to === 'end') return queueMaxOffset(client, mq, timeoutMs);
   const [min, max] = await Promise.all([

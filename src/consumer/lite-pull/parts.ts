@@ -32,6 +32,8 @@ export interface LiteHooks {
   /** Messages waiting for poll() in all queues exceed pullThresholdForAll. */
   overAllThreshold(): boolean;
   subscription(topic: string): LiteSubscription | undefined;
+  /** When `topic` was subscribed or first assigned (a LAST_OFFSET start, start-position.ts). */
+  subscribedAt?(topic: string): number | undefined;
   dispatch(entry: QueueEntry, messages: ConsumerMessage[]): void;
   later(ms: number, fn: () => void): void;
   sleep(ms: number): Promise<void>;
@@ -61,6 +63,7 @@ export function liteParts(
     },
     isConsuming: () => false,
     later: hooks.later,
+    subscribedAt: hooks.subscribedAt,
   });
   const pullCtx: PullContext = {
     ...scope,

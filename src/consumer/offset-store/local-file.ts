@@ -17,7 +17,14 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { silentLogger } from '../../observability/logger.js';
 import { compareMessageQueue } from '../allocate/order.js';
-import { MemoryOffsetTable, messageQueueKey, type OffsetStore, type ReadOffsetType } from './offset-store.js';
+import {
+  MemoryOffsetTable,
+  messageQueueKey,
+  OFFSET_NOT_FOUND,
+  type OffsetStore,
+  type ReadOffsetType,
+  type StoredOffset,
+} from './offset-store.js';
 
 export interface LocalFileOffsetStoreOptions {
   /** The consumer's client id (`ip@instanceName`; broadcasting keeps `DEFAULT`, so it is stable). */
@@ -144,14 +151,23 @@ export class LocalFileOffsetStore implements OffsetStore {
     if (type !== 'STORE') {
       const offset = this.memory.get(mq);
       if (offset !== undefined) return offset;
-      if (type === 'MEMORY') return -1;
+      if (type === 'MEMORY') return OFFSET_NOT_FOUND;
     }
     const { entries } = await this.serial(() => this.readFileEntries());
     const key = messageQueueKey(mq);
     const found = entries.find((e) => messageQueueKey(e) === key);
-    if (found === undefined) return -1;
+    if (found === undefined) return OFFSET_NOT_FOUND;
     this.memory.update(mq, found.offset, false);
     return found.offset;
+  }
+
+  /** The file's offset; a 0 in our own file is always a stored 0. */
+  async readStoredOffset(mq: MessageQueue): Promise<StoredOffset> {
+    return { offset: await this.readOffset(mq, 'STORE'), ambiguousZero: false };
+  }
+
+  memoryOffset(mq: MessageQueue): number {
+    return this.memory.get(mq) ?? OFFSET_NOT_FOUND;
   }
 
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void {
@@ -171,6 +187,18 @@ export class LocalFileOffsetStore implements OffsetStore {
 
   async persist(mq: MessageQueue): Promise<void> {
     await this.persistAll([mq]);
+  }
+
+  /** One file write for all of `mqs`: each is confirmed when it had an offset and the write succeeded. */
+  async commitAll(mqs: readonly MessageQueue[]): Promise<boolean[]> {
+    const has = mqs.map((mq) => this.memory.get(mq) !== undefined);
+    try {
+      await this.persistAll(mqs);
+    } catch (err) {
+      this.options.logger.warn('writing the local offset file failed', { path: this.storePath, error: err });
+      return mqs.map(() => false);
+    }
+    return has;
   }
 
   /** Forgets the memory offset; the file keeps its entry, as Java's store does. */

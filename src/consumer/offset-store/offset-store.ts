@@ -12,6 +12,26 @@ import { InvalidArgumentError } from '../../errors.js';
  */
 export type ReadOffsetType = 'MEMORY' | 'STORE' | 'MEMORY_THEN_STORE';
 
+/** Java's "no offset stored": the caller applies consumeFromWhere. */
+export const OFFSET_NOT_FOUND = -1;
+/** Java's −2: the store could not be asked (skip the queue this round, never guess). */
+export const OFFSET_READ_ERROR = -2;
+
+/** What the store holds for a queue, read from where it keeps it (the broker, the file). */
+export interface StoredOffset {
+  offset: number;
+  /**
+   * The broker is older than 5.0 and answered 0, which it also does for a group it does not
+   * know while message 0 is in memory (consumer.md §1.4), and it stores no offset of the group
+   * for the topic: the 0 may mean "not found". Always false for the local file.
+   */
+  ambiguousZero: boolean;
+}
+
+/**
+ * Callers use only this interface: which store a consumer has (broker or file) follows from its
+ * message model, and nothing above the store needs to know.
+ */
 export interface OffsetStore {
   /** Reads what was stored before (the local file; a no-op for the broker store). */
   load(): Promise<void>;
@@ -20,12 +40,21 @@ export interface OffsetStore {
    * consumeFromWhere). The broker store answers −2 when the broker could not be asked.
    */
   readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number>;
+  /** Like `readOffset(mq, 'STORE')`, and says whether a 0 may mean "none" (StoredOffset). */
+  readStoredOffset(mq: MessageQueue): Promise<StoredOffset>;
+  /** The in-memory offset, −1 when none; synchronous, for the hot path of every pull. */
+  memoryOffset(mq: MessageQueue): number;
   /** Memory only. `increaseOnly` never moves an offset back (concurrent consumption). */
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
   /** Stores the memory offsets of the queues still held (`persistConsumerOffset`, every 5 s). */
   persistAll(heldMqs: Iterable<MessageQueue>): Promise<void>;
   /** Stores one queue's memory offset (rebalance drop, OFFSET_ILLEGAL). */
   persist(mq: MessageQueue): Promise<void>;
+  /**
+   * Stores the memory offsets of `mqs` and resolves, per queue, whether the store confirmed it
+   * (a sync commit that must name what failed, e.g. the lite consumer's `commit()`).
+   */
+  commitAll(mqs: readonly MessageQueue[]): Promise<boolean[]>;
   /** Forgets a queue's memory offset (after the rebalance gave it away). */
   removeOffset(mq: MessageQueue): void;
 }

@@ -20,20 +20,15 @@ import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../..
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumerClient } from '../core/client-port.js';
-import { MemoryOffsetTable, messageQueueKey, type OffsetStore, type ReadOffsetType } from './offset-store.js';
-
-export const OFFSET_NOT_FOUND = -1;
-export const OFFSET_READ_ERROR = -2;
-
-export interface StoredOffset {
-  offset: number;
-  /**
-   * The broker is older than 5.0 and answered 0, which it also does for a group it does not
-   * know while message 0 is in memory (consumer.md §1.4), and it stores no offset of the group
-   * for the topic: the 0 may mean "not found".
-   */
-  ambiguousZero: boolean;
-}
+import {
+  MemoryOffsetTable,
+  messageQueueKey,
+  OFFSET_NOT_FOUND,
+  OFFSET_READ_ERROR,
+  type OffsetStore,
+  type ReadOffsetType,
+  type StoredOffset,
+} from './offset-store.js';
 
 export class RemoteBrokerOffsetStore implements OffsetStore {
   private readonly memory = new MemoryOffsetTable();
@@ -57,7 +52,6 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     return (await this.readStoredOffset(mq)).offset;
   }
 
-  /** In-memory offset, −1 when none (the hot path of every pull). */
   memoryOffset(mq: MessageQueue): number {
     return this.memory.get(mq) ?? OFFSET_NOT_FOUND;
   }

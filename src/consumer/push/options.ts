@@ -35,8 +35,10 @@ export interface PushConsumerOptions extends ClientConnectionOptions {
   /** @default 'CLUSTERING' */
   messageModel?: MessageModelName;
   /**
-   * Where a group with no stored offset starts (§2.5). Deviation: with LAST_OFFSET a new group
-   * really starts at the end even when the broker answers 0 for a queue still in memory.
+   * Where a queue without a stored offset starts (§2.5). Deviation: LAST_OFFSET means "nothing
+   * stored before this consumer subscribed", never "skip what was sent after": such a queue starts
+   * at the first message stored at or after the subscription time (consumer/core/start-position.ts),
+   * also when the broker answers 0 for a queue still in memory.
    * @default 'CONSUME_FROM_LAST_OFFSET'
    */
   consumeFromWhere?: ConsumeFromWhereName;

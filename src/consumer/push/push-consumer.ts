@@ -43,7 +43,6 @@ import { BackgroundTasks } from '../core/background-tasks.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from '../core/handler-pool.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
-import { RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -87,6 +86,8 @@ interface Subscription {
   tags: ReadonlySet<string>;
   /** subVersion sent in pulls: moves once a heartbeat carried it. */
   pullVersion: number;
+  /** When the topic was first subscribed (ms): where LAST_OFFSET starts (start-position.ts). */
+  since?: number;
 }
 
 export class PushConsumer extends EventEmitter<PushConsumerEvents> {
@@ -180,6 +181,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       data,
       tags: new Set(data.tagsSet),
       pullVersion: data.subVersion,
+      since: previous?.since ?? Date.now(),
     });
     const client = this.client;
     if (this.state === 'RUNNING' && client !== undefined) {
@@ -381,6 +383,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       changed: (event) => this.queuesChanged(event),
       isConsuming: (key) => this.orderly?.isConsuming(key) ?? false,
       later: (ms, fn) => this.life.later(ms, fn),
+      subscribedAt: (topic) => this.subs.get(topic)?.since,
     });
     this.rebalancer = rebalancer;
     if (orderly) {
@@ -408,8 +411,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         for (const e of rebalancer.table.values()) if (e.mq.topic === topic) held++;
         return queueThresholds(o, held);
       },
-      committedOffset: (mq) =>
-        offsetStore instanceof RemoteBrokerOffsetStore ? offsetStore.memoryOffset(mq) : -1,
+      committedOffset: (mq) => offsetStore.memoryOffset(mq),
       updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
       dispatch: (entry, messages) => {
         this.stats.recordPulled(entry.mq.topic, messages.length);

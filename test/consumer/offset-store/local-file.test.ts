@@ -170,6 +170,33 @@ describe('LocalFileOffsetStore', () => {
     );
   });
 
+  it('answers the OffsetStore questions the broker store answers: stored offset, memory offset, confirmed commits', async () => {
+    const g = group();
+    const s = store(g);
+    assert.deepEqual(await s.readStoredOffset(mq('a', 0)), { offset: -1, ambiguousZero: false }, 'none yet');
+    assert.equal(s.memoryOffset(mq('a', 0)), -1);
+    s.updateOffset(mq('a', 0), 0, false);
+    assert.equal(s.memoryOffset(mq('a', 0)), 0);
+    assert.deepEqual(
+      await s.commitAll([mq('a', 0), mq('a', 1)]),
+      [true, false],
+      'a queue without offset is not confirmed',
+    );
+    const again = store(g);
+    assert.deepEqual(
+      await again.readStoredOffset(mq('a', 0)),
+      { offset: 0, ambiguousZero: false },
+      'a 0 in our own file is a stored 0',
+    );
+    // A directory where the file should be: the write fails and no queue is confirmed.
+    const { logger, warnings } = capture();
+    const broken = store(group(), logger);
+    await mkdir(broken.storePath, { recursive: true });
+    broken.updateOffset(mq('a', 0), 3, false);
+    assert.deepEqual(await broken.commitAll([mq('a', 0)]), [false]);
+    assert.ok(warnings.includes('writing the local offset file failed'), warnings.join('; '));
+  });
+
   it('rejects unknown options and ids that are not one directory name', () => {
     const bad: [string, () => unknown][] = [
       ['clientId', () => new LocalFileOffsetStore({ clientId: '../x', consumerGroup: 'G' })],

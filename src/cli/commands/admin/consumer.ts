@@ -32,7 +32,12 @@ consume TPS and the total lag. Without: every subscription group with its member
       return {
         json: p,
         tables: [table],
-        lines: ['', `Consume TPS: ${p.consumeTps.toFixed(2)}`, `Diff Total: ${p.totalLag}`],
+        lines: [
+          '',
+          `Online members: ${p.members.map((m) => `${m.clientId} (${m.clientAddr})`).join(', ') || 'none'}`,
+          `Consume TPS: ${p.consumeTps.toFixed(2)}`,
+          `Diff Total: ${p.totalLag}`,
+        ],
       };
     }
     const rows: Array<{
