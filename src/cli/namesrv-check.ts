@@ -1,5 +1,5 @@
 /**
- * Consumers start without a NameServer (they keep asking in the background, as Java's do), so a
+ * Clients start without a NameServer (they keep asking in the background, as Java's do), so a
  * CLI run pointed at a wrong or stopped NameServer would wait silently for messages that can
  * never come. Commands that would wait ask the NameServer once first, through Admin, and fail
  * with its error: NameServerUnreachableError, NotANameServerError (a broker's address), or a

@@ -35,6 +35,11 @@ test('every command that needs a NameServer says it cannot reach one that is dow
     assert.doesNotMatch(r.stderr, /broker .* is unavailable/, args.join(' '));
     assert.match(r.stderr, /Is a NameServer listening at/, args.join(' '));
   }
+  // bench prints its header first; it must still stop at once instead of running a minute of errors
+  const bench = await runCli(['bench', '--namesrv', addr, '--duration', '1m']);
+  assert.equal(bench.code, 1, bench.stderr);
+  assert.match(bench.stderr, /^error \[ERR_NAMESRV_UNREACHABLE\]: cannot reach the NameServer at/m);
+  assert.doesNotMatch(bench.stdout, /errors:/);
 });
 
 test('a NameServer address that is an HTTP server is said not to speak the RocketMQ protocol', async () => {
