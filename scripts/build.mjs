@@ -1,6 +1,6 @@
 // Builds the package's dist/: ESM (tsconfig.build.json) into dist/, CommonJS (tsconfig.cjs.json,
 // everything but the CLI) into dist/cjs/ with a package.json that marks it as CommonJS.
-//   node scripts/build.mjs             clean build (prepare, npm pack, publish)
+//   node scripts/build.mjs             clean build (prepack: npm pack and npm publish)
 //   node scripts/build.mjs --if-stale  incremental build, skipped when dist/ is newer than every
 //                                      input (npm run cli, test/package)
 import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';

@@ -22,7 +22,7 @@ export {
   AccessDeniedError,
 } from './errors.js';
 export type { RocketMQErrorOptions } from './errors.js';
-export { TopicRouteNotFoundError } from './client/errors.js';
+export { NameServerUnreachableError, NotANameServerError, TopicRouteNotFoundError } from './client/errors.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
 export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';

@@ -7,6 +7,7 @@ import { accessDenied } from '../client/access-denied.js';
 import { ClientInstance } from '../client/client-instance.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import { Deadline } from '../client/deadline.js';
+import { NameServerUnreachableError } from '../client/errors.js';
 import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
 import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
@@ -99,13 +100,13 @@ export class AdminContext {
     );
   }
 
-  /** NameServer request with failover; transport failures become BrokerUnavailableError. */
+  /** NameServer request with failover; transport failures become NameServerUnreachableError. */
   async namesrv<T>(run: (deadline: Deadline) => Promise<T>): Promise<T> {
     try {
       return await run(this.deadline());
     } catch (err) {
       if (err instanceof ConnectError || err instanceof TimeoutError || err instanceof ConnectionClosedError)
-        throw new BrokerUnavailableError(this.options.namesrvAddr.join(';'), { cause: err });
+        throw new NameServerUnreachableError(this.options.namesrvAddr, { cause: err });
       throw err;
     }
   }
@@ -138,14 +139,14 @@ export class AdminContext {
 
   /** The topic's route; TopicNotFoundError when the NameServer has none. */
   async route(topic: string): Promise<TopicRouteData> {
-    const route = await this.namesrv((d) => this.instance.namesrv.getRouteInfo(topic, d));
+    const route = await this.routeIfAny(topic);
     if (!route) throw new TopicNotFoundError(topic);
     return route;
   }
 
   /** The route, or undefined when the topic does not exist. */
   async routeIfAny(topic: string): Promise<TopicRouteData | undefined> {
-    return this.namesrv((d) => this.instance.namesrv.getRouteInfo(topic, d));
+    return this.namesrv((d) => this.instance.routes.latest(topic, d));
   }
 
   /** Master addresses of the brokers in a route, by broker name. */

@@ -24,6 +24,8 @@ import {
   type SubscriptionGroupSettings,
 } from './subscription-groups.js';
 import { createTopic, deleteTopic, topicRoute, topicStats, topics } from './topics.js';
+import { messageTrace } from './traces.js';
+import type { TraceContext } from '../protocol/trace/trace-data.js';
 import type {
   AdminMessage,
   AdminQueue,
@@ -151,6 +153,14 @@ export class Admin {
   /** A message by offsetMsgId, or by msgId (UNIQ_KEY) when `topic` is given. */
   viewMessage(id: string, topic?: string): Promise<AdminMessage> {
     return viewMessage(this.c, id, topic);
+  }
+
+  /**
+   * The trace records (Pub, SubBefore, SubAfter) of the message `msgId` that clients with
+   * `enableMsgTrace` wrote to `traceTopic` (default RMQ_SYS_TRACE_TOPIC), oldest first.
+   */
+  messageTrace(msgId: string, traceTopic?: string): Promise<TraceContext[]> {
+    return messageTrace(this.c, msgId, traceTopic);
   }
 
   messagesOfQueue(queue: AdminQueue, fromOffset: number, count: number): Promise<QueueMessages> {

@@ -5,3 +5,10 @@ export { DEFAULT_ADMIN_OPTIONS } from './options.js';
 export * from './errors.js';
 export type * from './types.js';
 export type { SubscriptionGroupSettings } from './subscription-groups.js';
+export type {
+  PubTrace,
+  SubAfterTrace,
+  SubBeforeTrace,
+  SubTraceBean,
+  TraceContext,
+} from '../protocol/trace/trace-data.js';

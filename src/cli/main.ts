@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { inspect } from 'node:util';
+import { NameServerUnreachableError, NotANameServerError } from '../client/errors.js';
 import { ConnectError, InvalidArgumentError, RocketMQError } from '../errors.js';
 import { wireDebug } from '../observability/logger.js';
 import { inBrokerThread, logBrokerThread, runInBrokerThread } from './broker-thread.js';
@@ -150,8 +151,7 @@ function report(err: unknown, command: CliCommand | undefined, verbose: boolean)
     if (command) hint = `Run '${PROGRAM} ${command.path.join(' ')} --help' for its options.`;
   } else if (err instanceof RocketMQError) {
     console.error(`error [${err.code}]: ${message}`);
-    if (err instanceof ConnectError)
-      hint = `Is a NameServer or broker listening at ${err.address}? '${PROGRAM} cluster' starts both.`;
+    hint = hintFor(err);
   } else {
     const sysCode = (err as { code?: unknown } | undefined)?.code;
     console.error(`error${typeof sysCode === 'string' ? ` [${sysCode}]` : ''}: ${message}`);
@@ -160,6 +160,19 @@ function report(err: unknown, command: CliCommand | undefined, verbose: boolean)
   if (verbose) console.error(inspect(err, { depth: 4 }));
   else if (hint) console.error(hint);
   return code;
+}
+
+/** The likely fix of a failure, from the error or its causes (a route error wraps the NameServer's). */
+function hintFor(err: RocketMQError): string | undefined {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof NameServerUnreachableError)
+      return `Is a NameServer listening at ${e.addresses.join(';')}? '${PROGRAM} cluster' starts one (and brokers).`;
+    if (e instanceof NotANameServerError)
+      return `Give the NameServer's address (port 9876 by default; '${PROGRAM} cluster' prints it), not a broker's.`;
+    if (e instanceof ConnectError)
+      return `Is a NameServer or broker listening at ${e.address}? '${PROGRAM} cluster' starts both.`;
+  }
+  return undefined;
 }
 
 function firstLine(s: string): string {

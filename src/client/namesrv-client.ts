@@ -14,11 +14,22 @@ import { GetBrokerClusterInfo, parseClusterInfo, type ClusterInfo } from '../pro
 import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ConnectionPool } from '../remoting/pool.js';
 import type { Clock, Deadline } from './deadline.js';
+import { NotANameServerError } from './errors.js';
 
 /** First backoff of a NameServer that failed to answer (ms); doubles per failure. */
 export const NAMESRV_BACKOFF_MIN_MS = 1000;
 /** Longest backoff of a NameServer that keeps failing (ms). */
 export const NAMESRV_BACKOFF_MAX_MS = 30_000;
+
+/**
+ * Requests every NameServer version answers: REQUEST_CODE_NOT_SUPPORTED to one of them means the
+ * address is not a NameServer (a broker, most likely), not an old NameServer.
+ */
+const EVERY_NAMESRV_SUPPORTS: ReadonlySet<number> = new Set([
+  RequestCode.GET_ROUTEINFO_BY_TOPIC,
+  RequestCode.GET_BROKER_CLUSTER_INFO,
+  RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER,
+]);
 
 /** A timeout marks a NameServer down only if it had at least this long to answer (ms). */
 const MIN_TIMEOUT_EVIDENCE_MS = 200;
@@ -98,7 +109,13 @@ export class NamesrvClient {
       // Leave time for the NameServers not tried yet.
       const budget = k === n - 1 ? remaining : Math.max(1, Math.floor(remaining / (n - k)));
       try {
-        const response = await this.pool.request(address, build(), budget);
+        const request = build();
+        const response = await this.pool.request(address, request, budget);
+        if (
+          response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED &&
+          EVERY_NAMESRV_SUPPORTS.has(request.code)
+        )
+          throw new NotANameServerError(address, request.code);
         this.failures[index] = 0;
         this.retryAt[index] = 0;
         if (index !== this.current) {

@@ -15,8 +15,9 @@ import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js'
 import type { Logger } from '../observability/logger.js';
 import { RequestCode } from '../protocol/codes.js';
 import { MASTER_ID, type TopicRouteData } from '../protocol/headers/route.js';
+import { DEFAULT_TOPIC } from '../protocol/validation.js';
 import { Deadline, type Clock } from './deadline.js';
-import { TopicRouteNotFoundError } from './errors.js';
+import { NameServerUnreachableError, TopicRouteNotFoundError } from './errors.js';
 import { withoutNamespace } from './namespace.js';
 import type { NamesrvClient } from './namesrv-client.js';
 import {
@@ -61,6 +62,28 @@ export interface RouteUpdatedEvent {
 
 /** What the caller needs the route for: publishing allows the TBW102 fallback, subscribing does not. */
 export type RoutePurpose = 'publish' | 'subscribe';
+
+/**
+ * A lookup of its own over `namesrv`, for a tool that holds no ClientInstance (the CLI demo's
+ * reader): no namespace, Java's auto-create template, never refreshed (nobody starts a pacer).
+ */
+export function standaloneRouteLookup(
+  namesrv: NamesrvClient,
+  logger: Logger,
+  timeoutMs: number,
+): RouteLookup {
+  return new RouteLookup(
+    {
+      namespace: undefined,
+      createTopicKey: DEFAULT_TOPIC,
+      defaultTopicQueueNums: 4,
+      mqClientApiTimeout: timeoutMs,
+      pollNameServerInterval: 30_000,
+      logger,
+    },
+    namesrv,
+  );
+}
 
 /** A topic's current route; a new object whenever the route changes. */
 export class TopicRouteEntry {
@@ -169,6 +192,21 @@ export class RouteLookup extends EventEmitter {
     );
   }
 
+  /**
+   * The route the NameServer holds for `topic` (wire name) right now, or undefined when it does
+   * not know the topic: always asked (no cache, no TBW102 fallback) and not cached, for tools
+   * that show what is registered (Admin, the CLI). An unreachable NameServer is a
+   * NameServerUnreachableError, a silent one a TimeoutError.
+   */
+  async latest(topic: string, deadline: Deadline): Promise<TopicRouteData | undefined> {
+    try {
+      return await this.namesrv.getRouteInfo(topic, deadline);
+    } catch (err) {
+      if (isUnreachable(err)) throw new NameServerUnreachableError(this.namesrv.addresses, { cause: err });
+      throw err;
+    }
+  }
+
   /** Readable queues of `topic` (Java `fetchSubscribeMessageQueues`). */
   async subscribeQueues(topic: string, deadline: Deadline): Promise<readonly MessageQueue[]> {
     return (await this.get(topic, deadline, 'subscribe')).subscribeQueues;
@@ -241,8 +279,10 @@ export class RouteLookup extends EventEmitter {
     try {
       return await this.namesrv.getRouteInfo(name, deadline);
     } catch (err) {
-      if (isUnreachable(err))
-        throw this.noRoute(topic, `no NameServer answered: ${(err as Error).message}`, err);
+      if (isUnreachable(err)) {
+        const unreachable = new NameServerUnreachableError(this.namesrv.addresses, { cause: err });
+        throw this.noRoute(topic, unreachable.message, unreachable);
+      }
       throw err;
     }
   }

@@ -18,6 +18,7 @@ import {
   TopicNotFoundError,
 } from '../admin/errors.js';
 import { AccessDeniedError, InvalidArgumentError, RocketMQError } from '../errors.js';
+import { NameServerUnreachableError } from '../client/errors.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { errorBox, errorText, esc, page, type Section } from './html.js';
 import { LiveHub, type Fragments, type LiveView } from './live.js';
@@ -67,7 +68,7 @@ export function statusOf(err: unknown): number {
   )
     return 409;
   if (err instanceof RequestNotSupportedError) return 501;
-  if (err instanceof BrokerUnavailableError) return 503;
+  if (err instanceof BrokerUnavailableError || err instanceof NameServerUnreachableError) return 503;
   if (err instanceof RocketMQError) return 502;
   return 500;
 }

@@ -182,8 +182,8 @@ export class Connection extends EventEmitter {
     this.maxInFlight = opts.maxInFlight;
     this.maxQueued = opts.maxQueued;
     this.handler = opts.requestHandler;
-    this.parser = new FrameParser(opts.maxFrameSize);
     this.remoteAddress = opts.remoteAddress ?? `${socket.remoteAddress}:${socket.remotePort}`;
+    this.parser = new FrameParser(opts.maxFrameSize, this.remoteAddress);
     this.localAddress = `${socket.localAddress}:${socket.localPort}`;
     socket.setNoDelay(true);
     this.socketClosed = socket.closed

@@ -13,6 +13,23 @@ const MIN_FRAME_LENGTH = 4;
 /** Receives one frame without its 4-byte length prefix (what `decodeFrame` takes). */
 export type FrameSink = (frame: Buffer) => void;
 
+/**
+ * What a length prefix that cannot be a RocketMQ frame says about the peer, when its four bytes
+ * read as the start of another protocol's answer: `HTTP` (an HTTP server answering our bytes
+ * with 400), a TLS record header (a TLS-only server), or other printable ASCII (a text
+ * protocol such as SSH or SMTP, whose greeting comes first).
+ */
+function foreignProtocol(prefix: Buffer): string | undefined {
+  if (prefix.length < LENGTH_FIELD_SIZE) return undefined;
+  const text = prefix.toString('latin1', 0, LENGTH_FIELD_SIZE);
+  if (text === 'HTTP') return 'it answered like an HTTP server';
+  // record type 20..23 (alert, handshake, ...), then version major 3: TLS 1.0 to 1.3
+  if (prefix[0]! >= 0x14 && prefix[0]! <= 0x17 && prefix[1] === 0x03)
+    return 'it answered like a TLS server; does it need TLS (tls option, --tls)?';
+  if (/^[\x20-\x7e]{4}$/.test(text)) return `it sent text starting "${text}"`;
+  return undefined;
+}
+
 export class FrameParser {
   /** Maximum frame size including the 4-byte length field (Java's `frameMaxLength`). */
   readonly maxFrameSize: number;
@@ -22,7 +39,14 @@ export class FrameParser {
   private partial: Buffer | undefined;
   private partialHave = 0;
 
-  constructor(maxFrameSize: number = DEFAULT_MAX_FRAME_SIZE) {
+  /** Frames handed out so far: only the first can reveal a peer of another protocol. */
+  private frames = 0;
+
+  constructor(
+    maxFrameSize: number = DEFAULT_MAX_FRAME_SIZE,
+    /** The peer's address, named in the error about a peer that speaks another protocol. */
+    private readonly peer?: string,
+  ) {
     this.maxFrameSize = maxFrameSize;
   }
 
@@ -54,8 +78,10 @@ export class FrameParser {
         continue;
       }
       let length: number;
+      let prefix: Buffer;
       if (this.lengthHave === 0 && end - offset >= LENGTH_FIELD_SIZE) {
         length = chunk.readInt32BE(offset);
+        prefix = chunk.subarray(offset, offset + LENGTH_FIELD_SIZE);
         offset += LENGTH_FIELD_SIZE;
       } else {
         const take = Math.min(LENGTH_FIELD_SIZE - this.lengthHave, end - offset);
@@ -65,8 +91,10 @@ export class FrameParser {
         if (this.lengthHave < LENGTH_FIELD_SIZE) return;
         this.lengthHave = 0;
         length = this.lengthBytes.readInt32BE(0);
+        prefix = this.lengthBytes;
       }
-      this.checkLength(length);
+      this.checkLength(length, prefix);
+      this.frames++;
       if (end - offset >= length) {
         sink(chunk.subarray(offset, offset + length));
         offset += length;
@@ -77,7 +105,13 @@ export class FrameParser {
     }
   }
 
-  private checkLength(length: number): void {
+  private checkLength(length: number, prefix: Buffer): void {
+    if (length >= MIN_FRAME_LENGTH && length + LENGTH_FIELD_SIZE <= this.maxFrameSize) return;
+    const foreign = this.frames === 0 ? foreignProtocol(prefix) : undefined;
+    if (foreign !== undefined)
+      throw new ProtocolError(
+        `the peer${this.peer === undefined ? '' : ` at ${this.peer}`} does not speak the RocketMQ protocol (${foreign})`,
+      );
     if (length < MIN_FRAME_LENGTH) {
       throw new ProtocolError(
         `frame length ${length} is ${length < 0 ? 'negative' : 'shorter than the header word'}`,

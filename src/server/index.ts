@@ -19,4 +19,5 @@ export {
   faultSpecFromExtFields,
 } from './broker/faults.js';
 export type { FaultSpec } from './broker/faults.js';
+export { FaultInjectionDisabledError, setRemoteFault } from './broker/fault-control.js';
 export * from './store/index.js';

@@ -2,35 +2,21 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commands } from '../../src/cli/commands/index.js';
-import { STACK_FRAME, assertOneLineError, killAll, runCli } from './run-cli.js';
+import {
+  STACK_FRAME,
+  assertOneLineError,
+  closedPort,
+  killAll,
+  listening,
+  portOf,
+  runCli,
+  runEach,
+} from './run-cli.js';
 
 test.after(killAll);
-
-/** A port nothing listens on: bound once on loopback, then released. */
-async function closedPort(): Promise<number> {
-  const server = await listening();
-  const port = portOf(server);
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function listening(): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-function portOf(server: Server): number {
-  const address = server.address();
-  assert.ok(address !== null && typeof address === 'object');
-  return address.port;
-}
 
 test('an unknown option is named, with the closest real one suggested', async () => {
   assertOneLineError(
@@ -42,10 +28,9 @@ test('an unknown option is named, with the closest real one suggested', async ()
 });
 
 test('every command refuses an unknown option with one line and exit 2', async () => {
-  await Promise.all(
-    commands.map(async (c) =>
-      assertOneLineError(await runCli([...c.path, '--no-such-flag']), 2, /--no-such-flag: unknown option/),
-    ),
+  await runEach(
+    commands.map((c) => [...c.path, '--no-such-flag']),
+    (_args, r) => assertOneLineError(r, 2, /--no-such-flag: unknown option/),
   );
 });
 
@@ -166,15 +151,21 @@ test('a port in use is named with how to pick another, for namesrv, broker and c
 test('a failure that is not bad input exits 1 with one line; --verbose and NODE_DEBUG=rocketmq add the stack', async () => {
   const addr = `127.0.0.1:${await closedPort()}`;
   const quiet = await runCli(['cluster-info', '--namesrv', addr]);
-  assertOneLineError(quiet, 1, new RegExp(`^error \\[ERR_CONNECT\\]: connect to ${addr} failed`));
-  assert.match(quiet.stderr, /Is a NameServer or broker listening at/);
+  assertOneLineError(
+    quiet,
+    1,
+    new RegExp(
+      `^error \\[ERR_NAMESRV_UNREACHABLE\\]: cannot reach the NameServer at ${addr}: connect to ${addr} failed`,
+    ),
+  );
+  assert.match(quiet.stderr, /Is a NameServer listening at/);
   for (const [args, env] of [
     [['cluster-info', '--namesrv', addr, '--verbose'], {}],
     [['cluster-info', '--namesrv', addr], { NODE_DEBUG: 'rocketmq' }],
   ] as const) {
     const loud = await runCli(args, env);
     assert.equal(loud.code, 1);
-    assert.match(loud.stderr, /^error \[ERR_CONNECT\]/m);
+    assert.match(loud.stderr, /^error \[ERR_NAMESRV_UNREACHABLE\]/m);
     assert.match(loud.stderr, STACK_FRAME, 'stack trace on request');
   }
 });

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { commands } from '../../src/cli/commands/index.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
 import { mentionedFlags } from './cli-reference.js';
-import { assertOneLineError, killAll, runCli } from './run-cli.js';
+import { assertOneLineError, killAll, runCli, runEach } from './run-cli.js';
 
 test.after(killAll);
 
@@ -18,18 +18,12 @@ test('every registered command has a help text naming its path, printed by <path
     assert.ok(command.help.trim().length > 0, `${path}: empty help`);
     assert.ok(command.help.includes(path), `${path}: help does not mention "${path}"`);
   }
-  // one child per command and spelling, a few at a time: ~90 Node processes started at once on
-  // a loaded 2-core machine outlived runCli's kill timer
   const runs = commands.flatMap((command) => ['--help', '-h'].map((flag) => [...command.path, flag]));
-  const worker = async (): Promise<void> => {
-    for (let args = runs.shift(); args !== undefined; args = runs.shift()) {
-      const r = await runCli(args);
-      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-      const command = commands.find((c) => c.path.join(' ') === args.slice(0, -1).join(' '))!;
-      assert.equal(r.stdout.trim(), command.help.trim(), args.join(' '));
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
+  await runEach(runs, (args, r) => {
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    const command = commands.find((c) => c.path.join(' ') === args.slice(0, -1).join(' '))!;
+    assert.equal(r.stdout.trim(), command.help.trim(), args.join(' '));
+  });
 });
 
 test('each help text lists exactly the flags its command declares (and maybe the global ones)', () => {

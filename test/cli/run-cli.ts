@@ -1,6 +1,7 @@
 /** Runs the built CLI (build/src/cli/main.js) in a child process for the CLI tests. */
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -52,6 +53,22 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
   return startCli(args, env, 20_000).done;
 }
 
+/**
+ * Runs the CLI once per entry of `runs`, a few children at a time, and checks each result: dozens
+ * of Node processes started at once on a loaded 2-core machine outlive runCli's kill timer.
+ */
+export async function runEach(
+  runs: readonly (readonly string[])[],
+  check: (args: readonly string[], r: Finished) => void,
+  parallel = 4,
+): Promise<void> {
+  const queue = [...runs];
+  const worker = async (): Promise<void> => {
+    for (let args = queue.shift(); args !== undefined; args = queue.shift()) check(args, await runCli(args));
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
 /** A stack frame line as node prints them. */
 export const STACK_FRAME = /^\s+at /m;
 
@@ -68,4 +85,27 @@ export function assertOneLineError(r: Finished, code: number, pattern: RegExp): 
   assert.ok(lines.length <= 2, `at most an error and a hint line; ${context}`);
   assert.doesNotMatch(r.stderr, STACK_FRAME, context);
   assert.equal(r.stdout, '');
+}
+
+/** A port nothing listens on: bound once on loopback, then released. */
+export async function closedPort(): Promise<number> {
+  const server = await listening();
+  const port = portOf(server);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A TCP server on 127.0.0.1, port 0, that accepts and ignores connections. */
+export function listening(): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+export function portOf(server: Server): number {
+  const address = server.address();
+  assert.ok(address !== null && typeof address === 'object');
+  return address.port;
 }

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Deadline } from '../../src/client/deadline.js';
+import { NotANameServerError } from '../../src/client/errors.js';
 import { NamesrvClient, NAMESRV_BACKOFF_MIN_MS } from '../../src/client/namesrv-client.js';
 import { ConnectError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -62,5 +63,35 @@ describe('NamesrvClient failover', () => {
     assert.equal(ns.isBackingOff('127.0.0.1:2'), true, 'the second failure doubled the backoff');
     now += NAMESRV_BACKOFF_MIN_MS;
     assert.equal(ns.isBackingOff('127.0.0.1:2'), false);
+  });
+});
+
+describe('NamesrvClient against an address that is not a NameServer', () => {
+  /** A pool whose one peer answers every request REQUEST_CODE_NOT_SUPPORTED, as a broker does to 105. */
+  const brokerPool = {
+    request: (_address: string, cmd: RemotingCommand): Promise<RemotingCommand> =>
+      Promise.resolve({ ...cmd, code: ResponseCode.REQUEST_CODE_NOT_SUPPORTED, flag: 1 }),
+  } as unknown as ConnectionPool;
+  const ns = new NamesrvClient(['127.0.0.1:10911'], brokerPool, DEFAULT_COMMAND_DEFAULTS, silentLogger, 0);
+
+  it('a route or cluster-info request answered REQUEST_CODE_NOT_SUPPORTED is NotANameServerError naming the address', async () => {
+    for (const call of [
+      () => ns.getRouteInfo('T', Deadline.after(1000)),
+      () => ns.getClusterInfo(Deadline.after(1000)),
+    ])
+      await assert.rejects(call(), (err: unknown) => {
+        assert.ok(err instanceof NotANameServerError);
+        assert.equal(err.address, '127.0.0.1:10911');
+        assert.match(err.message, /^127\.0\.0\.1:10911 looks like a broker, not a NameServer/);
+        return true;
+      });
+  });
+
+  it('a request only some NameServer versions support keeps its response for the caller to judge', async () => {
+    const r = await ns.request(
+      () => createRequest(999, undefined, undefined, DEFAULT_COMMAND_DEFAULTS),
+      Deadline.after(1000),
+    );
+    assert.equal(r.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED);
   });
 });

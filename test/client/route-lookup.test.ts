@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { ClientInstance } from '../../src/client/client-instance.js';
 import { Deadline } from '../../src/client/deadline.js';
-import { TopicRouteNotFoundError } from '../../src/client/errors.js';
+import { NameServerUnreachableError, TopicRouteNotFoundError } from '../../src/client/errors.js';
 import { PermName } from '../../src/protocol/perm.js';
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
 import { waitFor } from '../producer/cluster-helpers.js';
@@ -45,6 +45,51 @@ function consumerRoute(): TopicRouteData {
 }
 
 describe('RouteLookup', () => {
+  it('latest asks the NameServer every time, caches nothing and answers undefined for an unknown topic', async () => {
+    let known = true;
+    const ns = await fakeNameServer((topic) => (known && topic === 'SubTopic' ? consumerRoute() : undefined));
+    const instance = new ClientInstance(instanceConfig([ns.address]));
+    try {
+      const first = await instance.routes.latest('SubTopic', Deadline.after(1000));
+      assert.deepEqual(first, consumerRoute());
+      known = false;
+      assert.equal(
+        await instance.routes.latest('SubTopic', Deadline.after(1000)),
+        undefined,
+        'not from a cache',
+      );
+      assert.equal(instance.routes.cached('SubTopic'), undefined);
+      assert.equal(
+        await instance.routes.latest('Other', Deadline.after(1000)),
+        undefined,
+        'no TBW102 fallback',
+      );
+      assert.deepEqual(
+        ns.requests.map((r) => r.topic),
+        ['SubTopic', 'SubTopic', 'Other'],
+      );
+    } finally {
+      await instance.shutdown();
+      await ns.close();
+    }
+  });
+
+  it('latest against a NameServer that is down is NameServerUnreachableError naming it', async () => {
+    const ns = await fakeNameServer(() => undefined);
+    const address = ns.address;
+    await ns.close();
+    const instance = new ClientInstance(instanceConfig([address]));
+    try {
+      await assert.rejects(instance.routes.latest('T', Deadline.after(1000)), (err: unknown) => {
+        assert.ok(err instanceof NameServerUnreachableError);
+        assert.deepEqual(err.addresses, [address]);
+        return true;
+      });
+    } finally {
+      await instance.shutdown();
+    }
+  });
+
   it('subscribeQueues lists 0..readQueueNums-1 of every readable QueueData, slave-only brokers included', async () => {
     const ns = await fakeNameServer(() => consumerRoute());
     const instance = new ClientInstance(instanceConfig([ns.address]));

@@ -18,6 +18,7 @@ import {
   RequestNotSupportedError,
   TopicNotFoundError,
 } from '../../src/admin/errors.js';
+import { NameServerUnreachableError } from '../../src/client/errors.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { invalidArgument } from '../invalid-argument.js';
 
@@ -185,6 +186,7 @@ test('HTTP status of failures: the caller, a missing thing, a conflict, the clus
   assert.equal(statusOf(new ConsumerGroupOnlineError('G', 1)), 409);
   assert.equal(statusOf(new RequestNotSupportedError('127.0.0.1:1', 351, 'GET_TOPIC_CONFIG')), 501);
   assert.equal(statusOf(new BrokerUnavailableError('127.0.0.1:1')), 503);
+  assert.equal(statusOf(new NameServerUnreachableError(['127.0.0.1:9876'])), 503);
   assert.equal(statusOf(new Error('bug')), 500);
 });
 

@@ -152,3 +152,35 @@ export function writeConsumerProject(dir: string, typesDir: string): void {
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
 }
+
+/** `moduleResolution` settings an application may compile with; every subpath must type-check under each. */
+export const RESOLUTIONS = { node10: 'commonjs', nodenext: 'nodenext' } as const;
+
+/**
+ * A source importing every subpath in `specifiers` (the package's `exports`), and one tsconfig
+ * per resolution that type-checks only it; returns the tsconfig file names. Under node10,
+ * TypeScript ignores `exports` and finds a subpath's declarations only through `typesVersions`.
+ */
+export function writeSubpathProject(dir: string, typesDir: string, specifiers: readonly string[]): string[] {
+  const imports = specifiers.map((s, i) => `import * as entry${i} from '${s}';`);
+  const uses = specifiers.map((_, i) => `Object.keys(entry${i}).length`);
+  writeFileSync(
+    join(dir, 'subpaths.ts'),
+    `${imports.join('\n')}\nexport const sizes = [${uses.join(', ')}];\n`,
+  );
+  return Object.entries(RESOLUTIONS).map(([moduleResolution, module]) => {
+    const name = `tsconfig.${moduleResolution}.json`;
+    const compilerOptions = {
+      module,
+      moduleResolution,
+      target: 'es2022',
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      typeRoots: [typesDir],
+      types: ['node'],
+    };
+    writeFileSync(join(dir, name), JSON.stringify({ compilerOptions, files: ['subpaths.ts'] }, null, 2));
+    return name;
+  });
+}

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENTRY_POINTS, writeConsumerProject } from './consumer-project.js';
+import { ENTRY_POINTS, writeConsumerProject, writeSubpathProject } from './consumer-project.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -169,6 +169,29 @@ describe('a CommonJS application', () => {
     });
     const esm = JSON.parse(node(['out/esm.mjs'])) as Record<string, unknown>;
     assert.deepEqual(esm, { commonjs: false, producer: true, cluster: 'function', sendMsgTimeout: 3000 });
+  });
+});
+
+describe('a TypeScript application importing every subpath export', () => {
+  it('type-checks under moduleResolution node10 (typesVersions) and nodenext (exports)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    const specifiers = Object.keys(pkg.exports)
+      .filter((sub) => sub !== './package.json')
+      .map((sub) => `rocketmq-ts${sub.slice(1)}`);
+    assert.ok(specifiers.includes('rocketmq-ts/server'));
+    const configs = writeSubpathProject(project, join(ROOT, 'node_modules', '@types'), specifiers);
+    for (const config of configs) {
+      // tsc reports on stdout; run() puts it into the failure message (e.g. TS2307 for a subpath)
+      const listed = run(process.execPath, [TSC, '-p', config, '--listFiles'], project);
+      for (const sub of ['server', 'protocol', 'remoting', 'dashboard'])
+        assert.match(
+          listed,
+          new RegExp(`rocketmq-ts/dist/(cjs/)?${sub}/index\\.d\\.ts`),
+          `${config}: ${sub}`,
+        );
+    }
   });
 });
 

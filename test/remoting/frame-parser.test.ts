@@ -108,3 +108,34 @@ test('a length announced across two chunks is validated once complete', () => {
   parser.push(Buffer.from('0010', 'hex'), () => {});
   assert.throws(() => parser.push(Buffer.from('0000', 'hex'), () => {}), ProtocolError);
 });
+
+test('a peer answering in another protocol is named instead of an impossible frame length', () => {
+  const says = (bytes: Buffer, chunked = false): string => {
+    const parser = new FrameParser(undefined, '127.0.0.1:8080');
+    try {
+      if (chunked) for (const b of bytes) parser.push(Buffer.from([b]), () => {});
+      else parser.push(bytes, () => {});
+    } catch (err) {
+      assert.ok(err instanceof ProtocolError);
+      return err.message;
+    }
+    assert.fail('no error');
+  };
+  const http = Buffer.from('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  const expected =
+    'the peer at 127.0.0.1:8080 does not speak the RocketMQ protocol (it answered like an HTTP server)';
+  assert.equal(says(http), expected);
+  assert.equal(says(http, true), expected, 'the prefix split over chunks');
+  assert.match(says(Buffer.from('15030300020230', 'hex')), /answered like a TLS server/);
+  assert.match(says(Buffer.from('SSH-2.0-OpenSSH_9.6\r\n')), /sent text starting "SSH-"/);
+  // not text: still the frame-length message
+  assert.match(says(Buffer.from('7ffffff0', 'hex')), /exceeds the maximum frame size/);
+});
+
+test('only the first frame can reveal another protocol: later bad lengths keep the frame-length message', () => {
+  const parser = new FrameParser(64, '127.0.0.1:1');
+  const ok = Buffer.alloc(8);
+  ok.writeInt32BE(4, 0);
+  parser.push(ok, () => {});
+  assert.throws(() => parser.push(Buffer.from('HTTP'), () => {}), /exceeds the maximum frame size 64/);
+});

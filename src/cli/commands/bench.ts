@@ -5,6 +5,7 @@ import { Producer } from '../../producer/producer.js';
 import type { Message } from '../../producer/message.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
 import type { CliCommand } from '../command.js';
+import { checkNameServer } from '../namesrv-check.js';
 import { parseDuration, parseFlags, parseNamesrv, parsePositiveInt } from '../flags.js';
 import { formatMs, LatencyHistogram } from '../stats.js';
 
@@ -101,6 +102,9 @@ export async function runBench(flags: BenchFlags, log: (line: string) => void): 
       await cluster.createTopic(flags.topic, 8);
       namesrvAddr = cluster.namesrvAddr;
       log(`embedded cluster: NameServer ${namesrvAddr}, ${cluster.brokers.map((b) => b.name).join(', ')}`);
+    } else {
+      // a wrong --namesrv would otherwise run the whole --duration counting ERR_NO_ROUTE
+      await checkNameServer(namesrvAddr, flags.security);
     }
     producer = new Producer({
       producerGroup: 'rocketmq-ts-bench',

@@ -5,6 +5,7 @@ import { intFlag, oneOf, parseDuration, parseFlags, parseNamesrv, requiredFlag }
 import { LatencyHistogram, formatMs } from '../stats.js';
 import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { validateTopic } from '../../protocol/validation.js';
+import { checkNameServer } from '../namesrv-check.js';
 import { CONSUME_MODE_NAMES, CONSUME_MODES, type ConsumeSession } from './consume-modes.js';
 
 export interface ConsumeSummary {
@@ -93,8 +94,10 @@ ${CLIENT_SECURITY_HELP}`,
         : intFlag('--timestamp', values.timestamp, 0, 0, 8.64e15);
     const group = values.group ?? `rocketmq_ts_cli_${Date.now().toString(36)}`;
 
+    const connection = clientSecurity(values);
+    await checkNameServer(namesrv, connection);
     const session = CONSUME_MODES[mode]({
-      connection: clientSecurity(values),
+      connection,
       namesrvAddr: namesrv,
       consumerGroup: group,
       topic,

@@ -1,13 +1,7 @@
-import { BrokerResponseError, InvalidArgumentError } from '../../errors.js';
-import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
-import { createRequest } from '../../protocol/command.js';
-import { Connection } from '../../remoting/connection.js';
-import {
-  FAULT_INJECTION_REQUEST_CODE,
-  faultSpecFromExtFields,
-  faultSpecToExtFields,
-  type FaultSpec,
-} from '../../server/broker/faults.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { ConnectionPool } from '../../remoting/pool.js';
+import { setRemoteFault } from '../../server/broker/fault-control.js';
+import { faultSpecFromExtFields, type FaultSpec } from '../../server/broker/faults.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
 
@@ -93,23 +87,11 @@ Options:
       }
       spec = specOf(ext); // validates before anything is sent
     }
-    const conn = await Connection.connect(broker);
+    const pool = new ConnectionPool();
     try {
-      const response = await conn.request(
-        createRequest(FAULT_INJECTION_REQUEST_CODE, faultSpecToExtFields(spec)),
-        5000,
-      );
-      if (response.code !== ResponseCode.SUCCESS) {
-        throw new BrokerResponseError(
-          response.code,
-          responseCodeName(response.code),
-          response.remark ?? 'is fault injection enabled on that broker?',
-          broker,
-        );
-      }
-      console.log(response.body ? Buffer.from(response.body).toString() : '{}');
+      console.log(JSON.stringify(await setRemoteFault(pool, broker, spec)));
     } finally {
-      conn.close();
+      await pool.close();
     }
     return 0;
   },

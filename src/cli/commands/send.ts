@@ -15,6 +15,11 @@ export interface SendSummary {
   msgsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** With --count 1 and a send that succeeded: its ids and where it was stored. */
+  msgId?: string;
+  offsetMsgId?: string;
+  messageQueue?: SendResult['messageQueue'];
+  queueOffset?: number;
 }
 
 const FLAGS = {
@@ -53,7 +58,8 @@ ${CLIENT_SECURITY_HELP}
   --group G           producer group (default rocketmq_ts_cli)
   --timeout MS        sendMsgTimeout (default 3000)
   --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
-  --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms}`,
+  --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms};
+                      with --count 1 also msgId, offsetMsgId, messageQueue and queueOffset`,
   flags: FLAGS,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
@@ -81,8 +87,9 @@ ${CLIENT_SECURITY_HELP}
         console.log(JSON.stringify(r, null, 2));
         return 0;
       }
-      const summary = await sendMany(producer, message, count, concurrency);
-      if (values.json) console.log(JSON.stringify(summary));
+      let single: SendResult | undefined;
+      const summary = await sendMany(producer, message, count, concurrency, undefined, (r) => (single = r));
+      if (values.json) console.log(JSON.stringify(count === 1 ? withResult(summary, single) : summary));
       else printSummary(summary);
       return summary.failed > 0 ? 1 : 0;
     } finally {
@@ -98,6 +105,7 @@ export async function sendMany(
   count: number,
   concurrency: number,
   onError?: (err: unknown) => void,
+  onSent?: (result: SendResult) => void,
 ): Promise<SendSummary> {
   const hist = new LatencyHistogram();
   const s: SendSummary = {
@@ -124,7 +132,9 @@ export async function sendMany(
       next++;
       const t0 = performance.now();
       try {
-        record(await producer.send(message));
+        const result = await producer.send(message);
+        record(result);
+        onSent?.(result);
         hist.record(performance.now() - t0);
       } catch (err) {
         s.failed++;
@@ -139,6 +149,13 @@ export async function sendMany(
   s.p50Ms = Number(formatMs(hist.percentile(50)));
   s.p99Ms = Number(formatMs(hist.percentile(99)));
   return s;
+}
+
+/** The summary of a one-message run with that message's ids (a script needs its msgId). */
+function withResult(s: SendSummary, r: SendResult | undefined): SendSummary {
+  if (r === undefined) return s;
+  const { msgId, offsetMsgId, messageQueue, queueOffset } = r;
+  return { ...s, msgId, offsetMsgId, messageQueue, queueOffset };
 }
 
 function printSummary(s: SendSummary): void {

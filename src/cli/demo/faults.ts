@@ -2,15 +2,11 @@
  * Injecting the demo's faults: in-process on an EmbeddedCluster, or remotely with request code
  * 9901 on brokers that allow it (a real Apache broker answers REQUEST_CODE_NOT_SUPPORTED).
  */
-import { createRequest } from '../../protocol/command.js';
-import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { ResponseCode } from '../../protocol/codes.js';
 import type { ConnectionPool } from '../../remoting/pool.js';
 import type { EmbeddedCluster } from '../../server/cluster.js';
-import {
-  FAULT_INJECTION_REQUEST_CODE,
-  faultSpecToExtFields,
-  type FaultSpec,
-} from '../../server/broker/faults.js';
+import { FaultInjectionDisabledError, setRemoteFault } from '../../server/broker/fault-control.js';
+import type { FaultSpec } from '../../server/broker/faults.js';
 import type { FaultKind } from './schedule.js';
 
 /** Added latency of the `slow` fault. */
@@ -65,14 +61,13 @@ export class RemoteFaultController implements FaultController {
    * false on REQUEST_CODE_NOT_SUPPORTED; other failures reject.
    */
   static async probe(pool: ConnectionPool, address: string, timeoutMs = 3000): Promise<boolean> {
-    const response = await pool.request(
-      address,
-      createRequest(FAULT_INJECTION_REQUEST_CODE, { clear: 'true' }),
-      timeoutMs,
-    );
-    if (response.code === ResponseCode.SUCCESS) return true;
-    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) return false;
-    throw new Error(`fault probe to ${address}: ${responseCodeName(response.code)} ${response.remark ?? ''}`);
+    try {
+      await setRemoteFault(pool, address, undefined, timeoutMs);
+      return true;
+    } catch (err) {
+      if (err instanceof FaultInjectionDisabledError) return false;
+      throw err;
+    }
   }
 
   async inject(broker: string, fault: FaultKind, durationMs: number): Promise<void> {
@@ -89,15 +84,6 @@ export class RemoteFaultController implements FaultController {
   async send(broker: string, spec: FaultSpec | undefined): Promise<void> {
     const address = this.brokerAddrs.get(broker);
     if (!address) throw new Error(`no address known for ${broker}`);
-    const response = await this.pool.request(
-      address,
-      createRequest(FAULT_INJECTION_REQUEST_CODE, faultSpecToExtFields(spec)),
-      this.timeoutMs,
-    );
-    if (response.code !== ResponseCode.SUCCESS) {
-      throw new Error(
-        `fault request to ${broker}: ${responseCodeName(response.code)} ${response.remark ?? ''}`,
-      );
-    }
+    await setRemoteFault(this.pool, address, spec, this.timeoutMs);
   }
 }

@@ -16,6 +16,7 @@ import { decodePullBody } from '../../consumer/core/message-view.js';
 import { Deadline } from '../../client/deadline.js';
 import { TopicRouteNotFoundError } from '../../client/errors.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
+import { standaloneRouteLookup, type RouteLookup } from '../../client/route-lookup.js';
 import { masterAddress, subscribeQueues, type RouteData } from '../../client/route.js';
 
 /** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */
@@ -92,24 +93,25 @@ export interface QueueLocation {
 export class PullReader {
   readonly options: PullReaderOptions;
   private readonly pool: ConnectionPool;
-  private readonly namesrv: NamesrvClient;
+  private readonly routes: RouteLookup;
 
   constructor(options: Partial<PullReaderOptions> & { namesrvAddr: string }) {
     this.options = validatePullReaderOptions(options);
     this.pool = new ConnectionPool({ logger: this.options.logger });
     // NameServers in the given order, as before: the first one is asked first.
-    this.namesrv = new NamesrvClient(
+    const namesrv = new NamesrvClient(
       this.options.namesrvAddr.split(';'),
       this.pool,
       DEFAULT_COMMAND_DEFAULTS,
       this.options.logger,
       0,
     );
+    this.routes = standaloneRouteLookup(namesrv, this.options.logger, this.options.requestTimeoutMs);
   }
 
   /** Every readable queue of `topic` with its broker's master address, sorted by broker and id. */
   async queues(topic: string): Promise<QueueLocation[]> {
-    const route = await this.namesrv.getRouteInfo(topic, Deadline.after(this.options.requestTimeoutMs));
+    const route = await this.routes.latest(topic, Deadline.after(this.options.requestTimeoutMs));
     if (route === undefined)
       throw new TopicRouteNotFoundError(topic, 'the NameServer does not know the topic');
     return queuesFromRoute(route);

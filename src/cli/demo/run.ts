@@ -13,6 +13,7 @@ import { DEFAULT_COMMAND_DEFAULTS } from '../../protocol/command.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import { Deadline } from '../../client/deadline.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
+import { standaloneRouteLookup } from '../../client/route-lookup.js';
 import { MASTER_ID } from '../../protocol/headers/route.js';
 import { silentLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
@@ -416,7 +417,7 @@ async function brokersOf(
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const namesrv = new NamesrvClient(namesrvAddr.split(';'), pool, DEFAULT_COMMAND_DEFAULTS, silentLogger, 0);
-  const route = await namesrv.getRouteInfo(topic, Deadline.after(3000));
+  const route = await standaloneRouteLookup(namesrv, silentLogger, 3000).latest(topic, Deadline.after(3000));
   if (route !== undefined) {
     for (const q of queuesFromRoute(route)) out.set(q.brokerName, q.address);
     if (out.size > 0) return out;

@@ -148,3 +148,61 @@ export function encodeTraceContext(ctx: TraceContext): TraceTransfer {
   }
   return { data, keys };
 }
+
+const text = (v: string | undefined): string | undefined => (v === undefined || v === 'null' ? undefined : v);
+const int = (v: string | undefined): number => {
+  const n = Number(v);
+  return v === undefined || v === '' || !Number.isFinite(n) ? 0 : n;
+};
+
+/**
+ * Java `TraceDataEncoder.decoderFromTraceDataString`: the records of a trace message's body,
+ * one context per record (a SubBefore/SubAfter context holds the one message its record names).
+ * Records of other types (EndTransaction, Recall) and records too short for their type are
+ * skipped. Fields Java added over the versions (Pub's offsetMsgId and success, SubAfter's
+ * contextCode, timeStamp and groupName) default as Java's decoder leaves them.
+ */
+export function decodeTraceRecords(data: string): TraceContext[] {
+  const out: TraceContext[] = [];
+  for (const raw of data.split(FIELD_SPLITOR)) {
+    const f = raw.split(CONTENT_SPLITOR);
+    if (f[0] === 'Pub' && f.length >= 12)
+      out.push({
+        type: 'Pub',
+        timeStamp: int(f[1]),
+        regionId: f[2] ?? '',
+        groupName: f[3] ?? '',
+        topic: f[4] ?? '',
+        msgId: f[5] ?? '',
+        tags: text(f[6]),
+        keys: text(f[7]),
+        storeHost: f[8] ?? '',
+        bodyLength: int(f[9]),
+        costTime: int(f[10]),
+        msgType: int(f[11]),
+        offsetMsgId: f[12] ?? '',
+        success: f.length < 14 || f[13] === 'true',
+      });
+    else if (f[0] === 'SubBefore' && f.length >= 8)
+      out.push({
+        type: 'SubBefore',
+        timeStamp: int(f[1]),
+        regionId: f[2] ?? '',
+        groupName: f[3] ?? '',
+        requestId: f[4] ?? '',
+        beans: [{ msgId: f[5] ?? '', retryTimes: int(f[6]), keys: text(f[7]) }],
+      });
+    else if (f[0] === 'SubAfter' && f.length >= 6)
+      out.push({
+        type: 'SubAfter',
+        requestId: f[1] ?? '',
+        costTime: int(f[3]),
+        success: f[4] === 'true',
+        contextCode: int(f[6]),
+        timeStamp: int(f[7]),
+        groupName: f[8] ?? '',
+        beans: [{ msgId: f[2] ?? '', retryTimes: 0, keys: text(f[5]) }],
+      });
+  }
+  return out;
+}

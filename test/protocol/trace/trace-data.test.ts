@@ -1,6 +1,12 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { encodeTraceContext, type PubTrace } from '../../../src/protocol/trace/trace-data.js';
+import {
+  decodeTraceRecords,
+  encodeTraceContext,
+  type PubTrace,
+  type SubAfterTrace,
+  type SubBeforeTrace,
+} from '../../../src/protocol/trace/trace-data.js';
 import { parseJavaTrace } from './java-trace-parser.js';
 
 const pub: PubTrace = {
@@ -106,5 +112,61 @@ describe('trace data (Java TraceDataEncoder format)', () => {
       groupName: 'CG',
     });
     assert.deepEqual(before.keys, ['A', 'ka', 'B']);
+  });
+});
+
+describe('decodeTraceRecords (Java decoderFromTraceDataString): what queryMsgTraceById reads back', () => {
+  it('encoded Pub, SubBefore and SubAfter records decode to one context per message', () => {
+    const before: SubBeforeTrace = {
+      type: 'SubBefore',
+      timeStamp: 1_700_000_000_200,
+      regionId: 'DefaultRegion',
+      groupName: 'CG',
+      requestId: 'req-1',
+      beans: [
+        { msgId: 'A', keys: undefined, retryTimes: 0 },
+        { msgId: 'B', keys: 'kb', retryTimes: 2 },
+      ],
+    };
+    const afterSub: SubAfterTrace = {
+      type: 'SubAfter',
+      requestId: 'req-1',
+      costTime: 7,
+      success: true,
+      contextCode: 0,
+      timeStamp: 1_700_000_000_300,
+      groupName: 'CG',
+      beans: [{ msgId: 'A', keys: undefined, retryTimes: 0 }],
+    };
+    const failed: PubTrace = { ...pub, tags: undefined, success: false };
+    const body = [failed, before, afterSub].map((c) => encodeTraceContext(c).data).join('');
+    assert.deepEqual(decodeTraceRecords(body), [
+      failed,
+      { ...before, beans: [before.beans[0]!] },
+      { ...before, beans: [before.beans[1]!] },
+      afterSub,
+    ]);
+  });
+
+  it("older Java records decode with Java's defaults; unknown types and short records are skipped", () => {
+    const f = (...fields: Array<string | number>): string => fields.join('\u0001') + '\u0002';
+    const body =
+      // Pub without offsetMsgId and success (Java before 4.4): success defaults to true
+      f('Pub', 1, 'R', 'PG', 'T', 'M1', 'null', 'null', '127.0.0.1:10911', 4, 2, 0) +
+      // SubAfter without contextCode, timeStamp, groupName
+      f('SubAfter', 'req', 'M1', 5, 'false', 'null') +
+      f('EndTransaction', 1, 'R', 'PG') +
+      f('SubBefore', 1, 'R');
+    const [p, s, ...rest] = decodeTraceRecords(body);
+    assert.equal(rest.length, 0);
+    assert.deepEqual(p && { type: p.type, success: (p as PubTrace).success, tags: (p as PubTrace).tags }, {
+      type: 'Pub',
+      success: true,
+      tags: undefined,
+    });
+    assert.equal(s?.type, 'SubAfter');
+    assert.deepEqual((s as SubAfterTrace).beans, [{ msgId: 'M1', keys: undefined, retryTimes: 0 }]);
+    assert.equal((s as SubAfterTrace).success, false);
+    assert.equal(s?.timeStamp, 0);
   });
 });

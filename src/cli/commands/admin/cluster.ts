@@ -56,58 +56,61 @@ export const clusterListCommand = defineAdminCommand({
 TPS cells are the last 10 s; --more adds yesterday's and today's totals.`,
   flags: { more: { type: 'boolean', short: 'm' } },
   docs: { more: ['', "also print yesterday's and today's message totals"] },
-  async run(admin, values) {
-    const info = await admin.clusterInfo();
-    const rows = [];
-    for (const b of info.brokers) {
-      const stats = await admin.brokerRuntimeStats(b.address).catch((err: unknown) => err as Error);
-      rows.push({ ...b, stats });
-    }
-    const header = ['#Cluster Name', '#Broker Name', '#BID', '#Addr', '#Version', '#InTPS', '#OutTPS'];
-    if (values.more) header.push('#InTotalYest', '#OutTotalYest', '#InTotalToday', '#OutTotalToday');
-    else header.push('#InTotalToday', '#OutTotalToday', '#SPACE');
-    const table = [header];
-    for (const r of rows) {
-      const s = r.stats;
-      if (s instanceof Error) {
-        table.push([r.cluster, r.brokerName, String(r.brokerId), r.address, `(${s.message})`]);
-        continue;
-      }
-      const row = [
-        r.cluster,
-        r.brokerName,
-        String(r.brokerId),
-        r.address,
-        s.version,
-        tps(s.putTps),
-        tps(s.getTransferredTps),
-      ];
-      const today = [
-        String(s.msgPutTotalTodayNow - s.msgPutTotalTodayMorning),
-        String(s.msgGetTotalTodayNow - s.msgGetTotalTodayMorning),
-      ];
-      if (values.more)
-        row.push(
-          String(s.msgPutTotalTodayMorning - s.msgPutTotalYesterdayMorning),
-          String(s.msgGetTotalTodayMorning - s.msgGetTotalYesterdayMorning),
-          ...today,
-        );
-      else
-        row.push(
-          ...today,
-          s.commitLogDiskRatio === undefined ? '-' : `${(s.commitLogDiskRatio * 100).toFixed(2)}%`,
-        );
-      table.push(row);
-    }
-    return {
-      json: rows.map((r) => ({
-        ...r,
-        stats: r.stats instanceof Error ? { error: r.stats.message } : r.stats,
-      })),
-      tables: [table],
-    };
-  },
+  run: (admin, values) => clusterListOutput(admin, values.more === true),
 });
+
+/** clusterList's table (with `more`, yesterday's and today's totals) and JSON. */
+export async function clusterListOutput(admin: Admin, more: boolean): Promise<AdminOutput> {
+  const info = await admin.clusterInfo();
+  const rows = [];
+  for (const b of info.brokers) {
+    const stats = await admin.brokerRuntimeStats(b.address).catch((err: unknown) => err as Error);
+    rows.push({ ...b, stats });
+  }
+  const header = ['#Cluster Name', '#Broker Name', '#BID', '#Addr', '#Version', '#InTPS', '#OutTPS'];
+  if (more) header.push('#InTotalYest', '#OutTotalYest', '#InTotalToday', '#OutTotalToday');
+  else header.push('#InTotalToday', '#OutTotalToday', '#SPACE');
+  const table = [header];
+  for (const r of rows) {
+    const s = r.stats;
+    if (s instanceof Error) {
+      table.push([r.cluster, r.brokerName, String(r.brokerId), r.address, `(${s.message})`]);
+      continue;
+    }
+    const row = [
+      r.cluster,
+      r.brokerName,
+      String(r.brokerId),
+      r.address,
+      s.version,
+      tps(s.putTps),
+      tps(s.getTransferredTps),
+    ];
+    const today = [
+      String(s.msgPutTotalTodayNow - s.msgPutTotalTodayMorning),
+      String(s.msgGetTotalTodayNow - s.msgGetTotalTodayMorning),
+    ];
+    if (more)
+      row.push(
+        String(s.msgPutTotalTodayMorning - s.msgPutTotalYesterdayMorning),
+        String(s.msgGetTotalTodayMorning - s.msgGetTotalYesterdayMorning),
+        ...today,
+      );
+    else
+      row.push(
+        ...today,
+        s.commitLogDiskRatio === undefined ? '-' : `${(s.commitLogDiskRatio * 100).toFixed(2)}%`,
+      );
+    table.push(row);
+  }
+  return {
+    json: rows.map((r) => ({
+      ...r,
+      stats: r.stats instanceof Error ? { error: r.stats.message } : r.stats,
+    })),
+    tables: [table],
+  };
+}
 
 export const brokerStatusCommand = defineAdminCommand({
   name: 'brokerStatus',

@@ -1,6 +1,6 @@
 /**
- * mqadmin's group commands: consumerProgress, consumerConnection, consumerStatus,
- * resetOffsetByTime, updateSubGroup, deleteSubGroup.
+ * mqadmin's group commands: consumerProgress, consumerConnection, producerConnection,
+ * consumerStatus, resetOffsetByTime, updateSubGroup, deleteSubGroup.
  */
 import { InvalidArgumentError } from '../../../errors.js';
 import type { ConsumerConnections, ConsumerProgress } from '../../../admin/types.js';
@@ -93,6 +93,23 @@ export const consumerConnectionCommand = defineAdminCommand({
         `ConsumeFromWhere: ${c.consumeFromWhere}`,
       ],
     };
+  },
+});
+
+export const producerConnectionCommand = defineAdminCommand({
+  name: 'producerConnection',
+  summary: "A producer group's online members",
+  description: "Sends GET_PRODUCER_CONNECTION_LIST to every master of the topic's route; one row per client.",
+  flags: { group: { type: 'string', short: 'g' }, topic: { type: 'string', short: 't' } },
+  docs: { group: ['G', 'producer group (required)'], topic: ['T', 'a topic the group sends to (required)'] },
+  async run(admin, values) {
+    const group = need('group', values.group);
+    const connections = await admin.producerConnections(group, need('topic', values.topic));
+    const table = [['#', '#ClientId', '#ClientAddr', '#Language', '#Version']];
+    connections.forEach((c, i) =>
+      table.push([String(i + 1).padStart(4, '0'), c.clientId, c.clientAddr, c.language, String(c.version)]),
+    );
+    return { json: { group, connections }, tables: [table] };
   },
 });
 

@@ -25,6 +25,11 @@ export interface AdminOutput {
 export interface AdminCommandSpec<F extends Readonly<Record<string, FlagSpec>>> {
   /** mqadmin's command name, e.g. `clusterList`. */
   name: string;
+  /**
+   * The words that run it, `['admin', name]` unless given: an older rocketmq-ts name kept as an
+   * alias of an mqadmin command (`topic create` for `admin updateTopic`).
+   */
+  path?: readonly string[];
   summary: string;
   /** What it sends and prints (help text). */
   description: string;
@@ -81,7 +86,8 @@ export function defineAdminCommand<F extends Readonly<Record<string, FlagSpec>>>
   const usage = Object.entries(spec.flags)
     .map(([n, f]) => `[${f.short ? `-${f.short}` : `--${n}`}${docs[n]![0] ? ` ${docs[n]![0]}` : ''}]`)
     .join(' ');
-  const help = `Usage: rocketmq-ts admin ${spec.name} [-n A] ${usage} [--json]
+  const path = spec.path ?? ['admin', spec.name];
+  const help = `Usage: rocketmq-ts ${path.join(' ')} [-n A] ${usage} [--json]
 
 ${spec.description}
 
@@ -92,7 +98,7 @@ ${Object.entries(flags)
   .join('\n')}
 ${CLIENT_SECURITY_HELP}`;
   return {
-    path: ['admin', spec.name],
+    path,
     summary: spec.summary,
     help,
     flags,

@@ -11,10 +11,16 @@ import {
   consumerProgressCommand,
   consumerStatusCommand,
   deleteSubGroupCommand,
+  producerConnectionCommand,
   resetOffsetByTimeCommand,
   updateSubGroupCommand,
 } from './consumer.js';
-import { queryMsgByIdCommand, queryMsgByKeyCommand, queryMsgByOffsetCommand } from './message.js';
+import {
+  queryMsgByIdCommand,
+  queryMsgByKeyCommand,
+  queryMsgByOffsetCommand,
+  queryMsgTraceByIdCommand,
+} from './message.js';
 import {
   deleteTopicCommand,
   topicListCommand,
@@ -33,11 +39,13 @@ export const adminCommands: CliCommand[] = [
   deleteTopicCommand,
   consumerProgressCommand,
   consumerConnectionCommand,
+  producerConnectionCommand,
   consumerStatusCommand,
   resetOffsetByTimeCommand,
   queryMsgByKeyCommand,
   queryMsgByIdCommand,
   queryMsgByOffsetCommand,
+  queryMsgTraceByIdCommand,
   updateSubGroupCommand,
   deleteSubGroupCommand,
   getBrokerConfigCommand,

@@ -1,5 +1,6 @@
-/** mqadmin's message look-ups: queryMsgByKey, queryMsgById (and resend with --group/--client), queryMsgByOffset. */
+/** mqadmin's message look-ups: queryMsgByKey, queryMsgById (and resend with --group/--client), queryMsgByOffset, queryMsgTraceById. */
 import type { AdminMessage } from '../../../admin/types.js';
+import type { TraceContext } from '../../../protocol/trace/trace-data.js';
 import { defineAdminCommand, intWord, need, timeCell } from './define.js';
 
 /** mqadmin's message detail block. */
@@ -130,5 +131,46 @@ export const queryMsgByOffsetCommand = defineAdminCommand({
         lines: [`no message at that offset (queue holds ${r.minOffset}..${r.maxOffset - 1})`],
       };
     return { json: m, lines: detail(m) };
+  },
+});
+
+/** One row of queryMsgTraceById: who, where, when, how long, and the outcome. */
+function traceRow(r: TraceContext): string[] {
+  if (r.type === 'Pub')
+    return [
+      r.type,
+      r.groupName,
+      r.storeHost,
+      timeCell(r.timeStamp),
+      `${r.costTime}ms`,
+      r.success ? 'success' : 'failed',
+    ];
+  if (r.type === 'SubBefore')
+    return [r.type, r.groupName, '', timeCell(r.timeStamp), '', `retry ${r.beans[0]?.retryTimes ?? 0}`];
+  return [
+    r.type,
+    r.groupName,
+    '',
+    timeCell(r.timeStamp),
+    `${r.costTime}ms`,
+    r.success ? 'success' : 'failed',
+  ];
+}
+
+export const queryMsgTraceByIdCommand = defineAdminCommand({
+  name: 'queryMsgTraceById',
+  summary: "A message's trace: its sends (Pub) and consumptions (SubBefore, SubAfter)",
+  description: `Sends QUERY_MESSAGE for key msgId on the trace topic, where clients with enableMsgTrace
+write their trace records, and prints the records of that message, oldest first.`,
+  flags: { id: { type: 'string', short: 'i' }, 'trace-topic': { type: 'string', short: 't' } },
+  docs: {
+    id: ['ID', 'msgId of the traced message (required)'],
+    'trace-topic': ['T', 'trace topic (default RMQ_SYS_TRACE_TOPIC)'],
+  },
+  async run(admin, values) {
+    const records = await admin.messageTrace(need('id', values.id), values['trace-topic']);
+    const table = [['#Type', '#Group', '#StoreHost', '#Time', '#CostTime', '#Status']];
+    for (const r of records) table.push(traceRow(r));
+    return { json: records, tables: [table] };
   },
 });

@@ -1,5 +1,7 @@
 /** mqadmin's topic commands: topicList, topicRoute, topicStatus, updateTopic, deleteTopic. */
-import { defineAdminCommand, boolWord, intWord, need, target, timeCell } from './define.js';
+import type { Admin } from '../../../admin/admin.js';
+import type { CreateTopicRequest, TopicRouteResult } from '../../../admin/types.js';
+import { defineAdminCommand, boolWord, intWord, need, target, timeCell, type AdminOutput } from './define.js';
 
 const PERM_TEXT: Readonly<Record<number, string>> = { 2: '-W-', 4: 'R--', 6: 'RW-' };
 
@@ -38,26 +40,31 @@ export const topicRouteCommand = defineAdminCommand({
   async run(admin, values) {
     const route = await admin.topicRoute(need('topic', values.topic));
     if (!values.list) return { json: route, lines: [JSON.stringify(route, null, 2)] };
-    const table = [['#ClusterName', '#BrokerName', '#BrokerAddrs', '#ReadQueue', '#WriteQueue', '#Perm']];
-    let read = 0;
-    let write = 0;
-    for (const q of route.queues) {
-      const b = route.brokers.find((x) => x.brokerName === q.brokerName);
-      table.push([
-        b?.cluster ?? '',
-        q.brokerName,
-        JSON.stringify(b?.addresses ?? {}),
-        String(q.readQueueNums),
-        String(q.writeQueueNums),
-        String(q.perm),
-      ]);
-      read += q.readQueueNums;
-      write += q.writeQueueNums;
-    }
-    table.push(['Total:', String(route.brokers.length), '', String(read), String(write), '']);
-    return { json: route, tables: [table] };
+    return { json: route, tables: [routeTable(route)] };
   },
 });
+
+/** topicRoute --list: one row per broker's queues, then the totals. */
+export function routeTable(route: TopicRouteResult): string[][] {
+  const table = [['#ClusterName', '#BrokerName', '#BrokerAddrs', '#ReadQueue', '#WriteQueue', '#Perm']];
+  let read = 0;
+  let write = 0;
+  for (const q of route.queues) {
+    const b = route.brokers.find((x) => x.brokerName === q.brokerName);
+    table.push([
+      b?.cluster ?? '',
+      q.brokerName,
+      JSON.stringify(b?.addresses ?? {}),
+      String(q.readQueueNums),
+      String(q.writeQueueNums),
+      String(q.perm),
+    ]);
+    read += q.readQueueNums;
+    write += q.writeQueueNums;
+  }
+  table.push(['Total:', String(route.brokers.length), '', String(read), String(write), '']);
+  return table;
+}
 
 export const topicStatusCommand = defineAdminCommand({
   name: 'topicStatus',
@@ -109,14 +116,26 @@ export const updateTopicCommand = defineAdminCommand({
     const perm = intWord('perm', values.perm, 6, 0, 7);
     const order = boolWord('order', values.order, false);
     const where = target(values.broker, values.cluster);
-    const written = await admin.createTopic({ topic, readQueues, writeQueues, perm, order, ...where });
-    const config = `TopicConfig [topicName=${topic}, readQueueNums=${readQueues}, writeQueueNums=${writeQueues}, perm=${PERM_TEXT[perm] ?? perm}, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=${order}]`;
-    return {
-      json: { topic, readQueues, writeQueues, perm, order, brokers: written },
-      lines: [...written.map((a) => `create topic to ${a} success.`), config],
-    };
+    return createTopicOutput(admin, { topic, readQueues, writeQueues, perm, order, ...where });
   },
 });
+
+/** Admin.createTopic on every target (each cluster of `clusters`, or `request`'s), printed as mqadmin does. */
+export async function createTopicOutput(
+  admin: Admin,
+  request: CreateTopicRequest & { readQueues: number; writeQueues: number; perm: number; order: boolean },
+  clusters?: readonly string[],
+): Promise<AdminOutput> {
+  const { topic, readQueues, writeQueues, perm, order } = request;
+  const written: string[] = [];
+  if (clusters === undefined) written.push(...(await admin.createTopic(request)));
+  else for (const cluster of clusters) written.push(...(await admin.createTopic({ ...request, cluster })));
+  const config = `TopicConfig [topicName=${topic}, readQueueNums=${readQueues}, writeQueueNums=${writeQueues}, perm=${PERM_TEXT[perm] ?? perm}, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=${order}]`;
+  return {
+    json: { topic, readQueues, writeQueues, perm, order, brokers: written },
+    lines: [...written.map((a) => `create topic to ${a} success.`), config],
+  };
+}
 
 export const deleteTopicCommand = defineAdminCommand({
   name: 'deleteTopic',
