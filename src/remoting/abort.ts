@@ -1,0 +1,111 @@
+/**
+ * The one AbortSignal mechanism of the package: every call that waits takes `{ signal }`
+ * (`CallOptions`) and uses these helpers, so an aborted call always rejects with the same
+ * AbortError (errors/abort.ts) and never leaves a listener on the caller's signal. It lives in
+ * remoting/, the lowest layer that waits (a request's response, a connect), so that every layer
+ * above can use it; `raceTimeout` (pool.ts) is its timer twin.
+ *
+ * Listeners: an application may pass one long-lived signal to thousands of calls, so each call
+ * removes its listener when it settles; `events.getEventListeners(signal, 'abort')` is back to
+ * what it was once the calls are done (test/remoting/abort.test.ts).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { abortErrorOf, type AbortError } from '../errors/abort.js';
+
+/** The per-call options every call that waits accepts. */
+export interface CallOptions {
+  /**
+   * Gives up the call: it rejects with `AbortError` (`code` 'ABORT_ERR', `cause` the signal's
+   * `reason`) and leaves nothing of it in flight in the client. Already aborted: it rejects at
+   * once and sends nothing.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** `value` as an optional AbortSignal; InvalidArgumentError naming `field` otherwise. */
+export function checkSignal(field: string, value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof AbortSignal))
+    throw new InvalidArgumentError(
+      field,
+      `must be an AbortSignal (e.g. AbortController#signal), got ${describe(value)}`,
+    );
+  return value;
+}
+
+/** The signal of per-call options (undefined = none), checked; InvalidArgumentError for a bad one. */
+export function signalOf(options: CallOptions | undefined, field = 'signal'): AbortSignal | undefined {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object')
+    throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
+  return checkSignal(field, options.signal);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'an object';
+  return typeof value;
+}
+
+/** Throws the AbortError of `signal` when it has aborted already. */
+export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
+  if (signal?.aborted === true) throw abortErrorOf(signal, what);
+}
+
+/**
+ * Calls `onAbort(error)` once when `signal` aborts; the returned function removes the listener
+ * (call it when the work settles). A signal aborted already calls `onAbort` at once.
+ */
+export function whenAborted(
+  signal: AbortSignal,
+  onAbort: (error: AbortError) => void,
+  what?: string,
+): () => void {
+  if (signal.aborted) {
+    onAbort(abortErrorOf(signal, what));
+    return noop;
+  }
+  const listener = (): void => onAbort(abortErrorOf(signal, what));
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
+function noop(): void {}
+
+/**
+ * `promise`, or a rejection with the AbortError of `signal` when it aborts first; the listener
+ * is removed when either happens. Without a signal, `promise` itself (no cost). What `promise`
+ * stands for keeps running: callers that own state (a request entry, a permit) remove it
+ * themselves through `whenAborted`; this is for waits that hold nothing.
+ */
+export function raceAbort<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  what?: string,
+): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) {
+    promise.catch(noop);
+    return Promise.reject(abortErrorOf(signal, what));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const dispose = whenAborted(
+      signal,
+      (err) => {
+        promise.catch(noop);
+        reject(err);
+      },
+      what,
+    );
+    promise.then(
+      (value) => {
+        dispose();
+        resolve(value);
+      },
+      (err: unknown) => {
+        dispose();
+        reject(err);
+      },
+    );
+  });
+}
