@@ -7,7 +7,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as diagnosticsChannel from 'node:diagnostics_channel';
 import { getEventListeners, setMaxListeners } from 'node:events';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { AbortError } from '../../src/errors/abort.js';
@@ -17,30 +16,16 @@ import { Producer } from '../../src/producer/producer.js';
 import { TransactionProducer } from '../../src/producer/transaction-producer.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
 import { pendingRequestCount } from '../../src/producer/request-reply.js';
-import type { RequestTraceContext } from '../../src/observability/channels.js';
 import type { SendPermits } from '../../src/producer/backpressure.js';
 import type { ProduceAccumulator } from '../../src/producer/auto-batch.js';
 import type { Connection } from '../../src/remoting/connection.js';
 import { readTopic, uniqueTopic, waitFor } from './cluster-helpers.js';
+import { countRequests } from '../helpers/request-counter.js';
 
-const SEND_CODES = new Set<number>([
-  RequestCode.SEND_MESSAGE,
-  RequestCode.SEND_MESSAGE_V2,
-  RequestCode.SEND_BATCH_MESSAGE,
-]);
+const SEND_CODES = [RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE];
 
-/** Counts the send requests this process writes (the `rocketmq:request` start events). */
-function countSends(): { count: () => number; stop: () => void } {
-  let n = 0;
-  const onStart = (message: unknown): void => {
-    if (SEND_CODES.has((message as RequestTraceContext).code)) n++;
-  };
-  diagnosticsChannel.subscribe('tracing:rocketmq:request:start', onStart);
-  return {
-    count: () => n,
-    stop: () => diagnosticsChannel.unsubscribe('tracing:rocketmq:request:start', onStart),
-  };
-}
+/** Counts the send requests this process writes. */
+const countSends = (): ReturnType<typeof countRequests> => countRequests(SEND_CODES);
 
 /** What a producer still holds: sends in flight, permits, waiters, requests on its connections. */
 function leftovers(p: Producer): { inFlight: number; permits: number; waiting: number; requests: number } {
