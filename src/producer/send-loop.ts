@@ -33,6 +33,7 @@ import { raceAbort, throwIfAborted } from '../remoting/abort.js';
 import type { Logger } from '../observability/logger.js';
 import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
+import type { ConnectionPool } from '../remoting/pool.js';
 import type { MessageQueue } from '../client/route.js';
 import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
 import {
@@ -56,13 +57,8 @@ export interface SendTransport {
   publishInfo(topic: string, deadline: Deadline): TopicPublishInfo | Promise<TopicPublishInfo>;
   /** Master address of a broker, from the routes. */
   brokerAddress(brokerName: string): string | undefined;
-  /** `signal`: the caller's, given up with AbortError (remoting/abort.ts). */
-  request(
-    address: string,
-    cmd: RemotingCommand,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<RemotingCommand>;
+  /** A pool request (the master's); `signal` is the caller's, given up with AbortError. */
+  request: ConnectionPool['request'];
   oneway(address: string, cmd: RemotingCommand, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /**
    * For a timer message (`p.deliverAt`): settles when the broker honours it, else rejects

@@ -77,6 +77,8 @@ export type {
   PushConsumerEvents,
   QueueLag,
 } from './types.js';
+import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
+import { AbortError } from '../../errors/abort.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -532,17 +534,29 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (offsets.length > 0) this.emit('offsetsCommitted', { offsets });
   }
 
-  /** Per held queue: broker max offset, committed offset, messages in flight. */
-  async lag(): Promise<QueueLag[]> {
+  /**
+   * Per held queue: broker max offset, committed offset, messages in flight. `options.signal`
+   * aborts it (AbortError), its GET_MAX_OFFSET requests leaving their connections at once.
+   */
+  async lag(options?: CallOptions): Promise<QueueLag[]> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'lag');
     const client = this.client;
     const rebalancer = this.rebalancer;
     const store = this.offsetStore;
     if (client === undefined || rebalancer === undefined || store === undefined) return [];
     return Promise.all(
       [...rebalancer.table.values()].map(async (e) => {
-        const brokerOffset = await queueMaxOffset(client, e.mq, this.options.mqClientApiTimeout).catch(
-          () => e.pq.brokerMaxOffset,
-        );
+        const brokerOffset = await queueMaxOffset(
+          client,
+          e.mq,
+          this.options.mqClientApiTimeout,
+          signal,
+        ).catch((err: unknown) => {
+          // The broker's answer is optional (the last pull's view will do); the caller's abort is not.
+          if (err instanceof AbortError) throw err;
+          return e.pq.brokerMaxOffset;
+        });
         const consumerOffset = await store.readOffset(e.mq, 'MEMORY');
         return {
           ...this.userQueue(e.mq),
