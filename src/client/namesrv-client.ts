@@ -85,7 +85,10 @@ export class NamesrvClient {
     this.retryAt[index] = this.clock() + backoff;
   }
 
-  /** Sends `build()` to the current NameServer, failing over to the others within `deadline`. */
+  /**
+   * Sends `build()` to the current NameServer, failing over to the others within `deadline`;
+   * its signal aborts the request (AbortError, no failover).
+   */
   async request(build: () => RemotingCommand, deadline: Deadline): Promise<RemotingCommand> {
     const order = this.order();
     const n = order.length;
@@ -98,7 +101,7 @@ export class NamesrvClient {
       // Leave time for the NameServers not tried yet.
       const budget = k === n - 1 ? remaining : Math.max(1, Math.floor(remaining / (n - k)));
       try {
-        const response = await this.pool.request(address, build(), budget);
+        const response = await this.pool.request(address, build(), budget, deadline.signal);
         this.failures[index] = 0;
         this.retryAt[index] = 0;
         if (index !== this.current) {

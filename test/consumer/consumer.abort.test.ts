@@ -10,10 +10,9 @@ import { InvalidArgumentError } from '../../src/errors.js';
 import { AbortError } from '../../src/errors/abort.js';
 import { RequestCode } from '../../src/protocol/codes.js';
 import type { ClientInstance } from '../../src/client/client-instance.js';
-import type { Connection } from '../../src/remoting/connection.js';
 import type { LitePullCache } from '../../src/consumer/lite-pull/cache.js';
 import type { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
-import { countRequests } from '../helpers/request-counter.js';
+import { countRequests, pendingRequests } from '../helpers/request-counter.js';
 import { liteScenario, pollUntil } from './lite-pull-helpers.js';
 import { scenario, waitFor } from './helpers.js';
 
@@ -21,23 +20,6 @@ function aborted(): AbortSignal {
   const c = new AbortController();
   c.abort();
   return c.signal;
-}
-
-/** Requests of `code` still waiting on the connections of `instance` (written or queued). */
-function pendingRequests(instance: ClientInstance, code: number): number {
-  type Tables = {
-    inFlight: Iterable<[number, { cmd: { code: number } }]>;
-    queued: Map<number, { cmd: { code: number } }>;
-  };
-  const entries = (instance.pool as unknown as { entries: Map<string, { connection?: Connection }> }).entries;
-  let n = 0;
-  for (const e of entries.values()) {
-    const conn = e.connection as unknown as Tables | undefined;
-    if (conn === undefined) continue;
-    for (const [, p] of conn.inFlight) if (p.cmd.code === code) n++;
-    for (const p of conn.queued.values()) if (p.cmd.code === code) n++;
-  }
-  return n;
 }
 
 const cacheOf = (c: LitePullConsumer): LitePullCache => (c as unknown as { cache: LitePullCache }).cache;
@@ -101,11 +83,14 @@ test('PushConsumer.lag: aborted while a broker hangs, it rejects at once and lea
     try {
       const controller = new AbortController();
       const lagging = c.lag({ signal: controller.signal });
-      await waitFor(() => pendingRequests(instance, RequestCode.GET_MAX_OFFSET) === held, 'requests pending');
+      await waitFor(
+        () => pendingRequests(instance.pool, RequestCode.GET_MAX_OFFSET) === held,
+        'requests pending',
+      );
       await waitFor(() => asks.count() === held, 'a GET_MAX_OFFSET per queue on the wire');
       controller.abort();
       await assert.rejects(lagging, AbortError);
-      assert.equal(pendingRequests(instance, RequestCode.GET_MAX_OFFSET), 0);
+      assert.equal(pendingRequests(instance.pool, RequestCode.GET_MAX_OFFSET), 0);
       assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
     } finally {
       broker.faults.clear();

@@ -18,9 +18,8 @@ import type { ProducerOptions } from '../../src/producer/options.js';
 import { pendingRequestCount } from '../../src/producer/request-reply.js';
 import type { SendPermits } from '../../src/producer/backpressure.js';
 import type { ProduceAccumulator } from '../../src/producer/auto-batch.js';
-import type { Connection } from '../../src/remoting/connection.js';
 import { readTopic, uniqueTopic, waitFor } from './cluster-helpers.js';
-import { countRequests } from '../helpers/request-counter.js';
+import { countRequests, pendingRequests } from '../helpers/request-counter.js';
 
 const SEND_CODES = [RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE];
 
@@ -30,9 +29,7 @@ const countSends = (): ReturnType<typeof countRequests> => countRequests(SEND_CO
 /** What a producer still holds: sends in flight, permits, waiters, requests on its connections. */
 function leftovers(p: Producer): { inFlight: number; permits: number; waiting: number; requests: number } {
   const permits = (p as unknown as { permits: SendPermits }).permits;
-  const entries = (p.client.pool as unknown as { entries: Map<string, { connection?: Connection }> }).entries;
-  let requests = 0;
-  for (const e of entries.values()) requests += e.connection?.pendingCount ?? 0;
+  const requests = pendingRequests(p.client.pool);
   return {
     inFlight: (p as unknown as { inFlight: number }).inFlight,
     permits: permits.inFlight.count,
