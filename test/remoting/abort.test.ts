@@ -210,3 +210,26 @@ test('the pool: an aborted request or oneway sends nothing, and the connection s
     await server.close();
   }
 });
+
+test('a queued request aborted before it gets a slot is never written', async () => {
+  const { server, address, received, release } = await heldServer();
+  const conn = await Connection.connect(address, { maxInFlight: 1 });
+  try {
+    const holding = conn.request(createRequest(HELD), 60_000);
+    const controller = new AbortController();
+    const queued = conn.request(createRequest(ECHO), 60_000, controller.signal);
+    assert.equal(conn.pendingCount, 2);
+    controller.abort();
+    await assert.rejects(queued, AbortError);
+    assert.equal(conn.pendingCount, 1);
+    await waitUntil(() => received.length === 1);
+    release();
+    await holding;
+    await conn.request(createRequest(ECHO), 5000);
+    assert.deepEqual(received, [HELD, ECHO], 'the aborted ECHO never reached the server');
+    assert.equal(conn.pendingCount, 0);
+  } finally {
+    conn.close();
+    await server.close();
+  }
+});
