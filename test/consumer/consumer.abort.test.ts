@@ -12,6 +12,7 @@ import { RequestCode } from '../../src/protocol/codes.js';
 import type { ClientInstance } from '../../src/client/client-instance.js';
 import type { LitePullCache } from '../../src/consumer/lite-pull/cache.js';
 import type { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { countRequests, pendingRequests } from '../helpers/request-counter.js';
 import { liteScenario, pollUntil } from './lite-pull-helpers.js';
 import { scenario, waitFor } from './helpers.js';
@@ -98,5 +99,13 @@ test('PushConsumer.lag: aborted while a broker hangs, it rejects at once and lea
     }
     const lag = await c.lag();
     assert.equal(lag.length, held);
+    // reply() with an aborted signal rejects before it looks at the message or sends anything.
+    const replies = countRequests([RequestCode.SEND_REPLY_MESSAGE_V2]);
+    try {
+      await assert.rejects(c.reply({} as ConsumerMessage, 'r', undefined, { signal: aborted() }), AbortError);
+      assert.equal(replies.count(), 0);
+    } finally {
+      replies.stop();
+    }
   });
 });

@@ -625,18 +625,22 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   /**
    * Replies to a request message (request-reply, reply.ts), typically inside the handler;
-   * resolves when the broker has pushed the reply to the requester.
+   * resolves when the broker has pushed the reply to the requester. `options.signal` aborts the
+   * wait (AbortError); the reply may still reach the requester.
    */
   async reply(
     request: ConsumerMessage,
     body: Buffer | Uint8Array | string,
     properties?: Readonly<Record<string, string>>,
+    options?: CallOptions,
   ): Promise<void> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'reply');
     const client = this.client;
     if (client === undefined || !this.running) throw new IllegalStateError('consumer is not running');
     await sendReply(
       client,
-      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS },
+      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS, signal },
       request,
       body,
       properties,
