@@ -286,7 +286,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
   async sendOneway(message: Message, options?: SendOptions): Promise<void> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    const signal = signalOf(options);
+    const signal = signalOf(options, false); // queueSelection checks the keys of SendOptions
     const selection = queueSelection(options, message, this.options.namespace);
     const prepared = prepareMessage(message, this.prepareSettings, this.ids);
     throwIfAborted(signal, 'the send');
@@ -318,7 +318,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     let prepared: PreparedMessage;
     let signal: AbortSignal | undefined;
     try {
-      signal = signalOf(options);
+      signal = signalOf(options, false); // queueSelection checks the keys
       selection = queueSelection(options, message, this.options.namespace);
       prepared = prepareMessage(message, this.prepareSettings, this.ids);
       // An adjusted message has properties prepareMessage did not write: autoBatch reads them.

@@ -10,6 +10,7 @@
  * what it was once the calls are done (test/remoting/abort.test.ts).
  */
 import { InvalidArgumentError } from '../errors.js';
+import { rejectUnknownKeys } from '../options.js';
 import { abortErrorOf, type AbortError } from '../errors/abort.js';
 
 /** The per-call options every call that waits accepts. */
@@ -33,12 +34,19 @@ export function checkSignal(field: string, value: unknown): AbortSignal | undefi
   return value;
 }
 
-/** The signal of per-call options (undefined = none), checked; InvalidArgumentError for a bad one. */
-export function signalOf(options: CallOptions | undefined, field = 'signal'): AbortSignal | undefined {
+const CALL_OPTION_NAMES: readonly string[] = ['signal'];
+
+/**
+ * The signal of per-call options (undefined = none), checked: InvalidArgumentError for a bad
+ * one, and for a key CallOptions does not have unless `checkKeys` is false (options that extend
+ * CallOptions check their own keys).
+ */
+export function signalOf(options: CallOptions | undefined, checkKeys = true): AbortSignal | undefined {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object')
     throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
-  return checkSignal(field, options.signal);
+  if (checkKeys) rejectUnknownKeys(options, CALL_OPTION_NAMES);
+  return checkSignal('signal', options.signal);
 }
 
 function describe(value: unknown): string {

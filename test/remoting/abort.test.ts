@@ -86,6 +86,15 @@ test('a signal that is not an AbortSignal is an InvalidArgumentError naming the 
     /signal: must be an AbortSignal/,
   );
   assert.throws(() => signalOf(42 as unknown as object), /options: must be an object/);
+  assert.throws(
+    () => signalOf({ sigal: new AbortController().signal } as object),
+    /sigal: is not a known option; did you mean signal\?/,
+  );
+  assert.equal(
+    signalOf({ queue: 1 } as object, false),
+    undefined,
+    'options that extend CallOptions check their own keys',
+  );
   assert.equal(signalOf(undefined), undefined);
   assert.equal(signalOf({}), undefined);
   const s = new AbortController().signal;

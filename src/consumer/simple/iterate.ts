@@ -53,7 +53,7 @@ export function checkMessagesOptions(options: SimpleConsumerMessagesOptions | un
   invisibleDurationMs: number | undefined;
   signal: AbortSignal | undefined;
 } {
-  const signal = signalOf(options);
+  const signal = signalOf(options, false);
   if (options === undefined)
     return { maxMessages: ITERATOR_MAX_MESSAGES, invisibleDurationMs: undefined, signal };
   rejectUnknownKeys(options, MESSAGES_OPTION_NAMES, 'messages() option');
