@@ -5,9 +5,10 @@
  * remoting/, the lowest layer that waits (a request's response, a connect), so that every layer
  * above can use it; `raceTimeout` (pool.ts) is its timer twin.
  *
- * Listeners: an application may pass one long-lived signal to thousands of calls, so each call
- * removes its listener when it settles; `events.getEventListeners(signal, 'abort')` is back to
- * what it was once the calls are done (test/remoting/abort.test.ts).
+ * Listeners: an application may pass one long-lived signal to thousands of calls, so the calls
+ * waiting on one signal share one listener (`whenAborted`), and each call leaves when it
+ * settles; `events.getEventListeners(signal, 'abort')` is back to what it was once the calls
+ * are done (test/remoting/abort.test.ts).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
@@ -61,8 +62,21 @@ export function throwIfAborted(signal: AbortSignal | undefined, what?: string): 
 }
 
 /**
- * Calls `onAbort(error)` once when `signal` aborts; the returned function removes the listener
- * (call it when the work settles). A signal aborted already calls `onAbort` at once.
+ * The callers waiting on each signal. One listener per signal, however many calls wait on it:
+ * a signal shared by a thousand concurrent sends carries one listener, not a thousand (Node
+ * warns past ten), and removing a caller is a Set delete.
+ */
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+function fanOut(this: AbortSignal): void {
+  const callers = waiting.get(this);
+  waiting.delete(this);
+  if (callers !== undefined) for (const call of callers) call();
+}
+
+/**
+ * Calls `onAbort(error)` once when `signal` aborts; the returned function removes it (call it
+ * when the work settles). A signal aborted already calls `onAbort` at once.
  */
 export function whenAborted(
   signal: AbortSignal,
@@ -73,9 +87,20 @@ export function whenAborted(
     onAbort(abortErrorOf(signal, what));
     return noop;
   }
-  const listener = (): void => onAbort(abortErrorOf(signal, what));
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
+  const call = (): void => onAbort(abortErrorOf(signal, what));
+  let callers = waiting.get(signal);
+  if (callers === undefined) {
+    callers = new Set();
+    waiting.set(signal, callers);
+    signal.addEventListener('abort', fanOut, { once: true });
+  }
+  callers.add(call);
+  return () => {
+    const current = waiting.get(signal);
+    if (current === undefined || !current.delete(call) || current.size > 0) return;
+    waiting.delete(signal);
+    signal.removeEventListener('abort', fanOut);
+  };
 }
 
 function noop(): void {}
