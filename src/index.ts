@@ -23,6 +23,9 @@ export {
 } from './errors.js';
 export type { RocketMQErrorOptions } from './errors.js';
 export { NameServerUnreachableError, NotANameServerError, TopicRouteNotFoundError } from './client/errors.js';
+export { AbortError } from './errors/abort.js';
+// `{ signal }`: the per-call options of every call that waits
+export type { CallOptions } from './remoting/abort.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
 export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';
@@ -94,6 +97,7 @@ export {
   type SimpleConsumerOptions,
   type PoppedMessage,
 } from './consumer/index.js';
+export type { SimpleConsumerMessagesOptions } from './consumer/simple/iterate.js';
 
 // admin: the Admin client (mqadmin as a library), its typed errors and result types
 export * from './admin/index.js';

@@ -28,6 +28,8 @@ export const TOOLS_CONSUMER_GROUP = 'TOOLS_CONSUMER';
 
 export class AdminContext {
   readonly instance: ClientInstance;
+  /** The signal of the Admin call this view serves (`withSignal`); undefined on the shared context. */
+  readonly signal: AbortSignal | undefined = undefined;
 
   constructor(readonly options: ResolvedAdminOptions) {
     this.instance = new ClientInstance({
@@ -45,8 +47,18 @@ export class AdminContext {
     });
   }
 
+  /**
+   * This context for one Admin call with `signal`: every request the call's family module sends
+   * through it (`send`, `namesrv`, `deadline`) is aborted by the signal. A view, not a copy: the
+   * instance and its connections are the shared ones.
+   */
+  withSignal(signal: AbortSignal | undefined): AdminContext {
+    if (signal === undefined) return this;
+    return Object.create(this, { signal: { value: signal } }) as AdminContext;
+  }
+
   deadline(): Deadline {
-    return Deadline.after(this.options.requestTimeout);
+    return Deadline.after(this.options.requestTimeout, Date.now, this.signal);
   }
 
   /** Sends one request; transport failures become BrokerUnavailableError. */
@@ -60,7 +72,7 @@ export class AdminContext {
     const ext = header === undefined ? extra : { ...decl.encode(header), ...extra };
     const request = createRequest(decl.code, ext, body, this.instance.commandDefaults);
     try {
-      return await this.instance.pool.request(address, request, this.options.requestTimeout);
+      return await this.instance.pool.request(address, request, this.options.requestTimeout, this.signal);
     } catch (err) {
       if (err instanceof ConnectError || err instanceof TimeoutError || err instanceof ConnectionClosedError)
         throw new BrokerUnavailableError(address, { cause: err });

@@ -2,9 +2,13 @@
  * The Admin client (`mqadmin` as a library): cluster, broker, topic, group and message
  * administration against real Apache RocketMQ 4.9.x/5.x clusters and the embedded one. Each
  * request family lives in its own module; this class holds the connections and delegates.
- * Results are plain typed objects; failures are typed errors (admin/errors.ts).
+ * Results are plain typed objects; failures are typed errors (admin/errors.ts). Every call takes
+ * a trailing `{ signal }` (CallOptions): an aborted call rejects with AbortError and its requests
+ * leave their connections at once. A call that changes several brokers may have changed some of
+ * them when it is aborted (as when one of them fails).
  */
 import { IllegalStateError } from '../errors.js';
+import { signalOf, throwIfAborted, type CallOptions } from '../remoting/abort.js';
 import { AdminContext } from './admin-context.js';
 import { brokerConfig, brokerRuntimeStats, clusterInfo, updateBrokerConfig } from './cluster.js';
 import {
@@ -60,70 +64,92 @@ export class Admin {
     return this.ctx;
   }
 
+  /**
+   * Runs one call on its context: `options.signal` (checked: InvalidArgumentError, or AbortError
+   * when aborted already, before anything is sent) aborts every request the call makes. Bad
+   * options and a closed client reject, as every other failure of a call does.
+   */
+  private run<T>(options: CallOptions | undefined, call: (c: AdminContext) => Promise<T>): Promise<T> {
+    let ctx: AdminContext;
+    try {
+      const signal = signalOf(options);
+      throwIfAborted(signal, 'the admin call');
+      ctx = this.c.withSignal(signal);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return call(ctx);
+  }
+
   /** Clusters and every broker address (GET_BROKER_CLUSTER_INFO). */
-  clusterInfo(): Promise<ClusterInfoResult> {
-    return clusterInfo(this.c);
+  clusterInfo(options?: CallOptions): Promise<ClusterInfoResult> {
+    return this.run(options, (c) => clusterInfo(c));
   }
 
   /** Runtime statistics of a broker, named by broker name (its master) or `host:port`. */
-  brokerRuntimeStats(broker: string): Promise<BrokerRuntimeStats> {
-    return brokerRuntimeStats(this.c, broker);
+  brokerRuntimeStats(broker: string, options?: CallOptions): Promise<BrokerRuntimeStats> {
+    return this.run(options, (c) => brokerRuntimeStats(c, broker));
   }
 
-  brokerConfig(broker: string): Promise<Record<string, string>> {
-    return brokerConfig(this.c, broker);
+  brokerConfig(broker: string, options?: CallOptions): Promise<Record<string, string>> {
+    return this.run(options, (c) => brokerConfig(c, broker));
   }
 
   updateBrokerConfig(
     broker: string,
     properties: Readonly<Record<string, string | number | boolean>>,
+    options?: CallOptions,
   ): Promise<void> {
-    return updateBrokerConfig(this.c, broker, properties);
+    return this.run(options, (c) => updateBrokerConfig(c, broker, properties));
   }
 
   /** Every topic the NameServer knows (retry, DLQ and system topics included). */
-  topics(): Promise<string[]> {
-    return topics(this.c);
+  topics(options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => topics(c));
   }
 
-  topicRoute(topic: string): Promise<TopicRouteResult> {
-    return topicRoute(this.c, topic);
+  topicRoute(topic: string, options?: CallOptions): Promise<TopicRouteResult> {
+    return this.run(options, (c) => topicRoute(c, topic));
   }
 
-  topicStats(topic: string): Promise<TopicStats> {
-    return topicStats(this.c, topic);
+  topicStats(topic: string, options?: CallOptions): Promise<TopicStats> {
+    return this.run(options, (c) => topicStats(c, topic));
   }
 
   /** Groups that consume `topic` (online subscribers and groups with offsets). */
-  topicConsumers(topic: string): Promise<string[]> {
-    return topicConsumers(this.c, topic);
+  topicConsumers(topic: string, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => topicConsumers(c, topic));
   }
 
   /** Creates or updates a topic on every master of `cluster`, or on `brokers`; returns the addresses. */
-  createTopic(request: CreateTopicRequest): Promise<string[]> {
-    return createTopic(this.c, request);
+  createTopic(request: CreateTopicRequest, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => createTopic(c, request));
   }
 
-  deleteTopic(topic: string, cluster: string): Promise<void> {
-    return deleteTopic(this.c, topic, cluster);
+  deleteTopic(topic: string, cluster: string, options?: CallOptions): Promise<void> {
+    return this.run(options, (c) => deleteTopic(c, topic, cluster));
   }
 
   /** Subscription groups on every master (built-in groups only with `includeSystem`). */
-  consumerGroups(includeSystem = false): Promise<ConsumerGroupSummary[]> {
-    return consumerGroups(this.c, includeSystem);
+  consumerGroups(includeSystem = false, options?: CallOptions): Promise<ConsumerGroupSummary[]> {
+    return this.run(options, (c) => consumerGroups(c, includeSystem));
   }
 
   /** Per-queue broker offset, consumer offset and lag of `group` (optionally one topic). */
-  consumerProgress(group: string, topic?: string): Promise<ConsumerProgress> {
-    return consumerProgress(this.c, group, topic);
+  consumerProgress(group: string, topic?: string, options?: CallOptions): Promise<ConsumerProgress> {
+    return this.run(options, (c) => consumerProgress(c, group, topic));
   }
 
-  consumerConnections(group: string): Promise<ConsumerConnections> {
-    return consumerConnections(this.c, group);
+  consumerConnections(group: string, options?: CallOptions): Promise<ConsumerConnections> {
+    return this.run(options, (c) => consumerConnections(c, group));
   }
 
-  consumerRunningInfo(group: string, clientId: string): Promise<ConsumerRunningInfoData> {
-    return consumerRunningInfo(this.c, group, clientId);
+  consumerRunningInfo(
+    group: string,
+    clientId: string,
+    options?: CallOptions,
+  ): Promise<ConsumerRunningInfoData> {
+    return this.run(options, (c) => consumerRunningInfo(c, group, clientId));
   }
 
   /** Moves the group's offsets on `topic` to `timestamp` (ms; −1 = the end). See consumers.ts. */
@@ -132,12 +158,13 @@ export class Admin {
     topic: string,
     timestamp: number,
     force = false,
+    options?: CallOptions,
   ): Promise<ResetOffsetResult[]> {
-    return resetOffsetByTime(this.c, group, topic, timestamp, force);
+    return this.run(options, (c) => resetOffsetByTime(c, group, topic, timestamp, force));
   }
 
-  producerConnections(group: string, topic: string): Promise<ClientConnection[]> {
-    return producerConnections(this.c, group, topic);
+  producerConnections(group: string, topic: string, options?: CallOptions): Promise<ClientConnection[]> {
+    return this.run(options, (c) => producerConnections(c, group, topic));
   }
 
   queryMessagesByKey(
@@ -146,25 +173,31 @@ export class Admin {
     max?: number,
     begin?: number,
     end?: number,
+    options?: CallOptions,
   ): Promise<AdminMessage[]> {
-    return queryMessagesByKey(this.c, topic, key, max, begin, end);
+    return this.run(options, (c) => queryMessagesByKey(c, topic, key, max, begin, end));
   }
 
   /** A message by offsetMsgId, or by msgId (UNIQ_KEY) when `topic` is given. */
-  viewMessage(id: string, topic?: string): Promise<AdminMessage> {
-    return viewMessage(this.c, id, topic);
+  viewMessage(id: string, topic?: string, options?: CallOptions): Promise<AdminMessage> {
+    return this.run(options, (c) => viewMessage(c, id, topic));
   }
 
   /**
    * The trace records (Pub, SubBefore, SubAfter) of the message `msgId` that clients with
    * `enableMsgTrace` wrote to `traceTopic` (default RMQ_SYS_TRACE_TOPIC), oldest first.
    */
-  messageTrace(msgId: string, traceTopic?: string): Promise<TraceContext[]> {
-    return messageTrace(this.c, msgId, traceTopic);
+  messageTrace(msgId: string, traceTopic?: string, options?: CallOptions): Promise<TraceContext[]> {
+    return this.run(options, (c) => messageTrace(c, msgId, traceTopic));
   }
 
-  messagesOfQueue(queue: AdminQueue, fromOffset: number, count: number): Promise<QueueMessages> {
-    return messagesOfQueue(this.c, queue, fromOffset, count);
+  messagesOfQueue(
+    queue: AdminQueue,
+    fromOffset: number,
+    count: number,
+    options?: CallOptions,
+  ): Promise<QueueMessages> {
+    return this.run(options, (c) => messagesOfQueue(c, queue, fromOffset, count));
   }
 
   /** Has `clientId` of `group` consume the message now (CONSUME_MESSAGE_DIRECTLY). */
@@ -173,19 +206,26 @@ export class Admin {
     group: string,
     clientId: string,
     topic?: string,
+    options?: CallOptions,
   ): Promise<ConsumeDirectlyResult> {
-    return resendMessage(this.c, msgId, group, clientId, topic);
+    return this.run(options, (c) => resendMessage(c, msgId, group, clientId, topic));
   }
 
   createOrUpdateSubscriptionGroup(
     settings: SubscriptionGroupSettings,
     target: AdminTarget = {},
+    options?: CallOptions,
   ): Promise<string[]> {
-    return createOrUpdateSubscriptionGroup(this.c, settings, target);
+    return this.run(options, (c) => createOrUpdateSubscriptionGroup(c, settings, target));
   }
 
-  deleteSubscriptionGroup(group: string, target: AdminTarget = {}, removeOffset = false): Promise<string[]> {
-    return deleteSubscriptionGroup(this.c, group, target, removeOffset);
+  deleteSubscriptionGroup(
+    group: string,
+    target: AdminTarget = {},
+    removeOffset = false,
+    options?: CallOptions,
+  ): Promise<string[]> {
+    return this.run(options, (c) => deleteSubscriptionGroup(c, group, target, removeOffset));
   }
 
   /** Closes every connection; idempotent. */

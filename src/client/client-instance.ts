@@ -140,8 +140,13 @@ export class ClientInstance {
    * A request to a broker's master (sends): an unreachable master starts the fast route refresh
    * of its group (master-watch.ts); an answer from an address being watched ends it.
    */
-  masterRequest(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
-    return this.pool.request(address, cmd, timeoutMs).then(
+  masterRequest(
+    address: string,
+    cmd: RemotingCommand,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RemotingCommand> {
+    return this.pool.request(address, cmd, timeoutMs, signal).then(
       (response) => {
         if (this.masterWatch.active) this.masterWatch.answered(address);
         return response;

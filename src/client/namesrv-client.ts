@@ -96,7 +96,10 @@ export class NamesrvClient {
     this.retryAt[index] = this.clock() + backoff;
   }
 
-  /** Sends `build()` to the current NameServer, failing over to the others within `deadline`. */
+  /**
+   * Sends `build()` to the current NameServer, failing over to the others within `deadline`;
+   * its signal aborts the request (AbortError, no failover).
+   */
   async request(build: () => RemotingCommand, deadline: Deadline): Promise<RemotingCommand> {
     const order = this.order();
     const n = order.length;
@@ -110,7 +113,7 @@ export class NamesrvClient {
       const budget = k === n - 1 ? remaining : Math.max(1, Math.floor(remaining / (n - k)));
       try {
         const request = build();
-        const response = await this.pool.request(address, request, budget);
+        const response = await this.pool.request(address, request, budget, deadline.signal);
         if (
           response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED &&
           EVERY_NAMESRV_SUPPORTS.has(request.code)

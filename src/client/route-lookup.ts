@@ -177,7 +177,8 @@ export class RouteLookup extends EventEmitter {
     const key = `${purpose}\0${topic}`;
     let p = this.pending.get(key);
     if (p === undefined) {
-      p = this.lookup(topic, deadline, purpose).finally(() => this.pending.delete(key));
+      // Shared by every caller of this topic: one caller's signal must not end it for the others.
+      p = this.lookup(topic, deadline.withoutSignal(), purpose).finally(() => this.pending.delete(key));
       this.pending.set(key, p);
     }
     return deadline.race(

@@ -28,6 +28,11 @@
  * properties were rewritten after (transaction halves, requests) is judged by its properties.
  * Grouping is by wire topic and WAIT (Java also splits by tag, which changes nothing on the
  * wire). One accumulator per producer (Java: per client instance).
+ *
+ * A caller's `signal` (remoting/abort.ts): aborted while its batch is held, its message leaves
+ * the batch (the batch is written again without it; aborts are rare, held batches small);
+ * aborted after the batch went, the caller is answered at once and the batch's answer skips it.
+ * Either way its permit and in-flight count are given back at the abort.
  */
 import { BATCH_RECORD_FIXED, BatchWriter } from '../protocol/message/batch.js';
 import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey } from '../protocol/message/properties.js';
@@ -35,6 +40,8 @@ import { RETRY_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import type { PreparedMessage } from './message.js';
 import type { SendResult } from './send-result.js';
 import type { MessageQueue } from '../client/route.js';
+import { whenAborted } from '../remoting/abort.js';
+import type { AbortError } from '../errors/abort.js';
 
 export interface AutoBatchSettings {
   batchMaxDelayMs: number;
@@ -75,7 +82,7 @@ interface Lane {
 
 interface Batch {
   readonly lane: Lane;
-  readonly writer: BatchWriter;
+  writer: BatchWriter;
   readonly items: PreparedMessage[];
   readonly resolves: ((r: SendResult) => void)[];
   readonly rejects: ((e: unknown) => void)[];
@@ -89,6 +96,10 @@ interface Batch {
   shortest: number;
   /** An end-of-turn flush is scheduled. */
   early: boolean;
+  /** Per item, the removal of its caller's abort listener; undefined until an item has a signal. */
+  disposers: Array<(() => void) | undefined> | undefined;
+  /** Items aborted after the batch went: already answered and released. */
+  aborted: Set<number> | undefined;
 }
 
 const BATCH_PROPERTIES_WAIT = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'true';
@@ -184,8 +195,15 @@ export class ProduceAccumulator {
 
   constructor(
     private readonly s: AutoBatchSettings,
-    /** Sends one prepared message or batch within `timeoutMs` (the send loop's whole budget). */
-    private readonly sendBatch: (batch: PreparedMessage, timeoutMs: number) => Promise<SendResult>,
+    /**
+     * Sends one prepared message or batch within `timeoutMs` (the send loop's whole budget);
+     * `signal` only for a message sent on its own.
+     */
+    private readonly sendBatch: (
+      batch: PreparedMessage,
+      timeoutMs: number,
+      signal?: AbortSignal,
+    ) => Promise<SendResult>,
     /**
      * Called for each added message when its outcome is known, just before its caller hears it:
      * the producer gives back its permit and in-flight count here, with no promise of its own.
@@ -203,13 +221,18 @@ export class ProduceAccumulator {
     return this.heldBytes < this.s.totalBatchMaxBytes && (p.batchLane ?? batchLaneOf(p)) !== 'alone';
   }
 
-  /** Holds `p` for the next batch of its lane (or sends it alone); resolves with its own SendResult. */
+  /**
+   * Holds `p` for the next batch of its lane (or sends it alone); resolves with its own
+   * SendResult, or rejects with AbortError when `signal` (not aborted yet) aborts first.
+   */
   add(
     p: PreparedMessage,
     timeoutMs: number,
     kind: BatchLane = p.batchLane ?? batchLaneOf(p),
+    signal?: AbortSignal,
   ): Promise<SendResult> {
-    if (kind === 'alone' || this.heldBytes >= this.s.totalBatchMaxBytes) return this.alone(p, timeoutMs);
+    if (kind === 'alone' || this.heldBytes >= this.s.totalBatchMaxBytes)
+      return this.alone(p, timeoutMs, signal);
     const waitStore = kind === 'wait';
     let lane = this.recent;
     if (lane === undefined || lane.topic !== p.topic || lane.waitStore !== waitStore)
@@ -254,6 +277,11 @@ export class ProduceAccumulator {
       b.rejects.push(reject);
     });
     b.items.push(p);
+    if (signal !== undefined) {
+      const disposers = (b.disposers ??= []);
+      disposers.length = b.items.length - 1;
+      disposers.push(whenAborted(signal, (err) => this.abortItem(b, p, err), 'the send'));
+    }
     // A caller's budget covers its time held here too: one send timeout in all, as without batching.
     if (timeoutMs < b.shortest) {
       b.shortest = timeoutMs;
@@ -290,9 +318,45 @@ export class ProduceAccumulator {
     return lane.inFlight > 0 && lane.inFlight < PIPELINE_DEPTH && b.items.length >= lane.share;
   }
 
+  /**
+   * The caller of `p` in `b` gave up. Still held: `p` leaves the batch, which is written again
+   * without it (an emptied batch is dropped). Gone: the batch's answer will skip it.
+   */
+  private abortItem(b: Batch, p: PreparedMessage, err: AbortError): void {
+    const i = b.items.indexOf(p);
+    if (i < 0 || b.aborted?.has(i) === true) return;
+    const reject = b.rejects[i] as (e: unknown) => void;
+    const lane = b.lane;
+    if (lane.open === b) {
+      b.items.splice(i, 1);
+      b.resolves.splice(i, 1);
+      b.rejects.splice(i, 1);
+      b.disposers?.splice(i, 1);
+      const writer = new BatchWriter(Math.min(this.s.batchMaxBytes, this.s.maxMessageSize) + 1024);
+      // Each item was written once already: writing it again cannot fail.
+      for (const item of b.items) writer.append(item.body, item.flag, item.properties);
+      this.heldBytes += writer.byteLength - b.writer.byteLength;
+      b.writer = writer;
+      lane.outstanding--;
+      if (b.items.length === 0) this.drop(b);
+    } else {
+      (b.aborted ??= new Set()).add(i);
+    }
+    this.released(p);
+    reject(err);
+  }
+
+  /** Settles item `i` of `b`: false when its caller aborted and was answered already. */
+  private settleItem(b: Batch, i: number): boolean {
+    if (b.disposers !== undefined) b.disposers[i]?.();
+    if (b.aborted?.has(i) === true) return false;
+    this.released(b.items[i] as PreparedMessage);
+    return true;
+  }
+
   /** A message that does not join a batch: the plain send path. */
-  private alone(p: PreparedMessage, timeoutMs: number): Promise<SendResult> {
-    return this.sendBatch(p, timeoutMs).then(
+  private alone(p: PreparedMessage, timeoutMs: number, signal?: AbortSignal): Promise<SendResult> {
+    return this.sendBatch(p, timeoutMs, signal).then(
       (r) => {
         this.released(p);
         return r;
@@ -315,6 +379,8 @@ export class ProduceAccumulator {
       deadline: Infinity,
       shortest: Infinity,
       early: false,
+      disposers: undefined,
+      aborted: undefined,
     };
     b.timer = setTimeout(() => this.flush(b), this.s.batchMaxDelayMs);
     lane.open = b;
@@ -370,13 +436,11 @@ export class ProduceAccumulator {
       this.sendBatch(p, budgetLeft(b)).then(
         (r) => {
           this.settled(lane, 1);
-          this.released(p);
-          (b.resolves[0] as (r: SendResult) => void)(r);
+          if (this.settleItem(b, 0)) (b.resolves[0] as (r: SendResult) => void)(r);
         },
         (err: unknown) => {
           this.settled(lane, 1);
-          this.released(p);
-          (b.rejects[0] as (e: unknown) => void)(err);
+          if (this.settleItem(b, 0)) (b.rejects[0] as (e: unknown) => void)(err);
         },
       );
       return;
@@ -400,17 +464,14 @@ export class ProduceAccumulator {
         const ids = splitOffsetIds(result.offsetMsgId, n);
         const queue = batchQueue(result, (items[0] as PreparedMessage).userTopic);
         for (let i = 0; i < n; i++) {
+          if (!this.settleItem(b, i)) continue;
           const p = items[i] as PreparedMessage;
-          this.released(p);
           (b.resolves[i] as (r: SendResult) => void)(splitBatchResult(result, p, i, ids, n, queue));
         }
       },
       (err: unknown) => {
         this.settled(lane, n);
-        for (let i = 0; i < n; i++) {
-          this.released(items[i] as PreparedMessage);
-          (b.rejects[i] as (e: unknown) => void)(err);
-        }
+        for (let i = 0; i < n; i++) if (this.settleItem(b, i)) (b.rejects[i] as (e: unknown) => void)(err);
       },
     );
   }

@@ -7,11 +7,14 @@
  * every send here is asynchronous, so it applies to every send (deviation, in the README).
  */
 import { BackpressureError } from '../errors.js';
+import { whenAborted } from '../remoting/abort.js';
 
 interface Waiter {
   bytes: number;
   grant: () => void;
   timer: NodeJS.Timeout;
+  /** Removes the listener on the caller's signal; undefined without one. */
+  dispose: (() => void) | undefined;
 }
 
 export class SendPermits {
@@ -29,11 +32,18 @@ export class SendPermits {
     return { count: this.count, bytes: this.bytes };
   }
 
+  /** Sends waiting for room (for tests and stats). */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
   /**
    * Takes room for one send of `bytes` (at least 1, as Java counts an empty body): undefined
-   * when taken at once, else a promise that settles when taken or rejects after `timeoutMs`.
+   * when taken at once, else a promise that settles when taken or rejects after `timeoutMs`, or
+   * with AbortError when `signal` aborts first (the waiter leaves the line, nothing is taken).
+   * The caller checks an already aborted signal before.
    */
-  acquire(bytes: number, timeoutMs: number): Promise<void> | undefined {
+  acquire(bytes: number, timeoutMs: number, signal?: AbortSignal): Promise<void> | undefined {
     const size = Math.max(1, bytes);
     if (this.waiters.length === 0 && this.fits(size)) {
       this.take(size);
@@ -43,21 +53,37 @@ export class SendPermits {
       const waiter: Waiter = {
         bytes: size,
         grant: resolve,
+        dispose: undefined,
         timer: setTimeout(() => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          reject(
-            new BackpressureError(
-              `send waited ${timeoutMs} ms for room: ${this.count} sends / ${this.bytes} bytes in flight ` +
-                `(backPressureForAsyncSendNum ${this.maxCount}, backPressureForAsyncSendSize ${this.maxBytes})`,
-            ),
+          const err = new BackpressureError(
+            `send waited ${timeoutMs} ms for room: ${this.count} sends / ${this.bytes} bytes in flight ` +
+              `(backPressureForAsyncSendNum ${this.maxCount}, backPressureForAsyncSendSize ${this.maxBytes})`,
           );
-          // A waiter that gave up may have been what blocked the ones behind it.
-          this.drain();
+          this.leave(waiter);
+          reject(err);
         }, timeoutMs),
       };
       this.waiters.push(waiter);
+      if (signal !== undefined)
+        waiter.dispose = whenAborted(
+          signal,
+          (err) => {
+            clearTimeout(waiter.timer);
+            this.leave(waiter);
+            reject(err);
+          },
+          'the send',
+        );
     });
+  }
+
+  /** `w` gave up waiting (timeout or abort). */
+  private leave(w: Waiter): void {
+    w.dispose?.();
+    const i = this.waiters.indexOf(w);
+    if (i >= 0) this.waiters.splice(i, 1);
+    // A waiter that gave up may have been what blocked the ones behind it.
+    this.drain();
   }
 
   release(bytes: number): void {
@@ -80,6 +106,7 @@ export class SendPermits {
     for (let w = this.waiters[0]; w !== undefined && this.fits(w.bytes); w = this.waiters[0]) {
       this.waiters.shift();
       clearTimeout(w.timer);
+      w.dispose?.();
       this.take(w.bytes);
       w.grant();
     }

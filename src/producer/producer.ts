@@ -37,12 +37,14 @@ import { SendPermits } from './backpressure.js';
 import { batchLaneOf, ProduceAccumulator, type BatchLane } from './auto-batch.js';
 import type { SendResult } from './send-result.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
+import type { MessageQueue } from '../client/route.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
 import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
 import { loadCompressor } from '../protocol/message/compression.js';
 import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
 import { sendRequest } from './request-reply.js';
+import { signalOf, throwIfAborted, type CallOptions } from '../remoting/abort.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -163,8 +165,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.transport = {
       publishInfo: (topic, deadline) => this.publishInfo(topic, deadline),
       brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
-      request: (address, cmd, timeoutMs) => this.requireInstance().masterRequest(address, cmd, timeoutMs),
-      oneway: (address, cmd, timeoutMs) => this.requireInstance().pool.oneway(address, cmd, timeoutMs),
+      request: (address, cmd, timeoutMs, signal) =>
+        this.requireInstance().masterRequest(address, cmd, timeoutMs, signal),
+      oneway: (address, cmd, timeoutMs, signal) =>
+        this.requireInstance().pool.oneway(address, cmd, timeoutMs, signal),
       checkTimer: (brokerName, address, deliverAt, timeoutMs) =>
         this.timerSupport.check(brokerName, address, deliverAt, timeoutMs),
     };
@@ -178,11 +182,16 @@ export class Producer extends EventEmitter<ProducerEvents> {
             totalBatchMaxBytes: o.totalBatchMaxBytes,
             maxMessageSize: o.maxMessageSize,
           },
-          (p, timeoutMs) =>
-            runSend(p, false, this.transport, this.strategy, {
-              ...this.loopSettings,
-              sendMsgTimeout: timeoutMs,
-            }) as Promise<SendResult>,
+          (p, timeoutMs, signal) =>
+            runSend(
+              p,
+              false,
+              this.transport,
+              this.strategy,
+              { ...this.loopSettings, sendMsgTimeout: timeoutMs },
+              undefined,
+              signal,
+            ) as Promise<SendResult>,
           (p) => {
             this.permits.release(p.body.length);
             this.onSettled();
@@ -263,27 +272,34 @@ export class Producer extends EventEmitter<ProducerEvents> {
   /**
    * Sends one message; retries per the options; resolves with the SendResult. With
    * `options.queue`, `shardingKey` or `selector` it makes one attempt on that queue only
-   * (queue-select.ts).
+   * (queue-select.ts). `options.signal` aborts it (AbortError): not retried, its backpressure
+   * room and autoBatch slot given back at once.
    */
   send(message: Message, options?: SendOptions): Promise<SendResult> {
     return this.sendWith(message, unchanged, options);
   }
 
-  /** Fire and forget: one attempt, resolves when the request is written. */
+  /**
+   * Fire and forget: one attempt, resolves when the request is written. `options.signal` gives
+   * up the wait for a connection or for room (AbortError).
+   */
   async sendOneway(message: Message, options?: SendOptions): Promise<void> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
+    const signal = signalOf(options, false); // queueSelection checks the keys of SendOptions
     const selection = queueSelection(options, message, this.options.namespace);
     const prepared = prepareMessage(message, this.prepareSettings, this.ids);
-    await this.track('oneway', prepared, true, selection);
+    throwIfAborted(signal, 'the send');
+    await this.track('oneway', prepared, true, selection, signal);
   }
 
   /**
    * Request-reply (RIP-16): sends `message` with CORRELATION_ID / REPLY_TO_CLIENT / TTL and
-   * resolves with the reply a responder sends back (request-reply.ts).
+   * resolves with the reply a responder sends back (request-reply.ts). `options.signal` aborts
+   * the send or the wait for the reply (AbortError); the pending reply entry is removed.
    */
-  request(message: Message, timeoutMs: number): ReturnType<typeof sendRequest> {
-    return sendRequest(this, message, timeoutMs);
+  request(message: Message, timeoutMs: number, options?: CallOptions): ReturnType<typeof sendRequest> {
+    return sendRequest(this, message, timeoutMs, options);
   }
 
   /**
@@ -300,16 +316,19 @@ export class Producer extends EventEmitter<ProducerEvents> {
     if (refused !== undefined) return refused;
     let selection: QueueSelection | undefined;
     let prepared: PreparedMessage;
+    let signal: AbortSignal | undefined;
     try {
+      signal = signalOf(options, false); // queueSelection checks the keys
       selection = queueSelection(options, message, this.options.namespace);
       prepared = prepareMessage(message, this.prepareSettings, this.ids);
       // An adjusted message has properties prepareMessage did not write: autoBatch reads them.
       if (adjust !== unchanged)
         prepared = { ...adjust(prepared), batchLane: undefined, propertiesHead: undefined };
+      throwIfAborted(signal, 'the send');
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.track('send', prepared, false, selection) as Promise<SendResult>;
+    return this.track('send', prepared, false, selection, signal) as Promise<SendResult>;
   }
 
   /**
@@ -321,17 +340,23 @@ export class Producer extends EventEmitter<ProducerEvents> {
     return this.requireInstance();
   }
 
-  /** Sends messages of one topic as one SEND_BATCH_MESSAGE (same retry rules as `send`). */
-  sendBatch(messages: readonly Message[]): Promise<SendResult> {
+  /**
+   * Sends messages of one topic as one SEND_BATCH_MESSAGE (same retry rules as `send`, and the
+   * same `options.signal`).
+   */
+  sendBatch(messages: readonly Message[], options?: CallOptions): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
     let prepared: PreparedMessage;
+    let signal: AbortSignal | undefined;
     try {
+      signal = signalOf(options);
       prepared = prepareBatch(messages, this.prepareSettings, this.ids);
+      throwIfAborted(signal, 'the send');
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.track('batch', prepared, false, undefined) as Promise<SendResult>;
+    return this.track('batch', prepared, false, undefined, signal) as Promise<SendResult>;
   }
 
   /**
@@ -428,22 +453,23 @@ export class Producer extends EventEmitter<ProducerEvents> {
     oneway: boolean,
     selection: QueueSelection | undefined,
     lane: BatchLane,
+    signal: AbortSignal | undefined,
   ): Promise<SendResult | undefined> {
     // `length` is a Uint8Array's byteLength; V8 11 inlines it, byteLength is a getter call.
     const bytes = p.body.length;
-    const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout);
+    const waiting = this.permits.acquire(bytes, this.options.sendMsgTimeout, signal);
     const accumulator = lane === 'alone' ? undefined : this.accumulator;
     if (waiting === undefined) {
-      if (accumulator !== undefined) return accumulator.add(p, this.options.sendMsgTimeout, lane);
-      return this.releasing(this.sendNow(p, oneway, this.loopSettings, selection), bytes);
+      if (accumulator !== undefined) return accumulator.add(p, this.options.sendMsgTimeout, lane, signal);
+      return this.releasing(this.sendNow(p, oneway, this.loopSettings, selection, signal), bytes);
     }
     const started = Date.now();
     return waiting.then(
       () => {
         const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
-        if (accumulator !== undefined) return accumulator.add(p, left, lane);
+        if (accumulator !== undefined) return accumulator.add(p, left, lane, signal);
         const settings = { ...this.loopSettings, sendMsgTimeout: left };
-        return this.releasing(this.sendNow(p, oneway, settings, selection), bytes);
+        return this.releasing(this.sendNow(p, oneway, settings, selection, signal), bytes);
       },
       (err: unknown) => {
         // No permit was taken; a batched send is still counted in flight until here.
@@ -472,13 +498,14 @@ export class Producer extends EventEmitter<ProducerEvents> {
     oneway: boolean,
     settings: SendLoopSettings,
     selection: QueueSelection | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<SendResult | undefined> {
-    if (selection === undefined) return runSend(p, oneway, this.transport, this.strategy, settings);
-    return runSend(p, oneway, this.transport, this.strategy, settings, (tp) => selection.pick(tp)).catch(
-      (err: unknown) => {
-        throw selection.wrap(err);
-      },
-    );
+    if (selection === undefined)
+      return runSend(p, oneway, this.transport, this.strategy, settings, undefined, signal);
+    const pick = (tp: TopicPublishInfo): MessageQueue => selection.pick(tp);
+    return runSend(p, oneway, this.transport, this.strategy, settings, pick, signal).catch((err: unknown) => {
+      throw selection.wrap(err);
+    });
   }
 
   /** The rejection of a send made while the producer is not running (checked before the message). */
@@ -494,6 +521,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     prepared: PreparedMessage,
     oneway: boolean,
     selection: QueueSelection | undefined,
+    signal?: AbortSignal,
   ): Promise<SendResult | undefined> {
     // A selected queue is never batched with other messages: the batch goes where the batcher picks.
     const lane: BatchLane =
@@ -503,7 +531,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.inFlight++;
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
-      const run = (): Promise<SendResult | undefined> => this.dispatch(prepared, oneway, selection, lane);
+      const run = (): Promise<SendResult | undefined> =>
+        this.dispatch(prepared, oneway, selection, lane, signal);
       const ctx: SendTraceContext = {
         topic: prepared.userTopic,
         producerGroup: this.options.producerGroup,
@@ -516,7 +545,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
         return r;
       }, ctx);
     } else {
-      promise = this.dispatch(prepared, oneway, selection, lane);
+      promise = this.dispatch(prepared, oneway, selection, lane, signal);
     }
     const trace = this.trace;
     if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {

@@ -13,12 +13,17 @@ import type { MessageQueue } from '../client/route.js';
 import type { TopicPublishInfo } from '../client/topic-publish-info.js';
 import { checkObject, keyList, rejectUnknownKeys } from '../options.js';
 import type { Message } from './message.js';
+import type { CallOptions } from '../remoting/abort.js';
 
 /** Picks the queue for `message` among the topic's publish queues (names as the application wrote them). */
 export type QueueSelector = (queues: readonly MessageQueue[], message: Message) => MessageQueue | undefined;
 
-/** Per-send options of `Producer.send`: at most one of the three. */
-export interface SendOptions {
+/**
+ * Per-send options of `Producer.send` and `sendOneway`: at most one of `queue`, `shardingKey`
+ * and `selector`, and the caller's `signal` (CallOptions): an aborted send rejects with
+ * AbortError, is not retried and gives back its backpressure room at once.
+ */
+export interface SendOptions extends CallOptions {
   /** Send to exactly this queue (its topic must be the message's topic). */
   queue?: MessageQueue | undefined;
   /** Java `SelectMessageQueueByHash`: `abs(hashCode(key) % queueCount)`; one key, one queue, one order. */
@@ -27,7 +32,12 @@ export interface SendOptions {
   selector?: QueueSelector | undefined;
 }
 
-const SEND_OPTION_NAMES = keyList<SendOptions>({ queue: true, shardingKey: true, selector: true });
+const SEND_OPTION_NAMES = keyList<SendOptions>({
+  queue: true,
+  shardingKey: true,
+  selector: true,
+  signal: true,
+});
 
 /** A selected-queue send failed; it was not moved to another queue (that would break the order). */
 export class QueueSendFailedError extends RocketMQError {

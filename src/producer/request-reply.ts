@@ -4,7 +4,7 @@
  * and waits for the broker to push the responder's reply with PUSH_REPLY_MESSAGE_TO_CLIENT,
  * answered through the client instance's inbound table. Pending requests live in one
  * process-wide table by correlation id (Java `RequestFutureHolder`); every entry leaves it when
- * its reply arrives, its send fails or its timeout fires.
+ * its reply arrives, its send fails, its timeout fires or its caller's signal aborts.
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, RocketMQError } from '../errors.js';
@@ -18,6 +18,7 @@ import { wrapNamespace } from '../client/namespace.js';
 import type { Message, PreparedMessage } from './message.js';
 import { receivedMessage, type ReceivedMessage } from './received-message.js';
 import type { SendResult } from './send-result.js';
+import { raceAbort, signalOf, throwIfAborted, whenAborted, type CallOptions } from '../remoting/abort.js';
 
 /** The reply to a request: the responder's message as the broker pushed it. */
 export interface ReplyMessage extends ReceivedMessage {
@@ -46,7 +47,11 @@ export interface Requester {
   readonly clientId: string;
   readonly options: { readonly namespace: string | undefined };
   readonly client: ClientInstance;
-  sendWith(message: Message, adjust: (p: PreparedMessage) => PreparedMessage): Promise<SendResult>;
+  sendWith(
+    message: Message,
+    adjust: (p: PreparedMessage) => PreparedMessage,
+    options?: CallOptions,
+  ): Promise<SendResult>;
 }
 
 interface Pending {
@@ -90,9 +95,12 @@ export async function sendRequest(
   producer: Requester,
   message: Message,
   timeoutMs: number,
+  options?: CallOptions,
 ): Promise<ReplyMessage> {
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
     throw new InvalidArgumentError('timeoutMs', 'must be a positive integer (milliseconds)');
+  const signal = signalOf(options);
+  throwIfAborted(signal, 'the request');
   const client = producer.client;
   const deadline = Deadline.after(timeoutMs);
   listenForReplies(client);
@@ -101,36 +109,52 @@ export async function sendRequest(
   // first request to a topic heartbeats every broker of its route before sending.
   const wireTopic = wrapNamespace(producer.options.namespace, topic);
   if (topic !== '' && client.routes.cached(wireTopic) === undefined) {
-    await client.routes.get(wireTopic, deadline);
-    await client.heartbeat.sendHeartbeatToAllBrokers();
+    await raceAbort(client.routes.get(wireTopic, deadline), signal, 'the request');
+    await raceAbort(client.heartbeat.sendHeartbeatToAllBrokers(), signal, 'the request');
   }
   const correlationId = randomUUID();
   let timer: NodeJS.Timeout | undefined;
+  let dispose: (() => void) | undefined;
   const replied = new Promise<ReceivedMessage>((resolve, reject) => {
     pending.set(correlationId, { resolve });
     timer = setTimeout(() => {
       pending.delete(correlationId);
       reject(new RequestTimeoutError(topic, correlationId, timeoutMs));
     }, deadline.remaining());
+    if (signal !== undefined)
+      dispose = whenAborted(
+        signal,
+        (err) => {
+          clearTimeout(timer);
+          pending.delete(correlationId);
+          reject(err);
+        },
+        'the request',
+      );
   });
   // The reply can only come after the send, so a failed send settles the request by itself.
   replied.catch(() => undefined);
   try {
-    const sent = await producer.sendWith(message, (p) => ({
-      ...p,
-      properties: appendProperty(
-        appendProperty(
-          appendProperty(p.properties, PropertyKey.CORRELATION_ID, correlationId),
-          PropertyKey.REPLY_TO_CLIENT,
-          producer.clientId,
+    const sent = await producer.sendWith(
+      message,
+      (p) => ({
+        ...p,
+        properties: appendProperty(
+          appendProperty(
+            appendProperty(p.properties, PropertyKey.CORRELATION_ID, correlationId),
+            PropertyKey.REPLY_TO_CLIENT,
+            producer.clientId,
+          ),
+          PropertyKey.TTL,
+          String(timeoutMs),
         ),
-        PropertyKey.TTL,
-        String(timeoutMs),
-      ),
-    }));
+      }),
+      { signal },
+    );
     const reply = await replied;
     return { ...reply, correlationId, request: sent };
   } finally {
+    dispose?.();
     clearTimeout(timer);
     pending.delete(correlationId);
   }

@@ -12,6 +12,9 @@
  * - exhaustion rejects with SendFailedError listing every attempt;
  * - with a hedger (hedge.ts), an attempt overdue by far more than its broker's recent latency
  *   is re-sent to another broker and the first success wins (not for oneway or fixed-queue sends).
+ * - an aborted send (its caller's `signal`) stops at once: not retried, nothing left waiting,
+ *   and the abort reported to the strategy as a client failure of no latency (it says nothing
+ *   about the broker);
  * I/O goes through `SendTransport` and time through `clock`, so this file is tested without
  * sockets or wall time.
  */
@@ -25,9 +28,12 @@ import {
   RocketMQError,
   TimeoutError,
 } from '../errors.js';
+import { AbortError } from '../errors/abort.js';
+import { raceAbort, throwIfAborted } from '../remoting/abort.js';
 import type { Logger } from '../observability/logger.js';
 import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
+import type { ConnectionPool } from '../remoting/pool.js';
 import type { MessageQueue } from '../client/route.js';
 import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
 import {
@@ -51,8 +57,9 @@ export interface SendTransport {
   publishInfo(topic: string, deadline: Deadline): TopicPublishInfo | Promise<TopicPublishInfo>;
   /** Master address of a broker, from the routes. */
   brokerAddress(brokerName: string): string | undefined;
-  request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand>;
-  oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void>;
+  /** A pool request (the master's); `signal` is the caller's, given up with AbortError. */
+  request: ConnectionPool['request'];
+  oneway(address: string, cmd: RemotingCommand, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /**
    * For a timer message (`p.deliverAt`): settles when the broker honours it, else rejects
    * (TimerNotSupportedError); undefined when already known to be fine. Absent = no check.
@@ -172,6 +179,7 @@ const NOT_REPORTED: Pick<LatencyFaultStrategy, 'onSuccess' | 'onFailure'> = {
 /**
  * Sends `p` with retries; resolves with the result (undefined for oneway) or rejects. With
  * `select` (queue-select.ts) the one attempt goes to the queue it picks: no retry elsewhere.
+ * `signal` aborts the whole send (AbortError).
  */
 export async function runSend(
   p: PreparedMessage,
@@ -180,7 +188,9 @@ export async function runSend(
   strategy: LatencyFaultStrategy,
   s: SendLoopSettings,
   select?: (tp: TopicPublishInfo) => MessageQueue,
+  signal?: AbortSignal,
 ): Promise<SendResult | undefined> {
+  throwIfAborted(signal, 'the send');
   const report = select === undefined ? strategy : NOT_REPORTED;
   const clock = s.clock ?? Date.now;
   const deadline = Deadline.after(s.sendMsgTimeout, clock);
@@ -191,7 +201,8 @@ export async function runSend(
   try {
     // Cached views come back synchronously: no extra promise on the hot path.
     const view = transport.publishInfo(p.topic, deadline);
-    tp = view instanceof Promise ? await view : view;
+    // The lookup may be shared with other sends: an abort stops this send's wait only.
+    tp = view instanceof Promise ? await raceAbort(view, signal, 'the send') : view;
   } catch (err) {
     // A lookup that ran out of time, or a producer that shut down meanwhile, is this send's
     // failure, listed as its one attempt; route errors (unknown topic) propagate as they are.
@@ -225,15 +236,15 @@ export async function runSend(
       if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
       if (p.deliverAt !== undefined) {
         const pending = transport.checkTimer?.(mq.brokerName, address, p.deliverAt, cap);
-        if (pending !== undefined) await pending;
+        if (pending !== undefined) await raceAbort(pending, signal, 'the send');
       }
       const cmd = buildSendRequest(p, mq, s, attemptStart);
       if (oneway) {
-        await transport.oneway(address, cmd, cap);
+        await transport.oneway(address, cmd, cap, signal);
         report.onSuccess(mq.brokerName, clock() - attemptStart);
         return { result: undefined, address, latency: clock() - attemptStart };
       }
-      const response = await transport.request(address, cmd, cap);
+      const response = await transport.request(address, cmd, cap, signal);
       const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
       const latency = clock() - attemptStart;
       report.onSuccess(mq.brokerName, latency);
@@ -241,7 +252,8 @@ export async function runSend(
       return { result, address, latency };
     } catch (err) {
       const latency = clock() - attemptStart;
-      report.onFailure(mq.brokerName, latency, classifyFailure(err, s.retryResponseCodes), err);
+      if (err instanceof AbortError) report.onFailure(mq.brokerName, 0, 'client', err);
+      else report.onFailure(mq.brokerName, latency, classifyFailure(err, s.retryResponseCodes), err);
       attempts.push({
         brokerName: mq.brokerName,
         address,
@@ -315,6 +327,7 @@ export async function runSend(
       return result;
     } catch (err) {
       lastError = err;
+      if (err instanceof AbortError) throw err;
       if (!shouldRetry(err, s.retryResponseCodes)) {
         if (notOk !== undefined) return notOk;
         // The producer shut down under this send: say so with the attempts made.

@@ -20,6 +20,7 @@ import { PRODUCER_OPTION_NAMES, type ProducerOptions } from './options.js';
 import { Producer } from './producer.js';
 import type { ReceivedMessage } from './received-message.js';
 import type { SendResult } from './send-result.js';
+import { signalOf, type CallOptions } from '../remoting/abort.js';
 import { registerCheckListener, type CheckRequest } from './transaction-checks.js';
 
 export type LocalTransactionState = 'COMMIT' | 'ROLLBACK' | 'UNKNOWN';
@@ -125,10 +126,15 @@ export class TransactionProducer extends Producer {
   /**
    * Sends `message` as a half message, runs `executeLocal` and ends the transaction with its
    * outcome. Rejects only when the half message could not be sent (then nothing is stored).
+   * `options.signal` aborts the half message's send (AbortError, as `send`). Once the half
+   * message is stored the signal no longer applies: the local transaction and END_TRANSACTION
+   * run to their end, since a stored half message cannot be taken back and giving up there would
+   * only hand the outcome to the broker's check-back.
    */
   async sendMessageInTransaction(
     message: Message,
     executeLocal: LocalTransaction,
+    options?: CallOptions,
   ): Promise<TransactionSendResult> {
     if (typeof executeLocal !== 'function')
       throw new InvalidArgumentError('executeLocal', 'must be a function (message, sendResult) => state');
@@ -136,15 +142,19 @@ export class TransactionProducer extends Producer {
     // Java clears DELAY: a half message is never delayed.
     const half: Message = { ...message, delayTimeLevel: undefined };
     const group = this.wireGroup;
-    const result = await this.sendWith(half, (p) => ({
-      ...p,
-      sysFlag: p.sysFlag | MessageSysFlag.TRANSACTION_PREPARED_TYPE,
-      properties: appendProperty(
-        appendProperty(p.properties, PropertyKey.TRAN_MSG, 'true'),
-        PropertyKey.PGROUP,
-        group,
-      ),
-    }));
+    const result = await this.sendWith(
+      half,
+      (p) => ({
+        ...p,
+        sysFlag: p.sysFlag | MessageSysFlag.TRANSACTION_PREPARED_TYPE,
+        properties: appendProperty(
+          appendProperty(p.properties, PropertyKey.TRAN_MSG, 'true'),
+          PropertyKey.PGROUP,
+          group,
+        ),
+      }),
+      { signal: signalOf(options) },
+    );
     let state: LocalTransactionState = 'UNKNOWN';
     let remark: string | undefined;
     if (result.status === 'SEND_OK') {

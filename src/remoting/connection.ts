@@ -6,6 +6,9 @@
  * Memory is bounded everywhere: at most `maxInFlight` requests written and `maxQueued` waiting,
  * inbound handling capped at `maxInFlight` (reading pauses), and reading also pauses while the
  * socket needs draining and our own write buffer is large.
+ *
+ * Over 500 lines on purpose: the request tables, their one timer, abort and close are one state
+ * machine over the same fields, and splitting it would spread one invariant over two files.
  */
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
@@ -25,6 +28,7 @@ import {
   type RequestTraceContext,
 } from '../observability/channels.js';
 import { hexDump, wireDebug, type Logger } from '../observability/logger.js';
+import { throwIfAborted, whenAborted } from './abort.js';
 import { ResponseCode } from '../protocol/codes.js';
 import {
   createResponse,
@@ -60,6 +64,12 @@ export function nextOpaque(): number {
 /** Longest delay `setTimeout` accepts; larger ones would fire after 1 ms. */
 const MAX_TIMER_DELAY = 0x7fffffff;
 
+/**
+ * Aborted requests whose response may still come, remembered so that it is dropped quietly
+ * (it is expected, not a stray): at most this many, oldest forgotten first.
+ */
+const MAX_ABANDONED = 1024;
+
 interface Pending {
   readonly cmd: RemotingCommand;
   readonly startedAt: number;
@@ -67,6 +77,8 @@ interface Pending {
   readonly resolve: (response: RemotingCommand) => void;
   readonly reject: (err: unknown) => void;
   trace: RequestTraceContext | undefined;
+  /** Removes the listener on the caller's AbortSignal; undefined without a signal. */
+  dispose: (() => void) | undefined;
 }
 
 function settleTrace(ctx: RequestTraceContext | undefined, error: unknown, response?: RemotingCommand): void {
@@ -98,6 +110,8 @@ export class Connection extends EventEmitter {
   private readonly inFlight = new OpaqueTable<Pending>();
   /** Requests waiting for an in-flight slot, in arrival order. */
   private readonly queued = new Map<number, Pending>();
+  /** Opaque → deadline of requests aborted after they were written (see MAX_ABANDONED). */
+  private readonly abandoned = new Map<number, number>();
   private readonly writer: FrameWriter;
   private inboundActive = 0;
   /** Frames read while reading was paused, handled in order once it resumes. */
@@ -238,12 +252,20 @@ export class Connection extends EventEmitter {
   /**
    * Sends `cmd` (its `opaque` is assigned here) and resolves with the response. The timeout
    * covers time spent waiting in the queue. Rejects with TimeoutError, ConnectionClosedError,
-   * ProtocolError (the peer sent a malformed frame) or BackpressureError.
+   * ProtocolError (the peer sent a malformed frame) or BackpressureError; with AbortError when
+   * `signal` aborts: nothing is sent if it aborted already, and otherwise the request leaves the
+   * table at once (its slot goes to the next queued request) and a response that still comes
+   * is dropped quietly.
    */
-  request(cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
+  request(cmd: RemotingCommand, timeoutMs: number, signal?: AbortSignal): Promise<RemotingCommand> {
     if (this.isClosed) return Promise.reject(new ConnectionClosedError(this.remoteAddress));
     if (!(timeoutMs > 0)) {
       return Promise.reject(new InvalidArgumentError('timeoutMs', `must be > 0, got ${timeoutMs}`));
+    }
+    try {
+      throwIfAborted(signal, `request code ${cmd.code} to ${this.remoteAddress}`);
+    } catch (err) {
+      return Promise.reject(err);
     }
     const mustQueue = this.inFlight.size >= this.maxInFlight || this.queued.size > 0;
     if (mustQueue && this.queued.size >= this.maxQueued) {
@@ -269,6 +291,7 @@ export class Connection extends EventEmitter {
         resolve,
         reject,
         trace: undefined,
+        dispose: undefined,
       };
       if (tracingHasSubscribers(requestChannel)) {
         p.trace = { address: this.remoteAddress, code: cmd.code, opaque: cmd.opaque, oneway: false };
@@ -277,6 +300,9 @@ export class Connection extends EventEmitter {
       if (p.deadline < this.timerDeadline) this.armTimer(p.deadline);
       if (mustQueue) this.queued.set(cmd.opaque, p);
       else this.dispatch(p);
+      // Only a request still in a table can be aborted (dispatch may have failed it already).
+      if (signal !== undefined && (this.queued.get(cmd.opaque) === p || this.inFlight.get(cmd.opaque) === p))
+        p.dispose = whenAborted(signal, (err) => this.abandon(p, err), `request code ${cmd.code}`);
       if (p.trace !== undefined) requestChannel.end.publish(p.trace);
     });
   }
@@ -359,11 +385,13 @@ export class Connection extends EventEmitter {
     this.timer = undefined;
     for (const table of [this.inFlight, this.queued]) {
       for (const p of table.values()) {
+        p.dispose?.();
         settleTrace(p.trace, reason);
         p.reject(reason);
       }
       table.clear();
     }
+    this.abandoned.clear();
     this.writer.discard(reason);
     this.backlog.length = 0;
     this.socket.destroy();
@@ -385,6 +413,7 @@ export class Connection extends EventEmitter {
     const opaque = p.cmd.opaque;
     if (this.inFlight.has(opaque)) {
       const err = new IllegalStateError(`opaque ${opaque} already in flight on ${this.remoteAddress}`);
+      p.dispose?.();
       settleTrace(p.trace, err);
       p.reject(err);
       return;
@@ -394,9 +423,35 @@ export class Connection extends EventEmitter {
       this.writer.enqueue(p.cmd, undefined);
     } catch (err) {
       this.inFlight.delete(opaque);
+      p.dispose?.();
       settleTrace(p.trace, err);
       p.reject(err);
     }
+  }
+
+  /**
+   * The caller's signal aborted `p`: it leaves the tables now, not at its deadline. One already
+   * written is remembered in `abandoned` until its deadline, so its late response is expected.
+   */
+  private abandon(p: Pending, err: Error): void {
+    const opaque = p.cmd.opaque;
+    if (this.queued.get(opaque) === p) this.queued.delete(opaque);
+    else if (this.inFlight.get(opaque) === p) {
+      this.inFlight.delete(opaque);
+      for (const [old, deadline] of this.abandoned) {
+        if (deadline > Date.now() && this.abandoned.size < MAX_ABANDONED) break;
+        this.abandoned.delete(old);
+      }
+      this.abandoned.set(opaque, p.deadline);
+      this.admitQueued();
+    } else return; // settled already
+    if (this.pendingCount === 0 && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerDeadline = Infinity;
+    }
+    settleTrace(p.trace, err);
+    p.reject(err);
   }
 
   private admitQueued(): void {
@@ -431,6 +486,7 @@ export class Connection extends EventEmitter {
         }
         table.delete(opaque);
         if (table === this.inFlight) freedSlot = true;
+        p.dispose?.();
         const err = new TimeoutError(this.remoteAddress, p.cmd.code, now - p.startedAt);
         settleTrace(p.trace, err);
         p.reject(err);
@@ -512,6 +568,13 @@ export class Connection extends EventEmitter {
   private onResponse(response: RemotingCommand): void {
     const p = this.inFlight.get(response.opaque);
     if (p === undefined) {
+      if (this.abandoned.delete(response.opaque)) {
+        this.logger.debug('dropping the response to an aborted request', {
+          address: this.remoteAddress,
+          opaque: response.opaque,
+        });
+        return;
+      }
       this.logger.warn('dropping a response that matches no pending request (late or unknown)', {
         address: this.remoteAddress,
         opaque: response.opaque,
@@ -520,6 +583,7 @@ export class Connection extends EventEmitter {
       return;
     }
     this.inFlight.delete(response.opaque);
+    p.dispose?.();
     try {
       if (this.hooks.length > 0) runAfterHooks(this.hooks, this.remoteAddress, p.cmd, response);
       settleTrace(p.trace, undefined, response);

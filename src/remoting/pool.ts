@@ -4,6 +4,7 @@
  */
 import { IllegalStateError, TimeoutError } from '../errors.js';
 import type { RemotingCommand } from '../protocol/command.js';
+import { raceAbort, throwIfAborted } from './abort.js';
 import { Connection } from './connection.js';
 import { validateConnectionOptions, type ConnectionOptions } from './options.js';
 
@@ -56,32 +57,52 @@ export class ConnectionPool {
     return promise;
   }
 
-  /** Sends a request; the connect time counts against `timeoutMs`. */
-  request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
+  /**
+   * Sends a request; the connect time counts against `timeoutMs`. `signal` (remoting/abort.ts)
+   * gives up the wait for the connect (which goes on for the other callers) or the request.
+   */
+  request(
+    address: string,
+    cmd: RemotingCommand,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RemotingCommand> {
     // An open connection takes the request directly: no async frame and no extra turn per request.
     const open = this.entries.get(address)?.connection;
-    if (open !== undefined && !open.closed && timeoutMs > 0) return open.request(cmd, timeoutMs);
-    return this.connectAndRequest(address, cmd, timeoutMs);
+    if (open !== undefined && !open.closed && timeoutMs > 0) return open.request(cmd, timeoutMs, signal);
+    return this.connectAndRequest(address, cmd, timeoutMs, signal);
   }
 
   private async connectAndRequest(
     address: string,
     cmd: RemotingCommand,
     timeoutMs: number,
+    signal: AbortSignal | undefined,
   ): Promise<RemotingCommand> {
     const started = Date.now();
-    const conn = await this.getWithin(address, cmd.code, timeoutMs, started);
+    throwIfAborted(signal);
+    const conn = await raceAbort(this.getWithin(address, cmd.code, timeoutMs, started), signal);
     const remaining = timeoutMs - (Date.now() - started);
     if (remaining <= 0) throw new TimeoutError(address, cmd.code, Date.now() - started);
-    return conn.request(cmd, remaining);
+    return conn.request(cmd, remaining, signal);
   }
 
-  /** Sends a oneway request; resolves when written. Connect and write must finish within `timeoutMs`. */
-  async oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void> {
+  /**
+   * Sends a oneway request; resolves when written. Connect and write must finish within
+   * `timeoutMs`; `signal` gives up the connect, or the write while it waits for the socket.
+   */
+  async oneway(
+    address: string,
+    cmd: RemotingCommand,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const started = Date.now();
-    const conn = await this.getWithin(address, cmd.code, timeoutMs, started);
+    throwIfAborted(signal);
+    const conn = await raceAbort(this.getWithin(address, cmd.code, timeoutMs, started), signal);
+    throwIfAborted(signal);
     await raceTimeout(
-      conn.oneway(cmd),
+      raceAbort(conn.oneway(cmd), signal),
       timeoutMs - (Date.now() - started),
       () => new TimeoutError(address, cmd.code, Date.now() - started),
     );

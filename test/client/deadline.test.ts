@@ -1,6 +1,8 @@
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
+import { getEventListeners } from 'node:events';
 import * as assert from 'node:assert/strict';
 import { Deadline } from '../../src/client/deadline.js';
+import { AbortError } from '../../src/errors/abort.js';
 
 describe('Deadline', () => {
   it('counts down on the injected clock and never goes negative', () => {
@@ -59,4 +61,17 @@ describe('Deadline', () => {
       clearTimeout(keepAlive);
     }
   });
+});
+
+test('a deadline with a signal: race ends on abort, cap keeps the signal, withoutSignal drops it', async () => {
+  const controller = new AbortController();
+  const d = Deadline.after(60_000, Date.now, controller.signal);
+  assert.equal(d.cap(10).signal, controller.signal);
+  assert.equal(d.withoutSignal().signal, undefined);
+  assert.equal(d.withoutSignal().at, d.at);
+  const never = new Promise<never>(() => undefined);
+  const raced = d.race(never, () => new Error('timeout'));
+  controller.abort();
+  await assert.rejects(raced, AbortError);
+  assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
 });

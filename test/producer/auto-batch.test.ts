@@ -2,7 +2,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { InvalidArgumentError } from '../../src/errors.js';
+import { AbortError } from '../../src/errors/abort.js';
 import { SendPermits } from '../../src/producer/backpressure.js';
 import {
   PIPELINE_DEPTH,
@@ -199,11 +201,12 @@ describe('splitBatchResult', () => {
   });
 });
 
-/** A ProduceAccumulator whose sends wait until the test answers them. */
+/** A ProduceAccumulator whose sends wait until the test answers them; `released` lists msgIds given back. */
 function accumulatorWithManualSends(
   settings: Partial<ConstructorParameters<typeof ProduceAccumulator>[0]> = {},
 ) {
   const sent: { p: PreparedMessage; timeoutMs: number; answer: () => void; fail: (e: Error) => void }[] = [];
+  const released: string[] = [];
   const acc = new ProduceAccumulator(
     {
       batchMaxDelayMs: 10_000,
@@ -226,6 +229,7 @@ function accumulatorWithManualSends(
           });
         sent.push({ p, timeoutMs, answer, fail: reject });
       }),
+    (p) => released.push(p.msgId),
   );
   let n = 0;
   const message = (body = 'x'): PreparedMessage => {
@@ -242,7 +246,7 @@ function accumulatorWithManualSends(
       count: 1,
     };
   };
-  return { acc, sent, message };
+  return { acc, sent, message, released };
 }
 
 const endOfTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -491,5 +495,72 @@ describe('splitOffsetIds', () => {
       ['A,B', 2],
     ];
     for (const [joined, count] of cases) assert.deepEqual(splitOffsetIds(joined, count), joined.split(','));
+  });
+});
+
+describe('ProduceAccumulator: a caller that aborts', () => {
+  it('held: its record leaves the batch, which goes without it; it is released once, at the abort', async () => {
+    const { acc, sent, message, released } = accumulatorWithManualSends();
+    const controller = new AbortController();
+    const a = acc.add(message('a'), BUDGET);
+    const b = acc.add(message('b'), BUDGET, undefined, controller.signal);
+    const c = acc.add(message('c'), BUDGET);
+    const held = acc.held;
+    controller.abort();
+    await assert.rejects(b, AbortError);
+    assert.deepEqual(released, ['ID1']);
+    assert.ok(acc.held < held);
+    await endOfTurn();
+    assert.equal(sent.length, 1);
+    const batch = sent[0]!.p;
+    assert.equal(batch.msgId, 'ID0,ID2');
+    assert.deepEqual(
+      decodeBatch(batch.body).map((e) => [
+        Buffer.from(e.body).toString(),
+        decodeProperties(e.properties)['UNIQ_KEY'],
+      ]),
+      [
+        ['a', 'ID0'],
+        ['c', 'ID2'],
+      ],
+    );
+    sent[0]!.answer();
+    const [ra, rc] = await Promise.all([a, c]);
+    assert.deepEqual([ra.queueOffset, rc.queueOffset], [100, 101]);
+    assert.deepEqual(released.sort(), ['ID0', 'ID1', 'ID2']);
+    assert.equal(acc.held, 0);
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+  });
+
+  it('after its batch went: answered at once, and the batch answer skips it (released once)', async () => {
+    const { acc, sent, message, released } = accumulatorWithManualSends();
+    const controller = new AbortController();
+    const a = acc.add(message('a'), BUDGET, undefined, controller.signal);
+    const b = acc.add(message('b'), BUDGET);
+    await endOfTurn();
+    assert.equal(sent.length, 1);
+    controller.abort();
+    await assert.rejects(a, AbortError);
+    assert.deepEqual(released, ['ID0']);
+    sent[0]!.answer();
+    assert.equal((await b).queueOffset, 101);
+    assert.deepEqual(released, ['ID0', 'ID1']);
+  });
+
+  it('the only message of a held batch: the batch is dropped, nothing is sent', async () => {
+    const { acc, sent, message, released } = accumulatorWithManualSends();
+    const controller = new AbortController();
+    const only = acc.add(message('a'), BUDGET, undefined, controller.signal);
+    controller.abort();
+    await assert.rejects(only, AbortError);
+    await endOfTurn();
+    assert.equal(sent.length, 0);
+    assert.deepEqual(released, ['ID0']);
+    assert.equal(acc.held, 0);
+    // The lane is usable again.
+    const next = acc.add(message('b'), BUDGET);
+    await endOfTurn();
+    sent[0]!.answer();
+    assert.equal((await next).msgId, 'ID1');
   });
 });

@@ -36,10 +36,11 @@ async function ask(
   brokerName: string,
   request: RemotingCommand,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<RemotingCommand> {
   const address = client.masterAddress(brokerName);
   if (address === undefined) throw new IllegalStateError(`no master address known for broker ${brokerName}`);
-  const response = await client.request(address, request, timeoutMs);
+  const response = await client.request(address, request, timeoutMs, signal);
   if (response.code !== ResponseCode.SUCCESS) throw responseError(response, address);
   return response;
 }
@@ -51,15 +52,22 @@ async function askOffset(
   code: number,
   header: Record<string, string>,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<number> {
   const request = createRequest(code, header, undefined, client.commandDefaults);
-  return OffsetResponse.decode((await ask(client, mq.brokerName, request, timeoutMs)).extFields).offset;
+  return OffsetResponse.decode((await ask(client, mq.brokerName, request, timeoutMs, signal)).extFields)
+    .offset;
 }
 
 /** GET_MAX_OFFSET: the offset after the last message of the queue. */
-export function queueMaxOffset(client: ConsumerClient, mq: MessageQueue, timeoutMs: number): Promise<number> {
+export function queueMaxOffset(
+  client: ConsumerClient,
+  mq: MessageQueue,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<number> {
   const header = GetMaxOffset.encode({ topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName });
-  return askOffset(client, mq, GetMaxOffset.code, header, timeoutMs);
+  return askOffset(client, mq, GetMaxOffset.code, header, timeoutMs, signal);
 }
 
 /** GET_MIN_OFFSET: the offset of the oldest message still stored in the queue. */

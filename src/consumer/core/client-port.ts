@@ -8,12 +8,14 @@ import { Deadline } from '../../client/deadline.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { CommandDefaults, RemotingCommand } from '../../protocol/command.js';
+import type { ConnectionPool } from '../../remoting/pool.js';
 import type { ResolvedPushConsumerOptions } from '../push/options.js';
 
 export interface ConsumerClient {
   readonly clientId: string;
   readonly commandDefaults: Readonly<CommandDefaults>;
-  request(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<RemotingCommand>;
+  /** A pool request; `signal` for the calls an application waits on (`lag`). */
+  request: ConnectionPool['request'];
   oneway(address: string, cmd: RemotingCommand, timeoutMs: number): Promise<void>;
   /** Readable queues of `topic` (wire name), refreshed by the client core. */
   subscribeQueues(topic: string): Promise<MessageQueue[]>;
@@ -35,7 +37,7 @@ export function consumerClientOf(instance: ClientInstance, routeTimeoutMs: numbe
   return {
     clientId: instance.clientId,
     commandDefaults: instance.commandDefaults,
-    request: (address, cmd, timeoutMs) => instance.pool.request(address, cmd, timeoutMs),
+    request: (address, cmd, timeoutMs, signal) => instance.pool.request(address, cmd, timeoutMs, signal),
     oneway: (address, cmd, timeoutMs) => instance.pool.oneway(address, cmd, timeoutMs),
     subscribeQueues: async (topic) => [
       ...(await instance.routes.subscribeQueues(topic, Deadline.after(routeTimeoutMs))),

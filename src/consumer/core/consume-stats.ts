@@ -80,8 +80,8 @@ export class ConsumeStats {
 export function timedPulls(client: ConsumerClient, stats: ConsumeStats): ConsumerClient {
   return {
     ...client,
-    request: (address, cmd, timeoutMs) => {
-      if (cmd.code !== PullMessage.code) return client.request(address, cmd, timeoutMs);
+    request: (address, cmd, timeoutMs, signal) => {
+      if (cmd.code !== PullMessage.code) return client.request(address, cmd, timeoutMs, signal);
       const started = Date.now();
       return client.request(address, cmd, timeoutMs).then((response) => {
         stats.recordPull(cmd.extFields?.['topic'] ?? '', Date.now() - started);

@@ -28,6 +28,8 @@ export interface ReplySettings {
   /** Group named in the send header (the consumer group; brokers do not check it). */
   group: string;
   timeoutMs: number;
+  /** The caller's signal (remoting/abort.ts): aborts the wait for the broker's answer. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Sends `body` as the reply to `request`; resolves when the broker has pushed it to the requester. */
@@ -82,6 +84,7 @@ export async function sendReply(
     address,
     createRequest(SendReplyMessageV2.code, header, Buffer.from(bytes), client.commandDefaults),
     s.timeoutMs,
+    s.signal,
   );
   if (response.code !== ResponseCode.SUCCESS)
     throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);

@@ -6,6 +6,7 @@
  */
 import type { ConsumerMessage } from '../core/message-view.js';
 import type { QueueEntry } from '../core/pull-loop.js';
+import { whenAborted } from '../../remoting/abort.js';
 
 export interface PulledBatch {
   readonly entry: QueueEntry;
@@ -60,16 +61,26 @@ export class LitePullCache {
     return out;
   }
 
-  /** Resolves when a batch arrives, after `ms`, or at `close()`. */
-  wait(ms: number): Promise<void> {
-    if (this.closed || ms <= 0) return Promise.resolve();
+  /** Callers waiting in `wait` (for tests). */
+  get pollers(): number {
+    return this.waiters.size;
+  }
+
+  /**
+   * Resolves when a batch arrives, after `ms`, at `close()`, or when `signal` aborts (the caller
+   * checks it then); the waiter and its timer are gone when it resolves.
+   */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.closed || ms <= 0 || signal?.aborted === true) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const wake = (): void => {
         clearTimeout(timer);
+        dispose?.();
         this.waiters.delete(wake);
         resolve();
       };
       const timer = setTimeout(wake, ms);
+      const dispose = signal === undefined ? undefined : whenAborted(signal, wake);
       this.waiters.add(wake);
     });
   }

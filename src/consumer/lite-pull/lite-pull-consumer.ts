@@ -44,6 +44,7 @@ import { liteParts } from './parts.js';
 import { userQueue, wireQueue } from '../core/queue-names.js';
 import type { SubscriptionExpression } from '../core/subscription.js';
 import { heldQueue, LiteSubscriptions } from './subscriptions.js';
+import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 
 type State = 'CREATED' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -277,13 +278,19 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /**
    * Up to pullBatchSize messages, waiting up to `timeoutMs` (pollTimeoutMillis) for the first;
-   * `[]` when none came in time or the consumer shuts down meanwhile.
+   * `[]` when none came in time or the consumer shuts down meanwhile. `options.signal` aborts
+   * the wait (AbortError): the waiter leaves at once and takes no message, so none is lost.
    */
-  async poll(timeoutMs: number = this.options.pollTimeoutMillis): Promise<ConsumerMessage[]> {
+  async poll(
+    timeoutMs: number = this.options.pollTimeoutMillis,
+    options?: CallOptions,
+  ): Promise<ConsumerMessage[]> {
     this.checkRunning('poll()');
     checkInt('timeoutMs', timeoutMs, 0);
+    const signal = signalOf(options);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      throwIfAborted(signal, 'poll');
       const batches = this.cache.takeNow(
         this.options.pullBatchSize,
         (b) => !this.paused.has(b.entry.key) && this.rebalancer?.table.get(b.entry.key) === b.entry,
@@ -291,7 +298,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       if (batches.length > 0) return this.hand(batches);
       const left = deadline - Date.now();
       if (left <= 0 || this.state !== 'RUNNING') return [];
-      await this.cache.wait(left);
+      await this.cache.wait(left, signal);
     }
   }
 
@@ -310,12 +317,21 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     return out;
   }
 
-  /** `for await (const message of consumer)`: polls until shutdown. */
-  async *[Symbol.asyncIterator](): AsyncIterator<ConsumerMessage> {
+  /**
+   * The polled messages one at a time, until shutdown; `options.signal` ends the loop with
+   * AbortError (as SimpleConsumer's `messages`). Offsets move as `poll` moves them.
+   */
+  async *messages(options?: CallOptions): AsyncGenerator<ConsumerMessage, void, undefined> {
+    const signal = signalOf(options);
     while (this.state === 'RUNNING') {
-      const messages = await this.poll();
+      const messages = await this.poll(undefined, { signal });
       for (const m of messages) yield m;
     }
+  }
+
+  /** `for await (const message of consumer)`: `messages()`, polling until shutdown. */
+  [Symbol.asyncIterator](): AsyncGenerator<ConsumerMessage, void, undefined> {
+    return this.messages();
   }
 
   private held(queue: MessageQueue, field = 'queue'): MessageQueue {

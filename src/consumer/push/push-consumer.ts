@@ -76,6 +76,8 @@ export type {
   PushConsumerEvents,
   QueueLag,
 } from './types.js';
+import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
+import { AbortError } from '../../errors/abort.js';
 
 type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
@@ -534,17 +536,29 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (offsets.length > 0) this.emit('offsetsCommitted', { offsets });
   }
 
-  /** Per held queue: broker max offset, committed offset, messages in flight. */
-  async lag(): Promise<QueueLag[]> {
+  /**
+   * Per held queue: broker max offset, committed offset, messages in flight. `options.signal`
+   * aborts it (AbortError), its GET_MAX_OFFSET requests leaving their connections at once.
+   */
+  async lag(options?: CallOptions): Promise<QueueLag[]> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'lag');
     const client = this.client;
     const rebalancer = this.rebalancer;
     const store = this.offsetStore;
     if (client === undefined || rebalancer === undefined || store === undefined) return [];
     return Promise.all(
       [...rebalancer.table.values()].map(async (e) => {
-        const brokerOffset = await queueMaxOffset(client, e.mq, this.options.mqClientApiTimeout).catch(
-          () => e.pq.brokerMaxOffset,
-        );
+        const brokerOffset = await queueMaxOffset(
+          client,
+          e.mq,
+          this.options.mqClientApiTimeout,
+          signal,
+        ).catch((err: unknown) => {
+          // The broker's answer is optional (the last pull's view will do); the caller's abort is not.
+          if (err instanceof AbortError) throw err;
+          return e.pq.brokerMaxOffset;
+        });
         const consumerOffset = await store.readOffset(e.mq, 'MEMORY');
         return {
           ...this.userQueue(e.mq),
@@ -613,18 +627,22 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   /**
    * Replies to a request message (request-reply, reply.ts), typically inside the handler;
-   * resolves when the broker has pushed the reply to the requester.
+   * resolves when the broker has pushed the reply to the requester. `options.signal` aborts the
+   * wait (AbortError); the reply may still reach the requester.
    */
   async reply(
     request: ConsumerMessage,
     body: Buffer | Uint8Array | string,
     properties?: Readonly<Record<string, string>>,
+    options?: CallOptions,
   ): Promise<void> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'reply');
     const client = this.client;
     if (client === undefined || !this.running) throw new IllegalStateError('consumer is not running');
     await sendReply(
       client,
-      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS },
+      { group: this.wireGroup, timeoutMs: REPLY_TIMEOUT_MS, signal },
       request,
       body,
       properties,

@@ -4,7 +4,9 @@
  * subscribed topic (queueId −1, round robin over topics and brokers), with long polling; each
  * message carries a receipt handle for `ack` and `changeInvisibleDuration`. A message not acked
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
- * its maximum of retries. `fifo: true` pops orderly.
+ * its maximum of retries. `fifo: true` pops orderly. `for await (const m of consumer)` receives,
+ * yields and acks (iterate.ts); every call that waits takes `{ signal }` (remoting/abort.ts), and
+ * an aborted receive's POP is parked so its messages are not lost (parked-pops.ts).
  */
 import { Deadline } from '../../client/deadline.js';
 import type { ClientInstance } from '../../client/client-instance.js';
@@ -32,6 +34,10 @@ import { decodePullBody } from '../core/message-view.js';
 import { SendBack } from '../core/send-back.js';
 import { InvalidReceiptHandleError, PopNotSupportedError } from './pop-errors.js';
 import { receiptHandles, type PoppedMessage } from './pop-response.js';
+import { AbortError } from '../../errors/abort.js';
+import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
+import { ParkedPops } from './parked-pops.js';
+import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
   checkDuration,
   resolveSimpleConsumerOptions,
@@ -61,10 +67,15 @@ export class SimpleConsumer {
   private sendBack: SendBack | undefined;
   private state: State = 'CREATED';
   private next = 0;
+  /** POPs of aborted receives and the messages they brought (parked-pops.ts). */
+  private readonly parked: ParkedPops;
+  /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
+  private readonly settledMessages = new WeakSet<PoppedMessage>();
 
   constructor(options: SimpleConsumerOptions) {
     this.options = Object.freeze(resolveSimpleConsumerOptions(options));
     this.logger = this.options.logger;
+    this.parked = new ParkedPops(this.logger);
     this.clientId = buildClientId(localClientIp(), this.options.instanceName);
     this.wireGroup = wrapNamespace(this.options.namespace, this.options.consumerGroup);
   }
@@ -184,15 +195,43 @@ export class SimpleConsumer {
    * Pops up to `maxMessages` (1–32) messages from the next subscribed topic/broker, waiting up to
    * `awaitDuration` for one to arrive; they stay invisible to every consumer of the group for
    * `invisibleDurationMs`. Resolves to [] when none came.
+   *
+   * `options.signal` aborts the wait (AbortError). A POP already sent is parked, not dropped:
+   * the next `receive` waits on it instead of sending another, or returns the messages it
+   * brought meanwhile first (parked-pops.ts), so an abort loses no message to its invisible time.
+   * Such messages carry the invisible time their POP asked for.
    */
   async receive(
     maxMessages: number,
     invisibleDurationMs = this.options.invisibleDuration,
+    options?: CallOptions,
   ): Promise<PoppedMessage[]> {
     checkReceiveArgs(maxMessages, invisibleDurationMs);
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'receive');
+    this.running();
+    const kept = this.parked.take(maxMessages);
+    if (kept.length > 0) return kept;
+    const pop = this.parked.adopt() ?? this.pop(maxMessages, invisibleDurationMs, signal);
+    let messages: PoppedMessage[];
+    try {
+      messages = await raceAbort(pop, signal, 'receive');
+    } catch (err) {
+      if (err instanceof AbortError) this.parked.park(pop);
+      throw err;
+    }
+    return this.parked.trim(messages, maxMessages);
+  }
+
+  /** One POP (the wait of `receive`); sends nothing when `signal` aborted during the route lookup. */
+  private async pop(
+    maxMessages: number,
+    invisibleDurationMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<PoppedMessage[]> {
     const instance = this.running();
     const targets = await this.targets();
-    if (targets.length === 0) return [];
+    if (targets.length === 0 || signal?.aborted === true) return [];
     const t = targets[this.next++ % targets.length]!;
     const address = this.address(t.brokerName);
     const pollTime = this.options.awaitDuration;
@@ -324,10 +363,15 @@ export class SimpleConsumer {
     };
   }
 
-  private async call(info: ExtraInfo, request: RemotingCommand, handle: string): Promise<RemotingCommand> {
+  private async call(
+    info: ExtraInfo,
+    request: RemotingCommand,
+    handle: string,
+    signal: AbortSignal | undefined,
+  ): Promise<RemotingCommand> {
     const instance = this.running();
     const address = this.address(info.brokerName);
-    const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout);
+    const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout, signal);
     if (response.code === ResponseCode.SUCCESS) return response;
     if (response.code === ResponseCode.NO_MESSAGE)
       throw new InvalidReceiptHandleError(
@@ -339,8 +383,13 @@ export class SimpleConsumer {
     throw responseError(response, address);
   }
 
-  /** Acknowledges `message`: it is not delivered again. */
-  async ack(message: PoppedMessage): Promise<void> {
+  /**
+   * Acknowledges `message`: it is not delivered again. `options.signal` aborts the wait for the
+   * broker's answer (AbortError): the ack may or may not have been applied.
+   */
+  async ack(message: PoppedMessage, options?: CallOptions): Promise<void> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'ack');
     const info = this.handleOf(message, Date.now());
     const instance = this.running();
     const request = createRequest(
@@ -349,15 +398,24 @@ export class SimpleConsumer {
       undefined,
       instance.commandDefaults,
     );
-    await this.call(info, request, message.receiptHandle);
+    await this.call(info, request, message.receiptHandle, signal);
+    this.settledMessages.add(message);
   }
 
   /**
    * Makes `message` invisible for `invisibleDurationMs` from now (longer processing, or sooner
    * redelivery). Its `receiptHandle` is replaced; the old one is no longer valid.
+   * `options.signal` aborts the wait (AbortError); the handle is then unchanged, though the
+   * broker may have applied the change.
    */
-  async changeInvisibleDuration(message: PoppedMessage, invisibleDurationMs: number): Promise<PoppedMessage> {
+  async changeInvisibleDuration(
+    message: PoppedMessage,
+    invisibleDurationMs: number,
+    options?: CallOptions,
+  ): Promise<PoppedMessage> {
     checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'changeInvisibleDuration');
     const info = this.handleOf(message, Date.now());
     const instance = this.running();
     const request = createRequest(
@@ -366,8 +424,9 @@ export class SimpleConsumer {
       undefined,
       instance.commandDefaults,
     );
-    const response = await this.call(info, request, message.receiptHandle);
+    const response = await this.call(info, request, message.receiptHandle, signal);
     const h = ChangeInvisibleTimeResponse.decode(response.extFields);
+    this.settledMessages.add(message);
     // MQClientAPIImpl#changeInvisibleTimeAsync: the new checkpoint starts at the message itself.
     message.receiptHandle = buildExtraInfo({
       ...info,
@@ -377,6 +436,33 @@ export class SimpleConsumer {
       reviveQid: h.reviveQid,
     });
     return message;
+  }
+
+  /**
+   * The received messages one at a time (iterate.ts): each is acked when the loop asks for the
+   * next, unless the body acked it or changed its invisible duration; the one a loop breaks or
+   * throws on is not acked. Ends when the consumer shuts down, or with AbortError when
+   * `options.signal` aborts.
+   */
+  messages(options?: SimpleConsumerMessagesOptions): AsyncGenerator<PoppedMessage, void, undefined> {
+    const checked = checkMessagesOptions(options);
+    checkReceiveArgs(checked.maxMessages, checked.invisibleDurationMs ?? this.options.invisibleDuration);
+    return iterateMessages(
+      {
+        running: () => this.state === 'RUNNING',
+        logger: this.logger,
+        receive: (max, invisible, o) => this.receive(max, invisible, o),
+        ack: (m) => this.ack(m),
+        settledByCaller: (m) => this.settledMessages.has(m),
+        giveBack: (messages) => this.parked.keep(messages),
+      },
+      checked,
+    );
+  }
+
+  /** `for await (const message of consumer)`: `messages()` with its defaults. */
+  [Symbol.asyncIterator](): AsyncGenerator<PoppedMessage, void, undefined> {
+    return this.messages();
   }
 
   private async release(): Promise<void> {
@@ -391,6 +477,7 @@ export class SimpleConsumer {
   async shutdown(): Promise<void> {
     if (this.state === 'SHUT_DOWN') return;
     this.state = 'SHUT_DOWN';
+    this.parked.clear();
     await this.release();
     this.logger.info('simple consumer shut down', { group: this.options.consumerGroup });
   }
