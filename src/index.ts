@@ -22,6 +22,8 @@ export {
   AccessDeniedError,
 } from './errors.js';
 export type { RocketMQErrorOptions } from './errors.js';
+export { StartCancelledError } from './errors/lifecycle.js';
+export type { LifecycleState } from './client/lifecycle.js';
 export { TopicRouteNotFoundError } from './client/errors.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
 export { TimerNotSupportedError } from './producer/timer.js';
