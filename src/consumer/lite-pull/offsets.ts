@@ -8,7 +8,9 @@ import { InvalidArgumentError, RocketMQError } from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import { queueMaxOffset, queueMinOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
+import type { Logger } from '../../observability/logger.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
+import type { CommitFailedEvent, OffsetsCommittedEvent } from '../push/types.js';
 import { messageQueueKey } from '../offset-store/offset-store.js';
 import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
 
@@ -36,10 +38,38 @@ export class OffsetReadError extends RocketMQError {
   }
 }
 
+/** Where LiteOffsets reports commits: the consumer's events (docs/events.md) and logger. */
+export interface CommitReports {
+  emit(event: 'offsetsCommitted', payload: OffsetsCommittedEvent): boolean;
+  emit(event: 'commitFailed', payload: CommitFailedEvent): boolean;
+}
+
 export class LiteOffsets {
   private readonly consumed = new Map<string, number>();
 
-  constructor(readonly store: OffsetStore) {}
+  constructor(
+    readonly store: OffsetStore,
+    private readonly userQueue: (mq: MessageQueue) => MessageQueue,
+    private readonly reports: CommitReports,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Commits the consumed offsets of `held`; 'offsetsCommitted' for what was stored. Throws as `persist`. */
+  async commit(held: readonly MessageQueue[]): Promise<void> {
+    const committed = await this.persist(held, this.userQueue);
+    if (committed.length > 0) this.reports.emit('offsetsCommitted', { offsets: committed });
+  }
+
+  /** A commit no caller waits for (auto-commit, shutdown, a reset): a failure is 'commitFailed'. */
+  async commitInBackground(what: string, held: readonly MessageQueue[]): Promise<void> {
+    try {
+      await this.commit(held);
+    } catch (err) {
+      this.logger.warn(`${what} failed`, { error: err });
+      const queues = err instanceof OffsetCommitError ? err.queues : held.map(this.userQueue);
+      this.reports.emit('commitFailed', { error: err, queues });
+    }
+  }
 
   /** The queue's next message to return is at `offset` (queue taken, polled past, seek, commit(offsets)). */
   set(mq: MessageQueue, offset: number): void {
@@ -51,14 +81,24 @@ export class LiteOffsets {
    * Stores the consumed offsets of `held`. The broker store confirms each queue; `userQueue`
    * names the unconfirmed ones in the OffsetCommitError.
    */
-  async persist(held: readonly MessageQueue[], userQueue: (mq: MessageQueue) => MessageQueue): Promise<void> {
+  async persist(
+    held: readonly MessageQueue[],
+    userQueue: (mq: MessageQueue) => MessageQueue,
+  ): Promise<Array<{ queue: MessageQueue; offset: number }>> {
     const store = this.store;
-    if (!(store instanceof RemoteBrokerOffsetStore)) return store.persistAll(held);
     // Queues without a consumed offset yet have nothing to commit.
     const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
+    // What was stored, for the 'offsetsCommitted' event.
+    const stored = (): Array<{ queue: MessageQueue; offset: number }> =>
+      withOffset.map((mq) => ({ queue: userQueue(mq), offset: this.consumed.get(messageQueueKey(mq))! }));
+    if (!(store instanceof RemoteBrokerOffsetStore)) {
+      await store.persistAll(held);
+      return stored();
+    }
     const ok = await store.commitAll(withOffset);
     const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
     if (failed.length > 0) throw new OffsetCommitError(failed);
+    return stored();
   }
 
   /** The stored offset (−1 when none); what was polled since is not included. */

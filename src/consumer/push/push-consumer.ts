@@ -21,7 +21,7 @@ import type { ClientInstance } from '../../client/client-instance.js';
 import type { HeartbeatContributor } from '../../client/heartbeat.js';
 import { forwardInstanceEvents } from '../../client/instance-events.js';
 import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
-import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
+import { wrapNamespace } from '../../client/namespace.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumeStatusData } from '../../protocol/body/consumer-running-info.js';
@@ -47,7 +47,7 @@ import {
   type ResolvedPushConsumerOptions,
 } from './options.js';
 import type { QueueEntry } from '../core/pull-loop.js';
-import { userQueue } from '../core/queue-names.js';
+import { userQueue, userRebalanceEvent } from '../core/queue-names.js';
 import type { RebalanceEvent } from '../core/rebalance.js';
 import { mqKey } from '../../protocol/body/message-queue-map.js';
 import { watchMasterChanges } from '../core/master-change.js';
@@ -313,11 +313,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       removed: event.removed.length,
       held: this.rebalancer?.table.size,
     });
-    this.emit('rebalance', {
-      topic: withoutNamespace(event.topic, this.options.namespace),
-      added: event.added.map((mq) => this.userQueue(mq)),
-      removed: event.removed.map((mq) => this.userQueue(mq)),
-    });
+    this.emit('rebalance', userRebalanceEvent(event, this.options.namespace));
   }
 
   private userQueue(mq: MessageQueue): MessageQueue {
