@@ -7,7 +7,13 @@ import { accessDenied } from '../client/access-denied.js';
 import { ClientInstance } from '../client/client-instance.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import { Deadline } from '../client/deadline.js';
-import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import {
+  BrokerResponseError,
+  ConnectError,
+  ConnectionClosedError,
+  IllegalStateError,
+  TimeoutError,
+} from '../errors.js';
 import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import type { HeaderOf, HeaderSpec, RequestDeclaration } from '../protocol/headers/fields.js';
@@ -27,6 +33,8 @@ export const TOOLS_CONSUMER_GROUP = 'TOOLS_CONSUMER';
 
 export class AdminContext {
   readonly instance: ClientInstance;
+  /** After Admin.shutdown(): every request rejects with IllegalStateError. */
+  private closed = false;
 
   constructor(readonly options: ResolvedAdminOptions) {
     this.instance = new ClientInstance({
@@ -56,6 +64,7 @@ export class AdminContext {
     body?: Uint8Array,
     extra?: Record<string, string>,
   ): Promise<RemotingCommand> {
+    this.checkOpen();
     const ext = header === undefined ? extra : { ...decl.encode(header), ...extra };
     const request = createRequest(decl.code, ext, body, this.instance.commandDefaults);
     try {
@@ -101,6 +110,7 @@ export class AdminContext {
 
   /** NameServer request with failover; transport failures become BrokerUnavailableError. */
   async namesrv<T>(run: (deadline: Deadline) => Promise<T>): Promise<T> {
+    this.checkOpen();
     try {
       return await run(this.deadline());
     } catch (err) {
@@ -214,7 +224,17 @@ export class AdminContext {
     return new Set(Object.values(info.brokerAddrTable).flatMap((bd) => Object.values(bd.brokerAddrs)));
   }
 
+  private checkOpen(): void {
+    if (this.closed) throw new IllegalStateError('admin client is shut down; create a new one');
+  }
+
+  /** From now on every request rejects with IllegalStateError. */
+  refuseRequests(): void {
+    this.closed = true;
+  }
+
   close(): Promise<void> {
+    this.closed = true;
     return this.instance.shutdown();
   }
 }
