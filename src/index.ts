@@ -61,6 +61,7 @@ export type {
 export type { ReplyMessage } from './producer/request-reply.js';
 export type { ReceivedMessage } from './producer/received-message.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
+export type { ConnectEvent, DisconnectEvent } from './client/instance-events.js';
 
 // consumers: push (callback), lite pull (poll / for await), simple (POP)
 export {
@@ -78,7 +79,10 @@ export {
   type QueueLag,
   type HandlerErrorEvent,
   type OffsetsCommittedEvent,
+  type CommitFailedEvent,
   type RebalanceEvent,
+  type PauseTarget,
+  type LitePullConsumerEvents,
   type ConsumeTraceContext,
   type MessageModelName,
   type ConsumeFromWhereName,
@@ -94,6 +98,8 @@ export {
   PopNotSupportedError,
   InvalidReceiptHandleError,
   type SimpleConsumerOptions,
+  type SimpleConsumerEvents,
+  type DeadLetterFailedEvent,
   type PoppedMessage,
 } from './consumer/index.js';
 

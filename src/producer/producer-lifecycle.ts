@@ -132,12 +132,14 @@ export async function closeProducer(p: ProducerParts): Promise<void> {
   if (s.strategyStarted) p.strategy.stop();
   s.strategyStarted = false;
   await p.trace?.shutdown();
-  s.stopForwarding?.();
-  s.stopForwarding = undefined;
   const instance = s.instance;
   s.instance = undefined;
-  if (instance === undefined) return;
-  await instance.heartbeat.unregister(p.membership);
-  await releaseClientInstance(instance);
-  p.logger.info('producer shut down', { group: p.options.producerGroup });
+  if (instance !== undefined) {
+    await instance.heartbeat.unregister(p.membership);
+    await releaseClientInstance(instance);
+  }
+  // After the release: the closing connections' 'disconnect' events still reach the application.
+  s.stopForwarding?.();
+  s.stopForwarding = undefined;
+  if (instance !== undefined) p.logger.info('producer shut down', { group: p.options.producerGroup });
 }

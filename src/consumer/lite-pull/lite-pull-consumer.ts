@@ -517,15 +517,17 @@ export class LitePullConsumer
       entries.map((e) => e.mq),
     );
     this.rebalancer?.table.clear();
-    this.stopForwarding?.();
-    this.stopForwarding = undefined;
     const instance = this.instance;
     this.instance = undefined;
     this.client = undefined;
     this.rebalancer = undefined;
-    if (instance === undefined) return;
     const pinned = [...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)];
-    await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, pinned);
+    if (instance !== undefined)
+      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, pinned);
+    // After the release: the closing connections' 'disconnect' events still reach the application.
+    this.stopForwarding?.();
+    this.stopForwarding = undefined;
+    if (instance === undefined) return;
     this.logger.info('lite pull consumer shut down', { group: this.options.consumerGroup });
   }
 }

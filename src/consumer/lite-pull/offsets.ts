@@ -11,21 +11,10 @@ import type { ConsumerClient } from '../core/client-port.js';
 import type { Logger } from '../../observability/logger.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
 import type { CommitFailedEvent, OffsetsCommittedEvent } from '../push/types.js';
-import { messageQueueKey } from '../offset-store/offset-store.js';
+import { messageQueueKey, OffsetCommitError } from '../offset-store/offset-store.js';
 import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
 
-/** A sync commit the broker did not confirm for some queues. */
-export class OffsetCommitError extends RocketMQError {
-  constructor(
-    readonly queues: MessageQueue[],
-    options: { cause?: unknown } = {},
-  ) {
-    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
-      retriable: true,
-      ...options,
-    });
-  }
-}
+export { OffsetCommitError };
 
 /** The broker holding a queue's offset could not be asked (no route, or no answer). */
 export class OffsetReadError extends RocketMQError {

@@ -20,7 +20,13 @@ import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../..
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumerClient } from '../core/client-port.js';
-import { MemoryOffsetTable, messageQueueKey, type OffsetStore, type ReadOffsetType } from './offset-store.js';
+import {
+  MemoryOffsetTable,
+  messageQueueKey,
+  OffsetCommitError,
+  type OffsetStore,
+  type ReadOffsetType,
+} from './offset-store.js';
 
 export const OFFSET_NOT_FOUND = -1;
 export const OFFSET_READ_ERROR = -2;
@@ -198,10 +204,17 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     return ok;
   }
 
-  /** Persists the offsets of the queues still held and forgets the others (Java `persistAll`). */
+  /**
+   * Persists the offsets of the queues still held and forgets the others (Java `persistAll`,
+   * which only logs a failure): OffsetCommitError naming the queues no broker confirmed, so the
+   * push consumer can report 'commitFailed'.
+   */
   async persistAll(held: Iterable<MessageQueue>): Promise<void> {
     const keep = new Set([...held].map(messageQueueKey));
     for (const { mq } of this.memory.entries()) if (!keep.has(messageQueueKey(mq))) this.memory.remove(mq);
-    await this.commitAll(this.memory.entries().map((e) => e.mq));
+    const mqs = this.memory.entries().map((e) => e.mq);
+    const ok = await this.commitAll(mqs);
+    const failed = mqs.filter((_, i) => !ok[i]);
+    if (failed.length > 0) throw new OffsetCommitError(failed);
   }
 }

@@ -40,7 +40,7 @@ import { BackgroundTasks } from '../core/background-tasks.js';
 import type { HandlerPool } from '../core/handler-pool.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import { PausedQueues, type PauseTarget } from '../core/pause.js';
-import type { OffsetStore } from '../offset-store/offset-store.js';
+import { OffsetCommitError, type OffsetStore } from '../offset-store/offset-store.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -346,7 +346,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       await store.persistAll(held);
     } catch (err) {
       this.logger.warn('persisting consumer offsets failed', { error: err });
-      this.emit('commitFailed', { error: err, queues: held.map((mq) => this.userQueue(mq)) });
+      const failed = err instanceof OffsetCommitError ? err.queues : held;
+      this.emit('commitFailed', { error: err, queues: failed.map((mq) => this.userQueue(mq)) });
       return;
     }
     if (offsets.length > 0) this.emit('offsetsCommitted', { offsets });
@@ -417,15 +418,17 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (this.options.consumeOrderly && this.clustering) await this.rebalancer?.unlockAll(held);
     this.rebalancer?.table.clear();
     await this.traceDispatcher?.shutdown();
-    this.stopForwarding?.();
-    this.stopForwarding = undefined;
     const instance = this.instance;
     this.instance = undefined;
     this.client = undefined;
     this.offsetStore = undefined;
     this.services = undefined;
+    if (instance !== undefined)
+      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, this.subs.topics());
+    // After the release: the closing connections' 'disconnect' events still reach the application.
+    this.stopForwarding?.();
+    this.stopForwarding = undefined;
     if (instance === undefined) return;
-    await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, this.subs.topics());
     this.subs.forgetAll();
     this.logger.info('push consumer shut down', {
       group: this.options.consumerGroup,

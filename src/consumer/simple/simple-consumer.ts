@@ -417,14 +417,17 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
 
   /** The stop work: also after a failed or cancelled start. */
   private async release(): Promise<void> {
-    this.stopForwarding?.();
-    this.stopForwarding = undefined;
     const instance = this.instance;
     this.instance = undefined;
     this.sendBack = undefined;
-    if (!instance) return;
-    for (const t of this.wireTopics()) instance.routes.unpin(t);
-    await releaseClientInstance(instance);
+    if (instance !== undefined) {
+      for (const t of this.wireTopics()) instance.routes.unpin(t);
+      await releaseClientInstance(instance);
+    }
+    // After the release: the closing connections' 'disconnect' events still reach the application.
+    this.stopForwarding?.();
+    this.stopForwarding = undefined;
+    if (instance === undefined) return;
     this.logger.info('simple consumer shut down', { group: this.options.consumerGroup });
   }
 
