@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Admin } from '../../src/admin/admin.js';
 import { IllegalStateError } from '../../src/errors.js';
 import { StartCancelledError } from '../../src/errors/lifecycle.js';
 import { Producer } from '../../src/producer/producer.js';
@@ -186,5 +187,22 @@ describe('consumers shut down right after start()', () => {
     } finally {
       await second.shutdown();
     }
+  });
+});
+
+describe('Admin without start()', () => {
+  it('a method called before start() starts the client itself; after shutdown() (or close()) every method rejects', async () => {
+    const a = new Admin({ namesrvAddr: [cluster.namesrvAddr], logger: silentLogger });
+    assert.equal(a.state, 'CREATED');
+    const info = await a.clusterInfo();
+    assert.equal(info.brokers.length, 1);
+    assert.equal(a.state, 'RUNNING');
+    await a.close();
+    assert.equal(a.state, 'STOPPED');
+    await assert.rejects(a.clusterInfo(), IllegalStateError);
+    await assert.rejects(a.topics(), IllegalStateError);
+    const never = new Admin({ namesrvAddr: [cluster.namesrvAddr], logger: silentLogger });
+    await never.shutdown();
+    await assert.rejects(never.clusterInfo(), IllegalStateError, 'also when it was never started');
   });
 });
