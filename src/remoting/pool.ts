@@ -70,15 +70,27 @@ export class ConnectionPool extends EventEmitter<ConnectionPoolEvents> {
         conn.once('close', (error?: Error) => {
           this.all.delete(conn);
           if (this.entries.get(address) === entry) this.entries.delete(address);
-          this.emit('disconnect', { address, error });
+          this.report('disconnect', () => this.emit('disconnect', { address, error }));
         });
-        this.emit('connect', { address });
+        this.report('connect', () => this.emit('connect', { address }));
       },
       () => {
         if (this.entries.get(address) === entry) this.entries.delete(address);
       },
     );
     return promise;
+  }
+
+  /**
+   * Emits a connection event. A listener that throws must not break the pool (the emit runs in
+   * a promise callback or a socket's close): its error is logged.
+   */
+  private report(event: keyof ConnectionPoolEvents, emit: () => void): void {
+    try {
+      emit();
+    } catch (err) {
+      this.options.logger.warn(`a '${event}' listener threw`, { error: err });
+    }
   }
 
   /** Sends a request; the connect time counts against `timeoutMs`. */
