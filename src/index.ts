@@ -26,6 +26,8 @@ export { NameServerUnreachableError, NotANameServerError, TopicRouteNotFoundErro
 export { AbortError } from './errors/abort.js';
 // `{ signal }`: the per-call options of every call that waits
 export type { CallOptions } from './remoting/abort.js';
+export { StartCancelledError } from './errors/lifecycle.js';
+export type { LifecycleState } from './client/lifecycle.js';
 export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
 export { TimerNotSupportedError } from './producer/timer.js';
 export type { SendAttempt } from './producer/errors.js';
@@ -62,6 +64,7 @@ export type {
 export type { ReplyMessage } from './producer/request-reply.js';
 export type { ReceivedMessage } from './producer/received-message.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
+export type { ConnectEvent, DisconnectEvent } from './client/instance-events.js';
 
 // consumers: push (callback), lite pull (poll / for await), simple (POP)
 export {
@@ -79,7 +82,10 @@ export {
   type QueueLag,
   type HandlerErrorEvent,
   type OffsetsCommittedEvent,
+  type CommitFailedEvent,
   type RebalanceEvent,
+  type PauseTarget,
+  type LitePullConsumerEvents,
   type ConsumeTraceContext,
   type MessageModelName,
   type ConsumeFromWhereName,
@@ -95,6 +101,8 @@ export {
   PopNotSupportedError,
   InvalidReceiptHandleError,
   type SimpleConsumerOptions,
+  type SimpleConsumerEvents,
+  type DeadLetterFailedEvent,
   type PoppedMessage,
 } from './consumer/index.js';
 export type { SimpleConsumerMessagesOptions } from './consumer/simple/iterate.js';

@@ -8,7 +8,13 @@ import { ClientInstance } from '../client/client-instance.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import { Deadline } from '../client/deadline.js';
 import { NameServerUnreachableError } from '../client/errors.js';
-import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import {
+  BrokerResponseError,
+  ConnectError,
+  ConnectionClosedError,
+  IllegalStateError,
+  TimeoutError,
+} from '../errors.js';
 import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import type { HeaderOf, HeaderSpec, RequestDeclaration } from '../protocol/headers/fields.js';
@@ -30,6 +36,8 @@ export class AdminContext {
   readonly instance: ClientInstance;
   /** The signal of the Admin call this view serves (`withSignal`); undefined on the shared context. */
   readonly signal: AbortSignal | undefined = undefined;
+  /** After Admin.shutdown(): every request rejects with IllegalStateError. */
+  private closed = false;
 
   constructor(readonly options: ResolvedAdminOptions) {
     this.instance = new ClientInstance({
@@ -69,6 +77,7 @@ export class AdminContext {
     body?: Uint8Array,
     extra?: Record<string, string>,
   ): Promise<RemotingCommand> {
+    this.checkOpen();
     const ext = header === undefined ? extra : { ...decl.encode(header), ...extra };
     const request = createRequest(decl.code, ext, body, this.instance.commandDefaults);
     try {
@@ -114,6 +123,7 @@ export class AdminContext {
 
   /** NameServer request with failover; transport failures become NameServerUnreachableError. */
   async namesrv<T>(run: (deadline: Deadline) => Promise<T>): Promise<T> {
+    this.checkOpen();
     try {
       return await run(this.deadline());
     } catch (err) {
@@ -227,7 +237,17 @@ export class AdminContext {
     return new Set(Object.values(info.brokerAddrTable).flatMap((bd) => Object.values(bd.brokerAddrs)));
   }
 
+  private checkOpen(): void {
+    if (this.closed) throw new IllegalStateError('admin client is shut down; create a new one');
+  }
+
+  /** From now on every request rejects with IllegalStateError. */
+  refuseRequests(): void {
+    this.closed = true;
+  }
+
   close(): Promise<void> {
+    this.closed = true;
     return this.instance.shutdown();
   }
 }

@@ -6,8 +6,16 @@
  * a trailing `{ signal }` (CallOptions): an aborted call rejects with AbortError and its requests
  * leave their connections at once. A call that changes several brokers may have changed some of
  * them when it is aborted (as when one of them fails).
+ *
+ * Lifecycle (client/lifecycle.ts): `start()` / `shutdown()` (`close()` is its alias). Start
+ * does no I/O (as Java's `DefaultMQAdminExt.start()`): connections open with the first request.
+ * A method called before start() starts the client itself; after shutdown() it rejects with
+ * IllegalStateError. Events (docs/events.md): 'connect', 'disconnect'.
  */
-import { IllegalStateError } from '../errors.js';
+import { EventEmitter } from 'node:events';
+import { forwardConnectionEvents, type ConnectionEvents } from '../client/instance-events.js';
+import { Lifecycle, type LifecycleState } from '../client/lifecycle.js';
+import { keyList } from '../options.js';
 import { signalOf, throwIfAborted, type CallOptions } from '../remoting/abort.js';
 import { AdminContext } from './admin-context.js';
 import { brokerConfig, brokerRuntimeStats, clusterInfo, updateBrokerConfig } from './cluster.js';
@@ -49,18 +57,62 @@ import type {
   TopicStats,
 } from './types.js';
 
-export class Admin {
+/** docs/events.md: the Admin client's connections. */
+export type AdminEvents = ConnectionEvents;
+
+/** Every event an Admin emits; docs/events.md lists the same. */
+export const ADMIN_EVENTS = keyList<AdminEvents>({ connect: true, disconnect: true });
+
+export class Admin extends EventEmitter<AdminEvents> {
   readonly options: ResolvedAdminOptions;
   private readonly ctx: AdminContext;
-  private closed = false;
+  private stopForwarding: (() => void) | undefined;
+  private readonly lifecycle = new Lifecycle('admin client', {
+    start: () => {
+      this.stopForwarding ??= forwardConnectionEvents(this.ctx.instance.pool, this);
+      return Promise.resolve();
+    },
+    stop: async () => {
+      // Connections opened by requests made while starting are closed here too.
+      await this.ctx.close();
+      this.stopForwarding?.();
+      this.stopForwarding = undefined;
+    },
+  });
 
   constructor(options?: AdminOptions) {
+    super();
     this.options = validateAdminOptions(options);
     this.ctx = new AdminContext(this.options);
   }
 
+  /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */
+  get state(): LifecycleState {
+    return this.lifecycle.state;
+  }
+
+  /** Starts the client (no I/O); methods called before it start it themselves. */
+  start(): Promise<void> {
+    return this.lifecycle.start();
+  }
+
+  /** Closes every connection; later calls return the first call's promise. */
+  shutdown(): Promise<void> {
+    const done = this.lifecycle.shutdown();
+    // Also for a client never started, whose shutdown has nothing to stop.
+    this.ctx.refuseRequests();
+    return done;
+  }
+
+  /** Alias of `shutdown()`. */
+  close(): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** The request context; starts the client on first use, rejects every request once shut down. */
   private get c(): AdminContext {
-    if (this.closed) throw new IllegalStateError('admin client is closed');
+    // A shutdown during this implicit start rejects it; the request itself reports the shutdown.
+    if (this.lifecycle.state === 'CREATED') this.start().catch(() => undefined);
     return this.ctx;
   }
 
@@ -226,12 +278,5 @@ export class Admin {
     options?: CallOptions,
   ): Promise<string[]> {
     return this.run(options, (c) => deleteSubscriptionGroup(c, group, target, removeOffset));
-  }
-
-  /** Closes every connection; idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.ctx.close();
   }
 }

@@ -1,5 +1,5 @@
 /** The Admin client's public surface. */
-export { Admin } from './admin.js';
+export { Admin, type AdminEvents } from './admin.js';
 export type { AdminOptions, ResolvedAdminOptions } from './options.js';
 export { DEFAULT_ADMIN_OPTIONS } from './options.js';
 export * from './errors.js';

@@ -6,8 +6,11 @@ export {
   type QueueLag,
   type HandlerErrorEvent,
   type OffsetsCommittedEvent,
+  type CommitFailedEvent,
   type PushConsumerEvents,
 } from './push/push-consumer.js';
+export type { PauseTarget } from './core/pause.js';
+export type { LitePullConsumerEvents } from './lite-pull/events.js';
 export {
   PUSH_CONSUMER_DEFAULTS,
   resolvePushConsumerOptions,
@@ -31,7 +34,12 @@ export {
   type ResolvedLitePullConsumerOptions,
 } from './lite-pull/options.js';
 
-export { SimpleConsumer, checkReceiveArgs } from './simple/simple-consumer.js';
+export {
+  SimpleConsumer,
+  checkReceiveArgs,
+  type SimpleConsumerEvents,
+  type DeadLetterFailedEvent,
+} from './simple/simple-consumer.js';
 export {
   SIMPLE_CONSUMER_DEFAULTS,
   resolveSimpleConsumerOptions,

@@ -11,6 +11,7 @@
  * sends (no answer to wait for), for the last attempt's budget-only case, and for sends pinned to
  * a queue (`queue`, `shardingKey`, `selector`: the send loop's `select`), where a second broker would break ordering.
  */
+import type { BrokerHealth } from './fault/latency-fault-tolerance.js';
 
 /** Hedging settings (resolved producer options). */
 export interface HedgeSettings {
@@ -243,6 +244,26 @@ export class SendHedger {
   /** Every broker with counters. */
   brokers(): string[] {
     return [...this.counters.keys()];
+  }
+
+  /**
+   * The fault strategy's health with these counters added (Producer.brokerHealth): a strategy
+   * without per-broker state (none) still shows the brokers that hedged.
+   */
+  withStats(health: readonly BrokerHealth[]): Array<BrokerHealth & BrokerHedgeStats> {
+    const out = health.map((h) => ({ ...h, ...this.stats(h.brokerName) }));
+    for (const name of this.brokers()) {
+      if (!out.some((h) => h.brokerName === name))
+        out.push({
+          brokerName: name,
+          isolated: false,
+          latencyMs: 0,
+          failures: 0,
+          reachable: true,
+          ...this.stats(name),
+        });
+    }
+    return out;
   }
 
   /** @internal for HedgedRace */

@@ -1,7 +1,9 @@
 /**
  * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
- * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events: 'brokerIsolated', 'brokerRecovered',
- * 'routeUpdated', 'hedgedDuplicate'. Each send is traced on the `rocketmq:send` diagnostics channel.
+ * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events (docs/events.md): 'brokerIsolated',
+ * 'brokerRecovered', 'routeUpdated', 'connect', 'disconnect', 'hedgedDuplicate'. Each send is
+ * traced on the `rocketmq:send` diagnostics channel. The start and shutdown sequence is
+ * producer-lifecycle.ts; its states are client/lifecycle.ts's.
  */
 import { EventEmitter } from 'node:events';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
@@ -9,9 +11,11 @@ import { sendChannel, tracingHasSubscribers } from '../observability/channels.js
 import type { Logger } from '../observability/logger.js';
 import { UniqIdGenerator } from '../protocol/message/message-id.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
-import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instance.js';
-import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
-import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
+import type { ClientInstance } from '../client/client-instance.js';
+import type { ClientInstanceEvents } from '../client/instance-events.js';
+import { Lifecycle, type LifecycleState } from '../client/lifecycle.js';
+import { wrapNamespace } from '../client/namespace.js';
+import { keyList } from '../options.js';
 import { createFaultStrategy } from './fault/index.js';
 import { SendHedger, type BrokerHedgeStats, type HedgedDuplicateEvent } from './hedge.js';
 import { TraceDispatcher, type TraceStats } from './trace/dispatcher.js';
@@ -41,12 +45,10 @@ import type { MessageQueue } from '../client/route.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
 import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
-import { loadCompressor } from '../protocol/message/compression.js';
+import { closeProducer, InFlightSends, openProducer, type ProducerParts } from './producer-lifecycle.js';
 import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
 import { sendRequest } from './request-reply.js';
 import { signalOf, throwIfAborted, type CallOptions } from '../remoting/abort.js';
-
-type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
 
 const unchanged = (p: PreparedMessage): PreparedMessage => p;
 
@@ -63,39 +65,52 @@ export interface SendTraceContext {
   error?: unknown;
 }
 
-export interface ProducerEvents {
+/** docs/events.md: routeUpdated, connect, disconnect come from the client instance. */
+export interface ProducerEvents extends ClientInstanceEvents {
   brokerIsolated: [BrokerIsolatedEvent];
   brokerRecovered: [BrokerRecoveredEvent];
-  routeUpdated: [RouteUpdatedEvent];
   /** A hedged send was stored twice (same msgId on two brokers): consumers may see it twice. */
   hedgedDuplicate: [HedgedDuplicateEvent];
 }
 
+/** Every event a Producer (and TransactionProducer) emits; docs/events.md lists the same. */
+export const PRODUCER_EVENTS = keyList<ProducerEvents>({
+  brokerIsolated: true,
+  brokerRecovered: true,
+  routeUpdated: true,
+  connect: true,
+  disconnect: true,
+  hedgedDuplicate: true,
+});
+
 export class Producer extends EventEmitter<ProducerEvents> {
   /** Resolved options (defaults applied). */
   readonly options: Readonly<ResolvedProducerOptions>;
-  private state: State = 'CREATED';
-  private instance: ClientInstance | undefined;
+  private readonly lifecycle = new Lifecycle('producer', {
+    start: (step) => openProducer(this.parts, step).then(() => this.afterOpen()),
+    stop: () => {
+      this.beforeClose();
+      return closeProducer(this.parts);
+    },
+  });
+  /** What start opened (the instance), shared with producer-lifecycle.ts. */
+  private readonly parts: ProducerParts;
+  private get instance(): ClientInstance | undefined {
+    return this.parts.session.instance;
+  }
   private readonly strategy: LatencyFaultStrategy;
   private readonly logger: Logger;
   /** This producer's part of the instance's heartbeat. */
   private readonly membership: HeartbeatContributor;
-  /** Sends not settled yet (shutdown waits for them) and who waits for the count to reach 0. */
-  private inFlight = 0;
-  private readonly idleWaiters: Array<() => void> = [];
-  private readonly onSettled = (): void => {
-    if (--this.inFlight === 0 && this.idleWaiters.length > 0)
-      for (const wake of this.idleWaiters.splice(0)) wake();
-  };
+  /** Sends not settled yet: shutdown waits for them. */
+  private readonly sends = new InFlightSends();
+  private readonly onSettled = this.sends.settled;
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
   private readonly transport: SendTransport;
   private readonly timerSupport: TimerSupport;
   private readonly permits: SendPermits;
   private readonly accumulator: ProduceAccumulator | undefined;
-  private readonly onRouteUpdated = (e: RouteUpdatedEvent): void => {
-    this.emit('routeUpdated', { ...e, topic: withoutNamespace(e.topic, this.options.namespace) });
-  };
   private readonly ids: UniqIdGenerator;
   /** Message trace (`enableMsgTrace`): the dispatcher and its Pub hook. */
   private readonly trace: { dispatcher: TraceDispatcher; tracer: SendTracer } | undefined;
@@ -162,6 +177,18 @@ export class Producer extends EventEmitter<ProducerEvents> {
     }
     const group = this.loopSettings.producerGroup;
     this.membership = { producerGroups: () => [group] };
+    this.parts = {
+      options: o,
+      clientId: this.clientId,
+      logger: this.logger,
+      membership: this.membership,
+      strategy: this.strategy,
+      trace: this.trace?.dispatcher,
+      events: this,
+      session: { instance: undefined, stopForwarding: undefined, strategyStarted: false },
+      sends: this.sends,
+      flushBatches: () => this.accumulator?.flushAll(),
+    };
     this.transport = {
       publishInfo: (topic, deadline) => this.publishInfo(topic, deadline),
       brokerAddress: (name) => this.requireInstance().routes.masterAddress(name),
@@ -214,60 +241,25 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.options.retryResponseCodes.add(code);
   }
 
-  async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new IllegalStateError(`producer cannot start in state ${this.state}`);
-    this.state = 'STARTING';
-    const o = this.options;
-    try {
-      await loadCompressor(o.compressType);
-    } catch (err) {
-      this.state = 'CREATED';
-      throw err;
-    }
-    const instance = acquireClientInstance({
-      clientId: this.clientId,
-      namesrvAddr: o.namesrvAddr,
-      namespace: o.namespace,
-      language: o.language,
-      mqClientApiTimeout: o.mqClientApiTimeout,
-      pollNameServerInterval: o.pollNameServerInterval,
-      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
-      createTopicKey: o.createTopicKey,
-      defaultTopicQueueNums: o.defaultTopicQueueNums,
-      logger: o.logger,
-      connection: o.connection,
-    });
-    if (!instance.heartbeat.register(this.membership)) {
-      await releaseClientInstance(instance);
-      this.state = 'CREATED';
-      throw new IllegalStateError(
-        `producer group ${o.producerGroup} is already started in client ${this.clientId}; use another group or instanceName`,
-      );
-    }
-    this.instance = instance;
-    if (instance.config.logger !== o.logger) {
-      this.logger.info(
-        'sharing a client instance created by another producer: its route, heartbeat and connection logs go to that producer’s logger',
-        { clientId: this.clientId, group: o.producerGroup },
-      );
-    }
-    instance.routes.on('routeUpdated', this.onRouteUpdated);
-    this.strategy.start();
-    if (this.trace !== undefined) {
-      // As Java: a trace producer that cannot start costs the traces, not the producer.
-      await this.trace.dispatcher.start().catch((err: unknown) =>
-        this.logger.warn('message trace producer did not start; sends are not traced', {
-          error: err instanceof Error ? err.message : String(err),
-        }),
-      );
-    }
-    this.state = 'RUNNING';
-    this.logger.info('producer started', {
-      group: o.producerGroup,
-      clientId: this.clientId,
-      strategy: this.strategy.name,
-    });
+  /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */
+  get state(): LifecycleState {
+    return this.lifecycle.state;
   }
+
+  /**
+   * Takes the client instance and registers the group; a second call while starting returns the
+   * same promise, one when running resolves at once (client/lifecycle.ts). A failed start leaves
+   * nothing open and may be retried.
+   */
+  start(): Promise<void> {
+    return this.lifecycle.start();
+  }
+
+  /** Runs at the end of a start, before RUNNING (TransactionProducer's check listener). */
+  protected afterOpen(): void {}
+
+  /** Runs first in a shutdown (also after a failed or cancelled start). */
+  protected beforeClose(): void {}
 
   /**
    * Sends one message; retries per the options; resolves with the SendResult. With
@@ -364,23 +356,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
    * `hedgedDuplicates`) when `hedgeSends` is on.
    */
   brokerHealth(): (BrokerHealth & Partial<BrokerHedgeStats>)[] {
-    const health: (BrokerHealth & Partial<BrokerHedgeStats>)[] = this.strategy.health();
     const hedger = this.loopSettings.hedger;
-    if (hedger === undefined) return health;
-    const out = health.map((h) => ({ ...h, ...hedger.stats(h.brokerName) }));
-    // A strategy without per-broker state (none) still shows the brokers that hedged.
-    for (const name of hedger.brokers()) {
-      if (!out.some((h) => h.brokerName === name))
-        out.push({
-          brokerName: name,
-          isolated: false,
-          latencyMs: 0,
-          failures: 0,
-          reachable: true,
-          ...hedger.stats(name),
-        });
-    }
-    return out;
+    return hedger === undefined ? this.strategy.health() : hedger.withStats(this.strategy.health());
   }
 
   /** Message trace counters (`enableMsgTrace`); undefined when tracing is off. */
@@ -391,38 +368,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
   /**
    * Stops accepting sends, waits for in-flight sends (at most sendMsgTimeout + 500 ms),
    * unregisters from the brokers and releases the client instance (closing its sockets when
-   * no other producer uses it). Idempotent.
+   * no other producer uses it). During start() it cancels the start (which rejects with
+   * StartCancelledError); every later call returns the first call's promise.
    */
-  async shutdown(): Promise<void> {
-    if (this.state === 'SHUT_DOWN' || this.state === 'SHUTTING_DOWN') return;
-    if (this.state === 'CREATED') {
-      this.state = 'SHUT_DOWN';
-      return;
-    }
-    this.state = 'SHUTTING_DOWN';
-    this.accumulator?.flushAll();
-    if (this.inFlight > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, this.options.sendMsgTimeout + 500);
-          timer.unref();
-        }),
-      ]);
-      clearTimeout(timer);
-    }
-    this.strategy.stop();
-    await this.trace?.dispatcher.shutdown();
-    const instance = this.instance;
-    if (instance) {
-      instance.routes.off('routeUpdated', this.onRouteUpdated);
-      await instance.heartbeat.unregister(this.membership);
-      await releaseClientInstance(instance);
-    }
-    this.instance = undefined;
-    this.state = 'SHUT_DOWN';
-    this.logger.info('producer shut down', { group: this.options.producerGroup });
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
   }
 
   private requireInstance(): ClientInstance {
@@ -510,9 +460,9 @@ export class Producer extends EventEmitter<ProducerEvents> {
 
   /** The rejection of a send made while the producer is not running (checked before the message). */
   private refusal(): Promise<never> | undefined {
-    if (this.state === 'RUNNING') return undefined;
+    if (this.lifecycle.running) return undefined;
     return Promise.reject(
-      new IllegalStateError(`producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`),
+      new IllegalStateError(`producer is ${this.lifecycle.closed ? 'shut down' : 'not started'}`),
     );
   }
 
@@ -528,7 +478,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       kind === 'send' && selection === undefined && this.accumulator !== undefined
         ? (prepared.batchLane ?? batchLaneOf(prepared))
         : 'alone';
-    this.inFlight++;
+    this.sends.begun();
     let promise: Promise<SendResult | undefined>;
     if (tracingHasSubscribers(sendChannel)) {
       const run = (): Promise<SendResult | undefined> =>

@@ -103,8 +103,8 @@ export class TransactionProducer extends Producer {
     );
   }
 
-  override async start(): Promise<void> {
-    await super.start();
+  /** The check listener is part of the start (client/lifecycle.ts): registered once, before RUNNING. */
+  protected override afterOpen(): void {
     this.unregisterChecks = registerCheckListener(
       this.client,
       this.wireGroup,
@@ -113,10 +113,9 @@ export class TransactionProducer extends Producer {
     );
   }
 
-  override async shutdown(): Promise<void> {
+  protected override beforeClose(): void {
     this.unregisterChecks?.();
     this.unregisterChecks = undefined;
-    await super.shutdown();
   }
 
   private get wireGroup(): string {

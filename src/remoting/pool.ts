@@ -1,7 +1,11 @@
 /**
  * Connections keyed by address. Concurrent `get()` calls share one connect promise; a closed
  * connection leaves the pool, so the next `get()` reconnects.
+ *
+ * Events: 'connect' once a connection is open, 'disconnect' when it closes (the one source of
+ * the clients' connect / disconnect events, docs/events.md).
  */
+import { EventEmitter } from 'node:events';
 import { IllegalStateError, TimeoutError } from '../errors.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import { raceAbort, throwIfAborted } from './abort.js';
@@ -14,13 +18,32 @@ interface Entry {
   connection: Connection | undefined;
 }
 
-export class ConnectionPool {
+export interface ConnectEvent {
+  /** `host:port` of the peer. */
+  address: string;
+}
+
+export interface DisconnectEvent {
+  address: string;
+  /** Why it closed; undefined for an orderly close (ours or the peer's FIN). */
+  error: Error | undefined;
+}
+
+export interface ConnectionPoolEvents {
+  connect: [ConnectEvent];
+  disconnect: [DisconnectEvent];
+}
+
+export class ConnectionPool extends EventEmitter<ConnectionPoolEvents> {
   private readonly options: ConnectionOptions;
   private readonly entries = new Map<string, Entry>();
   private readonly all = new Set<Connection>();
   private isClosed = false;
 
   constructor(options: Partial<ConnectionOptions> = {}) {
+    super();
+    // Every client sharing the instance listens.
+    this.setMaxListeners(0);
     this.options = validateConnectionOptions(options);
   }
 
@@ -45,16 +68,30 @@ export class ConnectionPool {
         }
         entry.connection = conn;
         this.all.add(conn);
-        conn.once('close', () => {
+        conn.once('close', (error?: Error) => {
           this.all.delete(conn);
           if (this.entries.get(address) === entry) this.entries.delete(address);
+          this.report('disconnect', () => this.emit('disconnect', { address, error }));
         });
+        this.report('connect', () => this.emit('connect', { address }));
       },
       () => {
         if (this.entries.get(address) === entry) this.entries.delete(address);
       },
     );
     return promise;
+  }
+
+  /**
+   * Emits a connection event. A listener that throws must not break the pool (the emit runs in
+   * a promise callback or a socket's close): its error is logged.
+   */
+  private report(event: keyof ConnectionPoolEvents, emit: () => void): void {
+    try {
+      emit();
+    } catch (err) {
+      this.options.logger.warn(`a '${event}' listener threw`, { error: err });
+    }
   }
 
   /**

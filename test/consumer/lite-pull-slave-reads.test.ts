@@ -172,6 +172,7 @@ function liteLoop(group: ReturnType<typeof brokerGroup>) {
     later: () => undefined,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     stats: new ConsumeStats(),
+    rebalanced: () => undefined,
   });
   const entry: QueueEntry = {
     key: mqKey(MQ),

@@ -140,8 +140,8 @@ describe('autoBatch on the embedded cluster', () => {
       assert.equal(results.length, 10);
     }
     assert.deepEqual(rec.codes, [320, 320], 'each round of ten went as one batch, none waited for room');
-    const internals = p as unknown as { inFlight: number; permits: SendPermits };
-    assert.equal(internals.inFlight, 0);
+    const internals = p as unknown as { sends: { size: number }; permits: SendPermits };
+    assert.equal(internals.sends.size, 0);
     assert.deepEqual(internals.permits.inFlight, { count: 0, bytes: 0 });
   });
 
@@ -157,7 +157,7 @@ describe('autoBatch on the embedded cluster', () => {
       );
       assert.deepEqual(rec.codes, [320]);
       assert.deepEqual(ended.map((c) => c.result?.msgId).sort(), results.map((r) => r.msgId).sort());
-      assert.equal((p as unknown as { inFlight: number }).inFlight, 0);
+      assert.equal((p as unknown as { sends: { size: number } }).sends.size, 0);
     } finally {
       unsubscribe('tracing:rocketmq:send:asyncEnd', onEnd);
     }

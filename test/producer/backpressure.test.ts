@@ -83,7 +83,7 @@ describe('SendPermits (backpressure)', () => {
       cluster.broker('broker-a').faults.clear();
       assert.equal((await p.send({ topic, body: 'room again' })).status, 'SEND_OK');
       // Every send, batched or not, has given back its in-flight count (shutdown waits for none).
-      assert.equal((p as unknown as { inFlight: number }).inFlight, 0);
+      assert.equal((p as unknown as { sends: { size: number } }).sends.size, 0);
     } finally {
       cluster.broker('broker-a').faults.clear();
       await p.shutdown();

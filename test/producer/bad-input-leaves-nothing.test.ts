@@ -14,13 +14,13 @@ function tables(p: Producer): { permits: number; bytes: number; inFlight: number
   const inner = p as unknown as {
     permits: SendPermits;
     /** Sends between start and settle (a count since the send path stopped keeping a Set). */
-    inFlight: number;
+    sends: { size: number };
     accumulator: ProduceAccumulator | undefined;
   };
   return {
     permits: inner.permits.inFlight.count,
     bytes: inner.permits.inFlight.bytes,
-    inFlight: inner.inFlight,
+    inFlight: inner.sends.size,
     held: inner.accumulator?.held ?? 0,
   };
 }

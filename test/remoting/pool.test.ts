@@ -158,3 +158,43 @@ test('pool.oneway writes without waiting for an answer; a closed pool refuses wo
   await assert.rejects(pool.get(s.address), IllegalStateError);
   await s.close();
 });
+
+test('the pool reports each connection opened and closed; a throwing listener is logged, not thrown', async () => {
+  const s = await server();
+  const warnings: string[] = [];
+  const logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (msg: string) => void warnings.push(msg),
+    error: () => {},
+  };
+  const pool = new ConnectionPool({ logger });
+  const events: string[] = [];
+  pool.on('connect', (e) => events.push(`connect ${e.address}`));
+  pool.on('disconnect', (e) =>
+    events.push(`disconnect ${e.address} ${e.error === undefined ? 'orderly' : 'error'}`),
+  );
+  pool.once('connect', () => {
+    throw new Error('listener bug');
+  });
+  try {
+    const first = await pool.get(s.address);
+    await waitUntil(() => events.length === 1);
+    first.close();
+    assert.equal(
+      (await pool.request(s.address, createRequest(1), 1000)).remark,
+      'pong',
+      'the pool still works',
+    );
+    assert.deepEqual(warnings, ["a 'connect' listener threw"]);
+  } finally {
+    await pool.close();
+    await s.close();
+  }
+  assert.deepEqual(events, [
+    `connect ${s.address}`,
+    `disconnect ${s.address} orderly`,
+    `connect ${s.address}`,
+    `disconnect ${s.address} orderly`,
+  ]);
+});

@@ -14,6 +14,18 @@ export function userQueue(mq: MessageQueue, namespace: string | undefined): Mess
   return { topic: withoutNamespace(mq.topic, namespace), brokerName: mq.brokerName, queueId: mq.queueId };
 }
 
+/** A rebalance as the application names it (the 'rebalance' event of both consumers). */
+export function userRebalanceEvent(
+  event: { topic: string; added: readonly MessageQueue[]; removed: readonly MessageQueue[] },
+  namespace: string | undefined,
+): { topic: string; added: MessageQueue[]; removed: MessageQueue[] } {
+  return {
+    topic: withoutNamespace(event.topic, namespace),
+    added: event.added.map((mq) => userQueue(mq, namespace)),
+    removed: event.removed.map((mq) => userQueue(mq, namespace)),
+  };
+}
+
 /** An application's queue, checked, with the namespace applied. */
 export function wireQueue(queue: MessageQueue, namespace: string | undefined, field = 'queue'): MessageQueue {
   if (queue === null || typeof queue !== 'object')

@@ -6,10 +6,18 @@
  * One pull loop per queue (parts.ts) fills the waiting room (cache.ts); `poll()`
  * moves the queue's consumed offset past what it returns (offsets.ts), so a message comes
  * once per process unless `seek()` asks again. Commits: `commit()`, autoCommit, shutdown.
+ * Events: events.ts (docs/events.md). States: client/lifecycle.ts.
+ *
+ * Over ~500 lines on purpose: this is the whole public surface of Java's DefaultLitePullConsumer
+ * (subscribe / assign, poll, three seeks, commit / committed, pause / resume, queries) plus its
+ * start and stop; every mechanism under it lives in the sibling files.
  */
+import { EventEmitter } from 'node:events';
 import { IllegalStateError, InvalidArgumentError } from '../../errors.js';
 import type { ClientInstance } from '../../client/client-instance.js';
 import type { HeartbeatContributor } from '../../client/heartbeat.js';
+import { forwardInstanceEvents } from '../../client/instance-events.js';
+import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
 import { wrapNamespace } from '../../client/namespace.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
@@ -28,7 +36,9 @@ import {
 } from '../core/consumer-instance.js';
 import { ConsumeStats } from '../core/consume-stats.js';
 import { BackgroundTasks } from '../core/background-tasks.js';
+import { PausedQueues, type PauseTarget } from '../core/pause.js';
 import { LitePullCache } from './cache.js';
+import type { LitePullConsumerEvents } from './events.js';
 import {
   resolveLitePullConsumerOptions,
   type LitePullConsumerOptions,
@@ -46,9 +56,10 @@ import type { SubscriptionExpression } from '../core/subscription.js';
 import { heldQueue, LiteSubscriptions } from './subscriptions.js';
 import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 
-type State = 'CREATED' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
-
-export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
+export class LitePullConsumer
+  extends EventEmitter<LitePullConsumerEvents>
+  implements AsyncIterable<ConsumerMessage>
+{
   readonly options: Readonly<ResolvedLitePullConsumerOptions>;
   /** `clientIP@instanceName[@unitName]`. */
   readonly clientId: string;
@@ -58,15 +69,20 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   readonly consumeType = 'CONSUME_ACTIVELY' as const;
   /** When start() finished (ms); 0 before. */
   startTimestamp = 0;
-  private state: State = 'CREATED';
+  private readonly lifecycle = new Lifecycle('lite pull consumer', {
+    start: (step) => this.open(step),
+    stop: () => this.close(),
+  });
   private mode: 'NONE' | 'SUBSCRIBE' | 'ASSIGN' = 'NONE';
   private readonly logger: Logger;
   private readonly subs: LiteSubscriptions;
   /** Assign mode: the assigned queues (wire names) by key. */
   private readonly assigned = new Map<string, MessageQueue>();
-  private readonly paused = new Set<string>();
-  private readonly cache = new LitePullCache();
-  private readonly life = new BackgroundTasks();
+  private readonly pauses: PausedQueues;
+  /** New per start: a closed cache and stopped tasks refuse new work. */
+  private cache = new LitePullCache();
+  private life = new BackgroundTasks();
+  private stopForwarding: (() => void) | undefined;
   private readonly stats = new ConsumeStats();
   private instance: ClientInstance | undefined;
   private client: ConsumerClient | undefined;
@@ -77,12 +93,14 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
 
   constructor(options: LitePullConsumerOptions) {
+    super();
     this.options = Object.freeze(resolveLitePullConsumerOptions(options));
     const o = this.options;
     this.logger = o.logger;
     this.clientId = consumerClientId(o);
     this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
     this.subs = new LiteSubscriptions(o.namespace);
+    this.pauses = new PausedQueues(o.namespace);
   }
 
   private get clustering(): boolean {
@@ -98,15 +116,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   }
 
   private checkOpen(): void {
-    if (this.state === 'SHUTTING_DOWN' || this.state === 'SHUT_DOWN')
-      throw new IllegalStateError('consumer is shut down');
+    if (this.lifecycle.closed) throw new IllegalStateError('consumer is shut down');
   }
 
   private checkRunning(what: string): void {
-    if (this.state !== 'RUNNING')
-      throw new IllegalStateError(
-        `${what} needs a started consumer (state ${this.state}); call start() first`,
-      );
+    this.lifecycle.requireRunning(what);
   }
 
   /** Subscribes `topic` (queues come from the group's rebalance); excludes `assign()`. */
@@ -116,7 +130,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     if (this.mode === 'ASSIGN') throw new IllegalStateError('subscribe and assign are mutually exclusive');
     this.mode = 'SUBSCRIBE';
     this.subs.add(wire, sub);
-    if (this.state === 'RUNNING') {
+    if (this.lifecycle.running) {
       this.instance?.routes.pin(wire);
       void this.client?.sendHeartbeatToAllBrokers().then(() => this.rebalanceNow());
     }
@@ -142,7 +156,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       if (this.assigned.has(key)) continue;
       this.assigned.set(key, mq);
       this.instance?.routes.pin(mq.topic);
-      if (this.state === 'RUNNING') void this.openAssigned(mq);
+      if (this.lifecycle.running) void this.openAssigned(mq);
     }
   }
 
@@ -157,27 +171,39 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     };
   }
 
-  async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new IllegalStateError(`consumer cannot start in state ${this.state}`);
+  /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */
+  get state(): LifecycleState {
+    return this.lifecycle.state;
+  }
+
+  /**
+   * Joins the group (subscribe mode) or opens the assigned queues. While starting it returns the
+   * pending start, once running it resolves at once; a failed start leaves nothing open and may
+   * be retried (client/lifecycle.ts).
+   */
+  start(): Promise<void> {
+    return this.lifecycle.start();
+  }
+
+  private async open(step: StartStep): Promise<void> {
     const o = this.options;
+    this.cache = new LitePullCache();
+    this.life = new BackgroundTasks();
     const { instance, client } = await openConsumerInstance(o, this.clientId, this.wireGroup, this);
     this.instance = instance;
     this.client = client;
-    this.state = 'RUNNING';
-    try {
-      await this.startParts(instance, client);
-    } catch (err) {
-      await this.shutdown();
-      throw err;
-    }
+    this.stopForwarding = forwardInstanceEvents(instance, this, o.namespace);
+    await step();
+    await this.startParts(instance, client, step);
     this.logger.info('lite pull consumer started', { group: o.consumerGroup, clientId: this.clientId });
   }
 
-  private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
+  private async startParts(instance: ClientInstance, client: ConsumerClient, step: StartStep): Promise<void> {
     const o = this.options;
     const store = await openOffsetStore(o, client, this.clientId, this.wireGroup);
     this.offsetStore = store;
-    this.offsets = new LiteOffsets(store);
+    this.offsets = new LiteOffsets(store, (mq) => this.userQueue(mq), this, this.logger);
+    await step();
     const scope = {
       client,
       options: o,
@@ -192,8 +218,8 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       startQueue: (entry) => this.startQueue(entry),
       assignMode: () => this.mode === 'ASSIGN',
       restartQueue: (mq, offset) => this.restartQueue(mq, offset),
-      isRunning: () => this.state === 'RUNNING',
-      isPaused: (mq) => this.paused.has(mqKey(mq)),
+      isRunning: () => this.lifecycle.active,
+      isPaused: (mq) => this.pauses.isPaused(mq),
       overAllThreshold: () => this.cache.waiting > o.pullThresholdForAll,
       subscription: (topic) => this.subs.forPull(topic, this.mode === 'ASSIGN'),
       subscribedAt: (topic) => this.subs.since(topic),
@@ -201,6 +227,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       later: (ms, fn) => this.life.later(ms, fn),
       sleep: (ms) => this.life.sleep(ms),
       stats: this.stats,
+      rebalanced: (event) => this.emit('rebalance', event),
     });
     this.rebalancer = rebalancer;
     this.pullCtx = pullCtx;
@@ -208,23 +235,27 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     for (const mq of this.assigned.values()) instance.routes.pin(mq.topic);
     // Loads the routes, so the first offset reads know the brokers' addresses.
     const topics = new Set([...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)]);
-    const queues = await Promise.all(
-      [...topics].map((t) =>
-        client.subscribeQueues(t).catch((err: unknown) => {
-          this.logger.warn('no route for a topic yet', { topic: t, error: err });
-          return [];
-        }),
+    const queues = await step(
+      Promise.all(
+        [...topics].map((t) =>
+          client.subscribeQueues(t).catch((err: unknown) => {
+            this.logger.warn('no route for a topic yet', { topic: t, error: err });
+            return [];
+          }),
+        ),
       ),
     );
     const datas = this.subs.datas();
-    await checkSubscriptionsSupported(client, this.wireGroup, datas, queues.flat(), o.mqClientApiTimeout);
+    await step(
+      checkSubscriptionsSupported(client, this.wireGroup, datas, queues.flat(), o.mqClientApiTimeout),
+    );
     instance.heartbeat.register(this.contributor);
-    await client.sendHeartbeatToAllBrokers();
+    await step(client.sendHeartbeatToAllBrokers());
     this.life.every(o.rebalanceInterval, () => void this.rebalanceNow());
     if (o.autoCommit) this.life.every(o.autoCommitIntervalMillis, () => void this.autoCommit());
     this.startTimestamp = Date.now();
-    if (this.mode === 'SUBSCRIBE') await this.rebalanceNow();
-    else await Promise.all([...this.assigned.values()].map((mq) => this.openAssigned(mq)));
+    if (this.mode === 'SUBSCRIBE') await step(this.rebalanceNow());
+    else await step(Promise.all([...this.assigned.values()].map((mq) => this.openAssigned(mq))));
   }
 
   /**
@@ -245,7 +276,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
     // The route (cached after the first time) gives the offset read its broker address.
     await this.client?.subscribeQueues(mq.topic).catch(() => undefined);
     const start = await rebalancer.startPosition(mq);
-    if (this.state !== 'RUNNING' || this.assigned.get(key) !== mq || rebalancer.table.has(key)) return;
+    if (!this.lifecycle.active || this.assigned.get(key) !== mq || rebalancer.table.has(key)) return;
     if (start === undefined) {
       this.life.later(this.options.pullTimeDelayMillsWhenException, () => void this.openAssigned(mq));
       return;
@@ -272,7 +303,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED); subscribe mode only. */
   rebalanceNow(): Promise<void> {
-    if (this.state !== 'RUNNING' || this.mode !== 'SUBSCRIBE') return Promise.resolve();
+    if (!this.lifecycle.active || this.mode !== 'SUBSCRIBE') return Promise.resolve();
     return this.rebalancer?.trigger() ?? Promise.resolve();
   }
 
@@ -293,11 +324,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       throwIfAborted(signal, 'poll');
       const batches = this.cache.takeNow(
         this.options.pullBatchSize,
-        (b) => !this.paused.has(b.entry.key) && this.rebalancer?.table.get(b.entry.key) === b.entry,
+        (b) => !this.pauses.isPaused(b.entry.mq) && this.rebalancer?.table.get(b.entry.key) === b.entry,
       );
       if (batches.length > 0) return this.hand(batches);
       const left = deadline - Date.now();
-      if (left <= 0 || this.state !== 'RUNNING') return [];
+      if (left <= 0 || !this.lifecycle.running) return [];
       await this.cache.wait(left, signal);
     }
   }
@@ -323,7 +354,7 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
    */
   async *messages(options?: CallOptions): AsyncGenerator<ConsumerMessage, void, undefined> {
     const signal = signalOf(options);
-    while (this.state === 'RUNNING') {
+    while (this.lifecycle.running) {
       const messages = await this.poll(undefined, { signal });
       for (const m of messages) yield m;
     }
@@ -389,18 +420,17 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
       );
   }
 
-  /** Stops pulling `queues` and holds back what was pulled of them until `resume`. */
-  pause(queues: readonly MessageQueue[]): void {
-    for (const key of this.keys(queues)) this.paused.add(key);
+  /**
+   * Stops pulling `targets` (topics and/or MessageQueues; everything when omitted) and holds
+   * back what was pulled of them until `resume`. core/pause.ts has the rules.
+   */
+  pause(targets?: readonly PauseTarget[]): void {
+    this.pauses.pause(targets);
   }
 
-  resume(queues: readonly MessageQueue[]): void {
-    for (const key of this.keys(queues)) this.paused.delete(key);
-  }
-
-  private keys(queues: readonly MessageQueue[]): string[] {
-    if (!Array.isArray(queues)) throw new InvalidArgumentError('queues', 'must be an array');
-    return queues.map((q, i) => mqKey(this.wire(q, `queues[${i}]`)));
+  /** Lifts the pauses of `targets` (every pause when omitted). */
+  resume(targets?: readonly PauseTarget[]): void {
+    this.pauses.resume(targets);
   }
 
   /**
@@ -422,15 +452,14 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
   }
 
   private async persist(held = this.heldQueues()): Promise<void> {
-    await this.offsets?.persist(held, (mq) => this.userQueue(mq));
+    await this.offsets?.commit(held);
   }
 
   private async autoCommit(): Promise<void> {
-    try {
-      await this.persist();
-    } catch (err) {
-      this.logger.warn('auto-commit of consumer offsets failed; retried next interval', { error: err });
-    }
+    await this.offsets?.commitInBackground(
+      'auto-commit of consumer offsets (retried next interval)',
+      this.rebalancer?.heldQueues() ?? [],
+    );
   }
 
   /** The offset stored for `queue` (−1 when none); what was polled since is not included. */
@@ -454,13 +483,11 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** @internal RESET_CONSUMER_CLIENT_OFFSET: the topic's held queues restart at `offsets`. */
   async resetOffset(topic: string, offsets: Array<{ mq: MessageQueue; offset: number }>): Promise<void> {
-    if (this.state !== 'RUNNING') return;
+    if (!this.lifecycle.running) return;
     this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
     const table = this.rebalancer!.table;
     for (const { mq, offset } of offsets) if (table.has(mqKey(mq))) this.restartQueue(mq, offset, true);
-    await this.persist().catch((err: unknown) =>
-      this.logger.warn('storing reset offsets failed', { error: err }),
-    );
+    await this.offsets?.commitInBackground('storing reset offsets', this.rebalancer?.heldQueues() ?? []);
   }
 
   /** @internal For broker→client requests. */
@@ -482,33 +509,39 @@ export class LitePullConsumer implements AsyncIterable<ConsumerMessage> {
 
   /** Whether the consumer runs (started and not shutting down). */
   get running(): boolean {
-    return this.state === 'RUNNING';
+    return this.lifecycle.running;
   }
 
-  /** Stops pulling, ends pending polls and `for await` loops, commits, unregisters. */
-  async shutdown(): Promise<void> {
-    if (this.state === 'CREATED') {
-      this.state = 'SHUT_DOWN';
-      return;
-    }
-    if (this.state !== 'RUNNING') return;
-    this.state = 'SHUTTING_DOWN';
+  /**
+   * Stops pulling, ends pending polls and `for await` loops, commits, unregisters. During start()
+   * it cancels the start (StartCancelledError); later calls return the first call's promise.
+   */
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
+  }
+
+  /** The stop work: also after a failed or cancelled start, so each part checks it was opened. */
+  private async close(): Promise<void> {
     this.life.stop();
     this.cache.close();
     const entries = [...(this.rebalancer?.table.values() ?? [])];
     for (const e of entries) e.pq.dropped = true;
-    try {
-      await this.persist(entries.map((e) => e.mq));
-    } catch (err) {
-      this.logger.warn('committing offsets at shutdown failed', { error: err });
-    }
+    await this.offsets?.commitInBackground(
+      'committing offsets at shutdown',
+      entries.map((e) => e.mq),
+    );
     this.rebalancer?.table.clear();
     const instance = this.instance;
-    if (instance !== undefined) {
-      const pinned = [...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)];
+    this.instance = undefined;
+    this.client = undefined;
+    this.rebalancer = undefined;
+    const pinned = [...this.subs.topics(), ...[...this.assigned.values()].map((mq) => mq.topic)];
+    if (instance !== undefined)
       await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, pinned);
-    }
-    this.state = 'SHUT_DOWN';
+    // After the release: the closing connections' 'disconnect' events still reach the application.
+    this.stopForwarding?.();
+    this.stopForwarding = undefined;
+    if (instance === undefined) return;
     this.logger.info('lite pull consumer shut down', { group: this.options.consumerGroup });
   }
 }

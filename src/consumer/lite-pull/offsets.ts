@@ -8,20 +8,16 @@ import { InvalidArgumentError, RocketMQError } from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import { queueMaxOffset, queueMinOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
-import { messageQueueKey, OFFSET_READ_ERROR, type OffsetStore } from '../offset-store/offset-store.js';
+import type { Logger } from '../../observability/logger.js';
+import type { CommitFailedEvent, OffsetsCommittedEvent } from '../push/types.js';
+import {
+  messageQueueKey,
+  OFFSET_READ_ERROR,
+  OffsetCommitError,
+  type OffsetStore,
+} from '../offset-store/offset-store.js';
 
-/** A sync commit the broker did not confirm for some queues. */
-export class OffsetCommitError extends RocketMQError {
-  constructor(
-    readonly queues: MessageQueue[],
-    options: { cause?: unknown } = {},
-  ) {
-    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
-      retriable: true,
-      ...options,
-    });
-  }
-}
+export { OffsetCommitError };
 
 /** The broker holding a queue's offset could not be asked (no route, or no answer). */
 export class OffsetReadError extends RocketMQError {
@@ -34,10 +30,38 @@ export class OffsetReadError extends RocketMQError {
   }
 }
 
+/** Where LiteOffsets reports commits: the consumer's events (docs/events.md) and logger. */
+export interface CommitReports {
+  emit(event: 'offsetsCommitted', payload: OffsetsCommittedEvent): boolean;
+  emit(event: 'commitFailed', payload: CommitFailedEvent): boolean;
+}
+
 export class LiteOffsets {
   private readonly consumed = new Map<string, number>();
 
-  constructor(readonly store: OffsetStore) {}
+  constructor(
+    readonly store: OffsetStore,
+    private readonly userQueue: (mq: MessageQueue) => MessageQueue,
+    private readonly reports: CommitReports,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Commits the consumed offsets of `held`; 'offsetsCommitted' for what was stored. Throws as `persist`. */
+  async commit(held: readonly MessageQueue[]): Promise<void> {
+    const committed = await this.persist(held, this.userQueue);
+    if (committed.length > 0) this.reports.emit('offsetsCommitted', { offsets: committed });
+  }
+
+  /** A commit no caller waits for (auto-commit, shutdown, a reset): a failure is 'commitFailed'. */
+  async commitInBackground(what: string, held: readonly MessageQueue[]): Promise<void> {
+    try {
+      await this.commit(held);
+    } catch (err) {
+      this.logger.warn(`${what} failed`, { error: err });
+      const queues = err instanceof OffsetCommitError ? err.queues : held.map(this.userQueue);
+      this.reports.emit('commitFailed', { error: err, queues });
+    }
+  }
 
   /** The queue's next message to return is at `offset` (queue taken, polled past, seek, commit(offsets)). */
   set(mq: MessageQueue, offset: number): void {
@@ -49,12 +73,19 @@ export class LiteOffsets {
    * Stores the consumed offsets of `held`. The store confirms each queue; `userQueue` names the
    * unconfirmed ones in the OffsetCommitError.
    */
-  async persist(held: readonly MessageQueue[], userQueue: (mq: MessageQueue) => MessageQueue): Promise<void> {
+  async persist(
+    held: readonly MessageQueue[],
+    userQueue: (mq: MessageQueue) => MessageQueue,
+  ): Promise<Array<{ queue: MessageQueue; offset: number }>> {
     // Queues without a consumed offset yet have nothing to commit.
     const withOffset = held.filter((mq) => this.consumed.has(messageQueueKey(mq)));
+    // What was stored, for the 'offsetsCommitted' event.
+    const stored = (): Array<{ queue: MessageQueue; offset: number }> =>
+      withOffset.map((mq) => ({ queue: userQueue(mq), offset: this.consumed.get(messageQueueKey(mq))! }));
     const ok = await this.store.commitAll(withOffset);
     const failed = withOffset.filter((_, i) => !ok[i]).map(userQueue);
     if (failed.length > 0) throw new OffsetCommitError(failed);
+    return stored();
   }
 
   /** The stored offset (−1 when none); what was polled since is not included. */

@@ -11,12 +11,13 @@ import { mqKey } from '../../protocol/body/message-queue-map.js';
 import type { ConsumerScope } from '../core/client-port.js';
 import { timedPulls, type ConsumeStats } from '../core/consume-stats.js';
 import { queueThresholds } from '../core/flow-control.js';
+import { userRebalanceEvent } from '../core/queue-names.js';
 import type { LiteSubscription } from './subscriptions.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
 import { PullBrokerSelection } from '../core/pull-broker-selection.js';
 import type { PullContext, QueueEntry } from '../core/pull-loop.js';
-import { Rebalancer } from '../core/rebalance.js';
+import { Rebalancer, type RebalanceEvent } from '../core/rebalance.js';
 
 /** What the lite consumer supplies; the rest is the same for every lite consumer. */
 export interface LiteHooks {
@@ -39,6 +40,8 @@ export interface LiteHooks {
   sleep(ms: number): Promise<void>;
   /** Pull round trips and pulled counts, for GET_CONSUMER_RUNNING_INFO's pullRT / pullTPS. */
   stats: ConsumeStats;
+  /** The rebalance changed the queues held (the 'rebalance' event; user names). */
+  rebalanced(event: RebalanceEvent): void;
 }
 
 export function liteParts(
@@ -59,6 +62,7 @@ export function liteParts(
         added: event.added.length,
         removed: event.removed.length,
       });
+      hooks.rebalanced(userRebalanceEvent(event, scope.options.namespace));
       return Promise.resolve();
     },
     isConsuming: () => false,

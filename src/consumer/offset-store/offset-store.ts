@@ -4,7 +4,20 @@
  * (`LocalFileOffsetStore`). Both keep the live offsets in a `MemoryOffsetTable`.
  */
 import type { MessageQueue } from '../../client/route.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError, RocketMQError } from '../../errors.js';
+
+/** A commit the broker did not confirm for some queues (`commit()`, or a background commit's 'commitFailed'). */
+export class OffsetCommitError extends RocketMQError {
+  constructor(
+    readonly queues: MessageQueue[],
+    options: { cause?: unknown } = {},
+  ) {
+    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
+      retriable: true,
+      ...options,
+    });
+  }
+}
 
 /**
  * Java `ReadOffsetType`: `MEMORY` = READ_FROM_MEMORY, `STORE` = READ_FROM_STORE (also caches
@@ -46,7 +59,10 @@ export interface OffsetStore {
   memoryOffset(mq: MessageQueue): number;
   /** Memory only. `increaseOnly` never moves an offset back (concurrent consumption). */
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
-  /** Stores the memory offsets of the queues still held (`persistConsumerOffset`, every 5 s). */
+  /**
+   * Stores the memory offsets of the queues still held (`persistConsumerOffset`, every 5 s);
+   * OffsetCommitError (wire queue names) when some were not confirmed.
+   */
   persistAll(heldMqs: Iterable<MessageQueue>): Promise<void>;
   /** Stores one queue's memory offset (rebalance drop, OFFSET_ILLEGAL). */
   persist(mq: MessageQueue): Promise<void>;

@@ -25,6 +25,7 @@ import {
   messageQueueKey,
   OFFSET_NOT_FOUND,
   OFFSET_READ_ERROR,
+  OffsetCommitError,
   type OffsetStore,
   type ReadOffsetType,
   type StoredOffset,
@@ -192,10 +193,17 @@ export class RemoteBrokerOffsetStore implements OffsetStore {
     return ok;
   }
 
-  /** Persists the offsets of the queues still held and forgets the others (Java `persistAll`). */
+  /**
+   * Persists the offsets of the queues still held and forgets the others (Java `persistAll`,
+   * which only logs a failure): OffsetCommitError naming the queues no broker confirmed, so the
+   * push consumer can report 'commitFailed'.
+   */
   async persistAll(held: Iterable<MessageQueue>): Promise<void> {
     const keep = new Set([...held].map(messageQueueKey));
     for (const { mq } of this.memory.entries()) if (!keep.has(messageQueueKey(mq))) this.memory.remove(mq);
-    await this.commitAll(this.memory.entries().map((e) => e.mq));
+    const mqs = this.memory.entries().map((e) => e.mq);
+    const ok = await this.commitAll(mqs);
+    const failed = mqs.filter((_, i) => !ok[i]);
+    if (failed.length > 0) throw new OffsetCommitError(failed);
   }
 }

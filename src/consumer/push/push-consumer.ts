@@ -1,12 +1,14 @@
 /**
  * The push consumer (Java `DefaultMQPushConsumer`): `new PushConsumer(options)`,
  * `subscribe(topic, expression)`, `start(handler | { eachBatch })`, `shutdown()`, `lag()`,
- * `pause()` / `resume()`. Events: 'rebalance', 'handlerError', 'offsetsCommitted'. Every handler
- * call is a span on the `rocketmq:consume` diagnostics channel.
+ * `pause()` / `resume()`. Events (docs/events.md): 'rebalance', 'handlerError',
+ * 'offsetsCommitted', 'commitFailed', 'routeUpdated', 'connect', 'disconnect'. Every handler
+ * call is a span on the `rocketmq:consume` diagnostics channel. States: client/lifecycle.ts.
  *
- * The parts: rebalance.ts (which queues), pull-loop.ts (one loop per queue), process-queue.ts
- * (what is in flight), consume-concurrently.ts / consume-orderly.ts (handler calls),
- * core/send-back.ts (retry), ../offset-store/ (commits), broker-requests.ts (what brokers ask).
+ * The parts: push-services.ts (the consume machinery wired per start), subscriptions.ts,
+ * rebalance.ts (which queues), pull-loop.ts (one loop per queue), process-queue.ts (what is in
+ * flight), consume-concurrently.ts / consume-orderly.ts (handler calls), core/send-back.ts
+ * (retry), ../offset-store/ (commits), broker-requests.ts (what brokers ask).
  */
 import { EventEmitter } from 'node:events';
 import { Producer } from '../../producer/producer.js';
@@ -17,58 +19,49 @@ import type { ConsumeHandler, PushConsumerEvents, QueueLag } from './types.js';
 import { IllegalStateError, InvalidArgumentError } from '../../errors.js';
 import type { ClientInstance } from '../../client/client-instance.js';
 import type { HeartbeatContributor } from '../../client/heartbeat.js';
-import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
+import { forwardInstanceEvents } from '../../client/instance-events.js';
+import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
+import { wrapNamespace } from '../../client/namespace.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumeStatusData } from '../../protocol/body/consumer-running-info.js';
 import { ConsumeType, type ConsumerData, type SubscriptionData } from '../../protocol/headers/heartbeat.js';
-import { checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
-import {
-  checkSubscriptionsSupported,
-  queueMaxOffset,
-  subscriptionConflicts,
-} from '../core/broker-queries.js';
-import type { ConsumerClient, ConsumerScope } from '../core/client-port.js';
+import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
+import { checkSubscriptionsSupported, queueMaxOffset } from '../core/broker-queries.js';
+import type { ConsumerClient } from '../core/client-port.js';
 import {
   closeConsumerInstance,
   consumerClientId,
   openConsumerInstance,
   openOffsetStore,
 } from '../core/consumer-instance.js';
-import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
-import { OrderlyConsumeService } from './consume-orderly.js';
-import { ConsumeStats, timedPulls } from '../core/consume-stats.js';
-import { queueThresholds } from '../core/flow-control.js';
+import { ConsumeStats } from '../core/consume-stats.js';
 import { BackgroundTasks } from '../core/background-tasks.js';
-import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from '../core/handler-pool.js';
+import type { HandlerPool } from '../core/handler-pool.js';
 import type { ConsumerMessage } from '../core/message-view.js';
-import type { OffsetStore } from '../offset-store/offset-store.js';
+import { PausedQueues, type PauseTarget } from '../core/pause.js';
+import { OffsetCommitError, type OffsetStore } from '../offset-store/offset-store.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
   type ResolvedPushConsumerOptions,
 } from './options.js';
-import { runPullLoop, type PullContext, type QueueEntry } from '../core/pull-loop.js';
-import { userQueue } from '../core/queue-names.js';
-import { Rebalancer, type RebalanceEvent } from '../core/rebalance.js';
+import type { QueueEntry } from '../core/pull-loop.js';
+import { userQueue, userRebalanceEvent } from '../core/queue-names.js';
+import type { RebalanceEvent } from '../core/rebalance.js';
 import { mqKey } from '../../protocol/body/message-queue-map.js';
 import { watchMasterChanges } from '../core/master-change.js';
-import { PullBrokerSelection } from '../core/pull-broker-selection.js';
-import { SendBack } from '../core/send-back.js';
 import { sendReply } from '../core/reply.js';
-import {
-  buildSubscriptionData,
-  forgetGroupSubscriptions,
-  noteGroupSubscription,
-  sameFilter,
-  type SubscriptionExpression,
-} from '../core/subscription.js';
+import type { SubscriptionExpression } from '../core/subscription.js';
+import { wirePushServices, type PushServiceHost, type PushServices } from './push-services.js';
+import { PushSubscriptions } from './subscriptions.js';
 
 /** A reply is an ordinary send for the responder: Java's default sendMsgTimeout. */
 const REPLY_TIMEOUT_MS = 3000;
 
 export type {
   BatchHandler,
+  CommitFailedEvent,
   ConsumeHandler,
   HandlerErrorEvent,
   MessageHandler,
@@ -79,48 +72,39 @@ export type {
 import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { AbortError } from '../../errors/abort.js';
 
-type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUT_DOWN';
-
-interface Subscription {
-  userTopic: string;
-  /** Sent in heartbeats; its subVersion moves first. */
-  data: SubscriptionData;
-  tags: ReadonlySet<string>;
-  /** subVersion sent in pulls: moves once a heartbeat carried it. */
-  pullVersion: number;
-  /** When the topic was first subscribed (ms): where LAST_OFFSET starts (start-position.ts). */
-  since?: number;
-}
-
 export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   readonly options: Readonly<ResolvedPushConsumerOptions>;
   /** `clientIP@instanceName[@unitName]`. */
   readonly clientId: string;
   /** Group on the wire (namespace applied). */
   readonly wireGroup: string;
-  private state: State = 'CREATED';
+  private readonly lifecycle = new Lifecycle('push consumer', {
+    start: (step) => this.open(step),
+    stop: () => this.close(),
+  });
   private readonly logger: Logger;
-  private readonly subs = new Map<string, Subscription>();
+  private readonly subs: PushSubscriptions;
   private instance: ClientInstance | undefined;
   private client: ConsumerClient | undefined;
   private offsetStore: OffsetStore | undefined;
-  private rebalancer: Rebalancer | undefined;
-  private pool: HandlerPool | undefined;
-  private concurrent: ConcurrentConsumeService | undefined;
-  private orderly: OrderlyConsumeService | undefined;
+  /** The consume machinery of the current start (push-services.ts). */
+  private services: PushServices | undefined;
   private handler: ConsumeHandler | undefined;
-  private readonly life = new BackgroundTasks();
+  /** A new one per start: a stopped BackgroundTasks refuses new timers. */
+  private life = new BackgroundTasks();
   private stopWatchingMasters: (() => void) | undefined;
-  private pullFrom: PullBrokerSelection | undefined;
+  private stopForwarding: (() => void) | undefined;
   /** Message trace (`enableMsgTrace`): dispatcher and SubBefore/SubAfter hook. */
   private readonly traceDispatcher: TraceDispatcher | undefined;
   private readonly msgTrace: ConsumeTracer | undefined;
-  private pausedAll = false;
-  private readonly pausedTopics = new Set<string>();
+  private readonly pauses: PausedQueues;
   /** When start() finished (ms); 0 before. */
   startTimestamp = 0;
   /** Per wire topic: handler outcomes since start (GET_CONSUMER_RUNNING_INFO statusTable). */
   private readonly stats = new ConsumeStats();
+  private get rebalancer() {
+    return this.services?.rebalancer;
+  }
   private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
 
   constructor(options: PushConsumerOptions) {
@@ -130,6 +114,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.logger = o.logger;
     this.clientId = consumerClientId(o);
     this.wireGroup = wrapNamespace(o.namespace, o.consumerGroup);
+    this.subs = new PushSubscriptions(o, this.wireGroup, this.logger);
+    this.pauses = new PausedQueues(o.namespace);
     const traceTopic = traceTopicOf(o);
     if (traceTopic !== undefined) {
       this.traceDispatcher = new TraceDispatcher(
@@ -156,70 +142,20 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
    * start and after it), is logged as a warning.
    */
   subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
-    const problem = checkTopic(topic, 'topic');
-    if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
-    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-      throw new InvalidArgumentError('topic', 'retry topics are subscribed automatically');
-    if (this.state === 'SHUTTING_DOWN' || this.state === 'SHUT_DOWN')
-      throw new IllegalStateError('consumer is shut down');
-    const wire = wrapNamespace(this.options.namespace, topic);
-    const data = buildSubscriptionData(wire, expression);
-    const previous = this.subs.get(wire);
-    if (previous !== undefined && !sameFilter(previous.data, data))
-      this.logger.warn('subscription of the topic replaced', {
-        topic,
-        from: previous.data.subString,
-        to: data.subString,
-      });
-    if (previous !== undefined) forgetGroupSubscriptions(this.wireGroup, [previous.data]);
-    const other = noteGroupSubscription(this.wireGroup, data);
-    if (other !== undefined)
-      this.logger.warn(
-        'another consumer of this group subscribes the topic with a different expression: the broker keeps only the last heartbeat’s, so messages may be lost',
-        { group: this.options.consumerGroup, topic, mine: data.subString, other: other.subString },
-      );
-    this.subs.set(wire, {
-      userTopic: topic,
-      data,
-      tags: new Set(data.tagsSet),
-      pullVersion: data.subVersion,
-      since: previous?.since ?? Date.now(),
-    });
+    if (this.lifecycle.closed) throw new IllegalStateError('consumer is shut down');
+    const { data, replaced } = this.subs.add(topic, expression);
     const client = this.client;
-    if (this.state === 'RUNNING' && client !== undefined) {
+    if (this.lifecycle.running && client !== undefined) {
       this.logger.warn(
         'subscribed after start: the broker keeps one subscription per group, the last heartbeat wins; every member should subscribe the same way',
         { topic, expression: data.subString },
       );
-      this.instance?.routes.pin(wire);
+      this.instance?.routes.pin(data.topic);
       // A topic re-subscribed by this consumer finds its own old filter on the broker: not a conflict.
-      void (previous === undefined ? this.warnOnGroupConflicts(client, [data]) : Promise.resolve())
+      void (replaced ? Promise.resolve() : this.subs.warnOnGroupConflicts(client, [data]))
         .then(() => client.sendHeartbeatToAllBrokers())
         .then(() => this.rebalanceNow());
     }
-  }
-
-  /** Before our heartbeat replaces them: the broker's different filters of `mine` (consumer.md §4). */
-  private async warnOnGroupConflicts(
-    client: ConsumerClient,
-    mine: readonly SubscriptionData[],
-  ): Promise<void> {
-    const o = this.options;
-    for (const { data, kept } of await subscriptionConflicts(
-      client,
-      this.wireGroup,
-      mine,
-      o.mqClientApiTimeout,
-    ))
-      this.logger.warn(
-        'the broker keeps another member’s subscription of the topic with a different expression; the last heartbeat wins, so members lose messages: subscribe every member the same way',
-        {
-          group: o.consumerGroup,
-          topic: withoutNamespace(data.topic, o.namespace),
-          mine: data.subString,
-          broker: kept.subString,
-        },
-      );
   }
 
   private consumerData(): ConsumerData {
@@ -228,57 +164,56 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       consumeType: ConsumeType.CONSUME_PASSIVELY,
       messageModel: this.options.messageModel,
       consumeFromWhere: this.options.consumeFromWhere,
-      subscriptionDataSet: [...this.subs.values()].map((s) => s.data),
+      subscriptionDataSet: this.subs.datas(),
       unitMode: this.options.unitMode,
     };
   }
 
-  /** Starts consuming with `handler` (one message per call) or `{ eachBatch }`. */
-  async start(handler: ConsumeHandler): Promise<void> {
+  /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */
+  get state(): LifecycleState {
+    return this.lifecycle.state;
+  }
+
+  /**
+   * Starts consuming with `handler` (one message per call) or `{ eachBatch }`. While starting it
+   * returns the pending start (the first handler stays), once running it resolves at once; a
+   * failed start leaves nothing open and may be retried (client/lifecycle.ts).
+   */
+  start(handler: ConsumeHandler): Promise<void> {
     const isFn = typeof handler === 'function';
     if (!isFn && (typeof handler !== 'object' || handler === null || typeof handler.eachBatch !== 'function'))
-      throw new InvalidArgumentError('handler', 'must be a function or { eachBatch: function }');
-    if (this.state !== 'CREATED') throw new IllegalStateError(`consumer cannot start in state ${this.state}`);
-    if ([...this.subs.values()].length === 0)
-      throw new IllegalStateError('subscribe to a topic before start()');
-    this.state = 'STARTING';
-    this.handler = handler;
+      return Promise.reject(
+        new InvalidArgumentError('handler', 'must be a function or { eachBatch: function }'),
+      );
+    if (this.lifecycle.state === 'CREATED') {
+      if (this.subs.size === 0)
+        return Promise.reject(new IllegalStateError('subscribe to a topic before start()'));
+      this.handler = handler;
+    }
+    return this.lifecycle.start();
+  }
+
+  /** The start work; each `step` is where a shutdown() meanwhile stops it. */
+  private async open(step: StartStep): Promise<void> {
     const o = this.options;
-    if (this.clustering) {
-      const retryTopic = RETRY_GROUP_TOPIC_PREFIX + this.wireGroup;
-      const data = buildSubscriptionData(retryTopic, '*');
-      this.subs.set(retryTopic, {
-        userTopic: retryTopic,
-        data,
-        tags: new Set(),
-        pullVersion: data.subVersion,
-      });
-    }
-    let opened;
-    try {
-      opened = await openConsumerInstance(o, this.clientId, this.wireGroup, this);
-    } catch (err) {
-      this.state = 'CREATED';
-      throw err;
-    }
-    const { instance, client } = opened;
+    if (this.clustering) this.subs.addRetryTopic();
+    this.life = new BackgroundTasks();
+    const { instance, client } = await openConsumerInstance(o, this.clientId, this.wireGroup, this);
     this.instance = instance;
     this.client = client;
+    this.stopForwarding = forwardInstanceEvents(instance, this, o.namespace);
+    await step();
     if (this.traceDispatcher !== undefined) {
       // As Java: a trace producer that cannot start costs the traces, not the consumer.
-      await this.traceDispatcher.start().catch((err: unknown) =>
-        this.logger.warn('message trace producer did not start; consumption is not traced', {
-          error: err instanceof Error ? err.message : String(err),
-        }),
+      await step(
+        this.traceDispatcher.start().catch((err: unknown) =>
+          this.logger.warn('message trace producer did not start; consumption is not traced', {
+            error: err instanceof Error ? err.message : String(err),
+          }),
+        ),
       );
     }
-    this.state = 'RUNNING';
-    try {
-      await this.startParts(instance, client);
-    } catch (err) {
-      await this.shutdown();
-      throw err;
-    }
+    await this.startParts(instance, client, step);
     this.life.keepProcessAlive();
     this.logger.info('push consumer started', {
       group: o.consumerGroup,
@@ -288,35 +223,37 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   }
 
   /** Offsets, services, routes, filter check, heartbeat, timers, first rebalance. */
-  private async startParts(instance: ClientInstance, client: ConsumerClient): Promise<void> {
+  private async startParts(instance: ClientInstance, client: ConsumerClient, step: StartStep): Promise<void> {
     const o = this.options;
-    for (const topic of this.subs.keys()) instance.routes.pin(topic);
+    for (const topic of this.subs.topics()) instance.routes.pin(topic);
     const offsetStore = await openOffsetStore(o, client, this.clientId, this.wireGroup);
     this.offsetStore = offsetStore;
-    this.setUpServices(client, offsetStore);
-    const routes = await Promise.all(
-      [...this.subs.keys()].map((t) =>
-        client.subscribeQueues(t).catch((err: unknown) => {
-          // The retry topic gets its route once a broker saw our heartbeat: not worth a warning.
-          if (!t.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-            this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
-          return [];
-        }),
+    await step();
+    this.services = wirePushServices(this.serviceHost(), client, offsetStore);
+    const routes = await step(
+      Promise.all(
+        this.subs.topics().map((t) =>
+          client.subscribeQueues(t).catch((err: unknown) => {
+            // The retry topic gets its route once a broker saw our heartbeat: not worth a warning.
+            if (!t.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+              this.logger.warn('no route for a subscribed topic yet', { topic: t, error: err });
+            return [];
+          }),
+        ),
       ),
     );
-    await checkSubscriptionsSupported(
-      client,
-      this.wireGroup,
-      [...this.subs.values()].map((s) => s.data),
-      routes.flat(),
-      o.mqClientApiTimeout,
+    const datas = this.subs.datas();
+    await step(
+      checkSubscriptionsSupported(client, this.wireGroup, datas, routes.flat(), o.mqClientApiTimeout),
     );
-    await this.warnOnGroupConflicts(
-      client,
-      [...this.subs.values()].map((s) => s.data).filter((d) => !d.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)),
+    await step(
+      this.subs.warnOnGroupConflicts(
+        client,
+        datas.filter((d) => !d.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)),
+      ),
     );
     instance.heartbeat.register(this.contributor);
-    await client.sendHeartbeatToAllBrokers();
+    await step(client.sendHeartbeatToAllBrokers());
     this.stopWatchingMasters = watchMasterChanges(
       instance.routes,
       (topic) => this.subs.has(topic),
@@ -327,144 +264,29 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (o.consumeOrderly && this.clustering)
       this.life.every(o.lockInterval, () => void this.rebalancer?.lockAll());
     this.startTimestamp = Date.now();
-    await this.rebalanceNow();
+    await step(this.rebalanceNow());
   }
 
-  private setUpServices(client: ConsumerClient, offsetStore: OffsetStore): void {
-    const o = this.options;
-    const orderly = o.consumeOrderly;
-    const maxReconsume = o.maxReconsumeTimes === -1 ? (orderly ? 2 ** 31 - 1 : 16) : o.maxReconsumeTimes;
-    const pool = new HandlerPool(o.consumeThreadMax, Math.round(o.consumeTimeout * 60_000));
-    this.pool = pool;
-    const sendBack = new SendBack(
-      client,
-      {
-        group: this.wireGroup,
-        namespace: o.namespace,
-        maxReconsumeTimes: maxReconsume,
-        unitMode: o.unitMode,
-        timeoutMs: o.mqClientApiTimeout,
-      },
-      this.logger,
-    );
-    const consumeCtx: ConsumeContext = {
-      pool,
-      sendBack,
-      logger: this.logger,
-      clustering: this.clustering,
-      // start(handler) takes one message per call; only eachBatch takes consumeMessageBatchMaxSize.
-      batchMaxSize: typeof this.handler === 'function' ? 1 : o.consumeMessageBatchMaxSize,
-      isRunning: () => this.state === 'RUNNING',
-      invoke: (messages) => {
-        const h = this.handler!;
-        return typeof h === 'function' ? h(messages[0]!) : h.eachBatch(messages);
-      },
-      record: (entry, count, ok, rtMs) => this.stats.record(entry.mq.topic, count, ok, rtMs),
-      trace: (entry, messages) => this.traceContext(entry, messages),
-      msgTrace: this.msgTrace,
-      updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
-      handlerFailed: (entry, messages, outcome) => this.handlerFailed(entry, messages, outcome),
-      later: (ms, fn) => this.life.later(ms, fn),
-      track: (task) => this.life.track(task),
-      taskBegun: () => this.life.taskBegun(),
-      taskEnded: () => this.life.taskEnded(),
-    };
-    const scope: ConsumerScope = {
-      client,
-      options: o,
-      group: this.wireGroup,
-      logger: this.logger,
-      clustering: this.clustering,
-      orderly,
-    };
-    const rebalancer = new Rebalancer({
-      ...scope,
-      offsetStore,
-      topics: () => [...this.subs.keys()],
-      startQueue: (entry) => void runPullLoop(pullCtx, entry),
-      changed: (event) => this.queuesChanged(event),
-      isConsuming: (key) => this.orderly?.isConsuming(key) ?? false,
-      later: (ms, fn) => this.life.later(ms, fn),
-      subscribedAt: (topic) => this.subs.get(topic)?.since,
-    });
-    this.rebalancer = rebalancer;
-    if (orderly) {
-      this.orderly = new OrderlyConsumeService({
-        ...consumeCtx,
-        suspendMillis: o.suspendCurrentQueueTimeMillis,
-        maxReconsumeTimes: maxReconsume,
-        ensureLocked: (entry) => rebalancer.ensureLocked(entry),
-        sleep: (ms) => this.life.sleep(ms),
-      });
-    } else this.concurrent = new ConcurrentConsumeService(consumeCtx);
-    const members = client.groupMembers?.bind(client);
-    this.pullFrom = members === undefined ? undefined : new PullBrokerSelection(members);
-    const queueLimits = Object.freeze(queueThresholds(o, 1));
-    const pullCtx: PullContext = {
-      ...scope,
-      client: timedPulls(client, this.stats),
-      isRunning: () => this.state === 'RUNNING',
-      isPaused: (mq) => this.pausedAll || this.pausedTopics.has(mq.topic),
-      subscription: (topic) => this.subs.get(topic),
-      thresholds: (topic) => {
-        // Asked before every pull: without topic thresholds the answer never changes.
-        if (o.pullThresholdForTopic === -1 && o.pullThresholdSizeForTopic === -1) return queueLimits;
-        let held = 0;
-        for (const e of rebalancer.table.values()) if (e.mq.topic === topic) held++;
-        return queueThresholds(o, held);
-      },
-      committedOffset: (mq) => offsetStore.memoryOffset(mq),
-      updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
-      dispatch: (entry, messages) => {
-        this.stats.recordPulled(entry.mq.topic, messages.length);
-        if (this.orderly) this.orderly.submit(entry);
-        else this.concurrent!.submit(entry, messages);
-      },
-      prepareOrderly: async (entry) => {
-        if (!(await rebalancer.prepareOrderly(entry))) return false;
-        if (entry.pq.msgCount > 0) this.orderly?.submit(entry);
-        return true;
-      },
-      offsetMoved: (entry, nextOffset) => rebalancer.offsetMoved(entry, nextOffset),
-      subscriptionMissing: () => void client.sendHeartbeatToAllBrokers(),
-      sleep: (ms) => this.life.sleep(ms),
-      ...(this.pullFrom === undefined ? {} : { pullFrom: this.pullFrom }),
-    };
-  }
-
-  private traceContext(entry: QueueEntry, messages: ConsumerMessage[]): ConsumeTraceContext {
+  private serviceHost(): PushServiceHost {
     return {
-      consumerGroup: this.options.consumerGroup,
-      topic: messages[0]?.topic ?? entry.mq.topic,
-      brokerName: entry.mq.brokerName,
-      queueId: entry.mq.queueId,
-      offsets: messages.map((m) => m.queueOffset),
-      msgIds: messages.map((m) => m.msgId),
-    };
-  }
-
-  private handlerFailed(
-    entry: QueueEntry,
-    messages: ConsumerMessage[],
-    outcome: ConsumeOutcome & { ok: false },
-  ): void {
-    this.logger.warn(
-      outcome.timedOut
-        ? 'handler timed out; message will be retried'
-        : 'handler failed; message will be retried',
-      {
-        mq: entry.mq,
-        msgIds: messages.map((m) => m.msgId),
-        error: outcome.error,
+      options: this.options,
+      wireGroup: this.wireGroup,
+      logger: this.logger,
+      clustering: this.clustering,
+      handler: this.handler!,
+      stats: this.stats,
+      life: this.life,
+      msgTrace: this.msgTrace,
+      active: () => this.lifecycle.active,
+      isPaused: (mq) => this.pauses.isPaused(mq),
+      topics: () => this.subs.topics(),
+      subscription: (topic) => this.subs.get(topic),
+      subscribedAt: (topic) => this.subs.get(topic)?.since,
+      queuesChanged: (event) => this.queuesChanged(event),
+      handlerError: (event) => {
+        if (this.listenerCount('handlerError') > 0) this.emit('handlerError', event);
       },
-    );
-    if (this.listenerCount('handlerError') > 0)
-      this.emit('handlerError', {
-        error: outcome.error,
-        timedOut: outcome.timedOut,
-        messages,
-        queue: this.userQueue(entry.mq),
-      });
+    };
   }
 
   /** @internal Java `ConsumeStatus` of a wire topic (running info). */
@@ -474,7 +296,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   /** @internal RESET_CONSUMER_CLIENT_OFFSET: the topic restarts at `offsets` (see Rebalancer). */
   async resetOffset(topic: string, offsets: Array<{ mq: MessageQueue; offset: number }>): Promise<void> {
-    if (this.state !== 'RUNNING' || this.rebalancer === undefined) return;
+    if (!this.lifecycle.running || this.rebalancer === undefined) return;
     this.logger.info('offsets reset by the broker', { topic, queues: offsets.length });
     await this.rebalancer.resetOffsets(topic, offsets);
   }
@@ -487,18 +309,14 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     if (sub !== undefined) sub.data.subVersion = version;
     await this.client?.sendHeartbeatToAllBrokers();
     if (sub !== undefined) sub.pullVersion = Math.max(sub.pullVersion, version);
-    for (const mq of event.removed) this.pullFrom?.forget(mqKey(mq));
+    for (const mq of event.removed) this.services?.pullFrom?.forget(mqKey(mq));
     this.logger.info('rebalance changed the queues held', {
       topic: event.topic,
       added: event.added.length,
       removed: event.removed.length,
       held: this.rebalancer?.table.size,
     });
-    this.emit('rebalance', {
-      topic: withoutNamespace(event.topic, this.options.namespace),
-      added: event.added.map((mq) => this.userQueue(mq)),
-      removed: event.removed.map((mq) => this.userQueue(mq)),
-    });
+    this.emit('rebalance', userRebalanceEvent(event, this.options.namespace));
   }
 
   private userQueue(mq: MessageQueue): MessageQueue {
@@ -514,7 +332,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   /** Runs a rebalance round now (also on NOTIFY_CONSUMER_IDS_CHANGED). */
   rebalanceNow(): Promise<void> {
-    if (this.state !== 'RUNNING' || this.pausedAll) return Promise.resolve();
+    if (!this.lifecycle.active || this.pauses.everything) return Promise.resolve();
     return this.rebalancer?.trigger() ?? Promise.resolve();
   }
 
@@ -531,6 +349,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       await store.persistAll(held);
     } catch (err) {
       this.logger.warn('persisting consumer offsets failed', { error: err });
+      const failed = err instanceof OffsetCommitError ? err.queues : held;
+      this.emit('commitFailed', { error: err, queues: failed.map((mq) => this.userQueue(mq)) });
       return;
     }
     if (offsets.length > 0) this.emit('offsetsCommitted', { offsets });
@@ -571,39 +391,41 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     );
   }
 
-  /** Stops pulling `topics` (all when omitted); handlers in flight finish. */
-  pause(topics?: readonly string[]): void {
-    if (topics === undefined) this.pausedAll = true;
-    else for (const t of topics) this.pausedTopics.add(wrapNamespace(this.options.namespace, t));
+  /**
+   * Stops pulling `targets`: topics and/or MessageQueues (everything when omitted, Java
+   * `suspend()`); handlers in flight finish. core/pause.ts has the rules.
+   */
+  pause(targets?: readonly PauseTarget[]): void {
+    this.pauses.pause(targets);
   }
 
-  /** Resumes every paused topic and rebalances at once (Java). */
-  resume(): void {
-    this.pausedAll = false;
-    this.pausedTopics.clear();
+  /** Resumes `targets` (every pause when omitted) and rebalances at once (Java). */
+  resume(targets?: readonly PauseTarget[]): void {
+    this.pauses.resume(targets);
     void this.rebalanceNow();
   }
 
   /**
    * Stops pulling, waits for running handlers (awaitTerminationMillisWhenShutdown), commits the
-   * offsets of what finished synchronously, unlocks orderly queues and unregisters.
+   * offsets of what finished synchronously, unlocks orderly queues and unregisters. During
+   * start() it cancels the start (StartCancelledError); later calls return the first's promise.
    */
-  async shutdown(): Promise<void> {
-    if (this.state === 'CREATED') {
-      this.state = 'SHUT_DOWN';
-      return;
-    }
-    if (this.state !== 'RUNNING') return;
-    this.state = 'SHUTTING_DOWN';
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
+  }
+
+  /** The stop work: also after a failed or cancelled start, so each part checks it was opened. */
+  private async close(): Promise<void> {
     this.stopWatchingMasters?.();
+    this.stopWatchingMasters = undefined;
     this.life.stop();
     const drained = await this.life.whenTasksDone(this.options.awaitTerminationMillisWhenShutdown);
     if (!drained)
       this.logger.warn(
         'handlers still running after awaitTerminationMillisWhenShutdown; their messages will be delivered again',
-        { inFlight: this.pool?.inFlight },
+        { inFlight: this.services?.pool.inFlight },
       );
-    this.pool?.close();
+    this.services?.pool.close();
     const entries = [...(this.rebalancer?.table.values() ?? [])];
     for (const e of entries) e.pq.dropped = true;
     const held = entries.map((e) => e.mq);
@@ -612,13 +434,17 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     this.rebalancer?.table.clear();
     await this.traceDispatcher?.shutdown();
     const instance = this.instance;
+    this.instance = undefined;
+    this.client = undefined;
+    this.offsetStore = undefined;
+    this.services = undefined;
     if (instance !== undefined)
-      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, this.subs.keys());
-    forgetGroupSubscriptions(
-      this.wireGroup,
-      [...this.subs.values()].map((s) => s.data),
-    );
-    this.state = 'SHUT_DOWN';
+      await closeConsumerInstance(instance, this.contributor, this.wireGroup, this, this.subs.topics());
+    // After the release: the closing connections' 'disconnect' events still reach the application.
+    this.stopForwarding?.();
+    this.stopForwarding = undefined;
+    if (instance === undefined) return;
+    this.subs.forgetAll();
     this.logger.info('push consumer shut down', {
       group: this.options.consumerGroup,
       clientId: this.clientId,
@@ -651,7 +477,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
 
   /** Whether the consumer runs (started and not shutting down). */
   get running(): boolean {
-    return this.state === 'RUNNING';
+    return this.lifecycle.running;
   }
 
   /** @internal For broker→client requests and diagnostics. */
@@ -665,9 +491,9 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     return {
       table: this.rebalancer?.table ?? new Map(),
       offsetStore: this.offsetStore,
-      subscriptions: [...this.subs.values()].map((s) => s.data),
+      subscriptions: this.subs.datas(),
       handler: this.handler,
-      pool: this.pool,
+      pool: this.services?.pool,
     };
   }
 }

@@ -6,12 +6,18 @@
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
  * its maximum of retries. `fifo: true` pops orderly. `for await (const m of consumer)` receives,
  * yields and acks (iterate.ts); every call that waits takes `{ signal }` (remoting/abort.ts), and
- * an aborted receive's POP is parked so its messages are not lost (parked-pops.ts).
+ * an aborted receive's POP is parked so its messages are not lost (parked-pops.ts). States:
+ * client/lifecycle.ts; events (docs/events.md): 'routeUpdated', 'connect', 'disconnect',
+ * 'deadLetterFailed'.
  */
+import { EventEmitter } from 'node:events';
 import { Deadline } from '../../client/deadline.js';
 import type { ClientInstance } from '../../client/client-instance.js';
 import { buildClientId, localClientIp } from '../../client/client-id.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
+import { forwardInstanceEvents, type ClientInstanceEvents } from '../../client/instance-events.js';
+import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
+import { keyList } from '../../options.js';
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
 import { BrokerResponseError, IllegalStateError, InvalidArgumentError, ProtocolError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
@@ -48,7 +54,28 @@ import {
 /** Java `PullAPIWrapper#popAsync`: the RPC waits the poll time plus this. */
 const POP_RPC_EXTRA_MS = 10_000;
 
-type State = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUT_DOWN';
+/**
+ * A message redelivered more than maxReconsumeTimes could not be moved to the DLQ (`error`
+ * undefined: the broker refused the send-back, see the log) or not acked after it; it stays
+ * un-acked and comes back after its invisible time.
+ */
+export interface DeadLetterFailedEvent {
+  message: PoppedMessage;
+  error: unknown;
+}
+
+/** docs/events.md: routeUpdated, connect, disconnect come from the client instance. */
+export interface SimpleConsumerEvents extends ClientInstanceEvents {
+  deadLetterFailed: [DeadLetterFailedEvent];
+}
+
+/** Every event a SimpleConsumer emits; docs/events.md lists the same. */
+export const SIMPLE_CONSUMER_EVENTS = keyList<SimpleConsumerEvents>({
+  routeUpdated: true,
+  connect: true,
+  disconnect: true,
+  deadLetterFailed: true,
+});
 
 /** One place `receive` can pop from: a subscribed topic on one broker. */
 interface Target {
@@ -58,14 +85,18 @@ interface Target {
   brokerName: string;
 }
 
-export class SimpleConsumer {
+export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   readonly options: Readonly<ResolvedSimpleConsumerOptions>;
   readonly clientId: string;
   private readonly logger: Logger;
   private readonly wireGroup: string;
   private instance: ClientInstance | undefined;
   private sendBack: SendBack | undefined;
-  private state: State = 'CREATED';
+  private readonly lifecycle = new Lifecycle('simple consumer', {
+    start: (step) => this.open(step),
+    stop: () => this.release(),
+  });
+  private stopForwarding: (() => void) | undefined;
   private next = 0;
   /** POPs of aborted receives and the messages they brought (parked-pops.ts). */
   private readonly parked: ParkedPops;
@@ -73,6 +104,7 @@ export class SimpleConsumer {
   private readonly settledMessages = new WeakSet<PoppedMessage>();
 
   constructor(options: SimpleConsumerOptions) {
+    super();
     this.options = Object.freeze(resolveSimpleConsumerOptions(options));
     this.logger = this.options.logger;
     this.parked = new ParkedPops(this.logger);
@@ -84,14 +116,22 @@ export class SimpleConsumer {
     return this.options.consumerGroup;
   }
 
+  /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */
+  get state(): LifecycleState {
+    return this.lifecycle.state;
+  }
+
   /**
    * Looks up the routes of every subscribed topic and asks each of their brokers whether it
    * speaks POP (a NOTIFICATION with no wait: a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED),
-   * failing fast with PopNotSupportedError.
+   * failing fast with PopNotSupportedError. A failed start leaves nothing open and may be
+   * retried; a second call while starting returns the same promise (client/lifecycle.ts).
    */
-  async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new IllegalStateError(`consumer is ${this.state.toLowerCase()}`);
-    this.state = 'STARTING';
+  start(): Promise<void> {
+    return this.lifecycle.start();
+  }
+
+  private async open(step: StartStep): Promise<void> {
     const o = this.options;
     const instance = acquireClientInstance({
       clientId: this.clientId,
@@ -107,6 +147,7 @@ export class SimpleConsumer {
       connection: o.connection,
     });
     this.instance = instance;
+    this.stopForwarding = forwardInstanceEvents(instance, this, o.namespace);
     this.sendBack = new SendBack(
       consumerClientOf(instance, o.mqClientApiTimeout),
       {
@@ -118,20 +159,13 @@ export class SimpleConsumer {
       },
       this.logger,
     );
-    try {
-      for (const t of this.wireTopics()) instance.routes.pin(t);
-      const targets = await this.targets();
-      const probed = new Set<string>();
-      for (const t of targets) {
-        if (probed.has(t.brokerName)) continue;
-        probed.add(t.brokerName);
-        await this.probe(t);
-      }
-      this.state = 'RUNNING';
-    } catch (err) {
-      await this.release();
-      this.state = 'SHUT_DOWN';
-      throw err;
+    for (const t of this.wireTopics()) instance.routes.pin(t);
+    const targets = await step(this.targets());
+    const probed = new Set<string>();
+    for (const t of targets) {
+      if (probed.has(t.brokerName)) continue;
+      probed.add(t.brokerName);
+      await step(this.probe(t));
     }
     this.logger.info('simple consumer started', { group: o.consumerGroup, clientId: this.clientId });
   }
@@ -141,9 +175,11 @@ export class SimpleConsumer {
   }
 
   private running(): ClientInstance {
-    if (this.state !== 'RUNNING' && this.state !== 'STARTING')
-      throw new IllegalStateError(`consumer is not running (${this.state})`);
-    return this.instance!;
+    const instance = this.instance;
+    // The start's own requests come here while STARTING.
+    if (!this.lifecycle.active || instance === undefined)
+      throw new IllegalStateError(`consumer is not running (${this.lifecycle.state})`);
+    return instance;
   }
 
   /** Topic × broker pairs with readable queues, sorted, from the current routes. */
@@ -258,7 +294,7 @@ export class SimpleConsumer {
     try {
       response = await instance.pool.request(address, request, pollTime + POP_RPC_EXTRA_MS);
     } catch (err) {
-      if (this.state === 'SHUT_DOWN') return [];
+      if (this.lifecycle.closed) return [];
       throw err;
     }
     switch (response.code) {
@@ -313,10 +349,11 @@ export class SimpleConsumer {
       }
       if (await this.sendBack!.sendBack(m, -1)) {
         this.logger.info('message moved to the DLQ', { msgId: m.msgId, reconsumeTimes: m.reconsumeTimes });
-        await this.ack(m).catch((err: unknown) =>
-          this.logger.warn('ack after DLQ failed', { msgId: m.msgId, error: err }),
-        );
-      }
+        await this.ack(m).catch((err: unknown) => {
+          this.logger.warn('ack after DLQ failed', { msgId: m.msgId, error: err });
+          this.emit('deadLetterFailed', { message: m, error: err });
+        });
+      } else this.emit('deadLetterFailed', { message: m, error: undefined });
     }
     return keep;
   }
@@ -465,21 +502,29 @@ export class SimpleConsumer {
     return this.messages();
   }
 
+  /** The stop work: also after a failed or cancelled start. */
   private async release(): Promise<void> {
     const instance = this.instance;
     this.instance = undefined;
-    if (!instance) return;
-    for (const t of this.wireTopics()) instance.routes.unpin(t);
-    await releaseClientInstance(instance);
+    this.sendBack = undefined;
+    this.parked.clear();
+    if (instance !== undefined) {
+      for (const t of this.wireTopics()) instance.routes.unpin(t);
+      await releaseClientInstance(instance);
+    }
+    // After the release: the closing connections' 'disconnect' events still reach the application.
+    this.stopForwarding?.();
+    this.stopForwarding = undefined;
+    if (instance === undefined) return;
+    this.logger.info('simple consumer shut down', { group: this.options.consumerGroup });
   }
 
-  /** Stops; messages received and not acked come back after their invisible time. */
-  async shutdown(): Promise<void> {
-    if (this.state === 'SHUT_DOWN') return;
-    this.state = 'SHUT_DOWN';
-    this.parked.clear();
-    await this.release();
-    this.logger.info('simple consumer shut down', { group: this.options.consumerGroup });
+  /**
+   * Stops; messages received and not acked come back after their invisible time. During start()
+   * it cancels the start (StartCancelledError); later calls return the first call's promise.
+   */
+  shutdown(): Promise<void> {
+    return this.lifecycle.shutdown();
   }
 }
 
