@@ -8,27 +8,49 @@
  * - `rocketmq-ts/server`: `EmbeddedCluster`, `NameServer`, `Broker`, the message store.
  */
 
-// errors: every class an application may catch, all extending RocketMQError
+// errors: every class an application may catch, all extending RocketMQError (src/errors/, by family)
 export {
+  // base
   RocketMQError,
   InvalidArgumentError,
+  IllegalStateError,
+  // connection
   ConnectError,
   TimeoutError,
   ConnectionClosedError,
   ProtocolError,
   BackpressureError,
+  // what a broker or NameServer answered
   BrokerResponseError,
-  IllegalStateError,
   AccessDeniedError,
+  TopicNotFoundError,
+  BrokerNotFoundError,
+  BrokerUnavailableError,
+  RequestNotSupportedError,
+  // producer
+  SendFailedError,
+  SendResultUnknownError,
+  NotStoreOkError,
+  QueueSendFailedError,
+  TimerNotSupportedError,
+  RequestTimeoutError,
+  // consumers
+  HandlerTimeoutError,
+  UnsupportedCompressionError,
+  OffsetCommitError,
+  OffsetReadError,
+  ReplyNotPossibleError,
+  PopNotSupportedError,
+  InvalidReceiptHandleError,
+  FilterExpressionError,
+  // admin
+  ConsumerGroupNotFoundError,
+  ConsumerNotOnlineError,
+  ConsumerGroupOnlineError,
+  ProducerGroupNotOnlineError,
+  MessageNotFoundError,
 } from './errors.js';
-export type { RocketMQErrorOptions } from './errors.js';
-export { TopicRouteNotFoundError } from './client/errors.js';
-export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
-export { TimerNotSupportedError } from './producer/timer.js';
-export type { SendAttempt } from './producer/errors.js';
-export { QueueSendFailedError } from './producer/queue-select.js';
-export { RequestTimeoutError } from './producer/request-reply.js';
-export { ReplyNotPossibleError } from './consumer/core/reply.js';
+export type { RocketMQErrorOptions, SendAttempt, QueueRef } from './errors.js';
 
 // producer
 export { Producer } from './producer/producer.js';
@@ -64,10 +86,8 @@ export type { RouteUpdatedEvent } from './client/client-instance.js';
 export {
   PushConsumer,
   PUSH_CONSUMER_DEFAULTS,
-  HandlerTimeoutError,
   LitePullConsumer,
   LITE_PULL_CONSUMER_DEFAULTS,
-  OffsetCommitError,
   type PushConsumerOptions,
   type PushConsumerEvents,
   type ConsumeHandler,
@@ -87,15 +107,9 @@ export {
   type LitePullConsumerOptions,
   type ConsumerMessage,
 } from './consumer/index.js';
-export {
-  SimpleConsumer,
-  PopNotSupportedError,
-  InvalidReceiptHandleError,
-  type SimpleConsumerOptions,
-  type PoppedMessage,
-} from './consumer/index.js';
+export { SimpleConsumer, type SimpleConsumerOptions, type PoppedMessage } from './consumer/index.js';
 
-// admin: the Admin client (mqadmin as a library), its typed errors and result types
+// admin: the Admin client (mqadmin as a library) and its result types
 export * from './admin/index.js';
 
 // values an application compares against: broker response codes and message property names

@@ -7,18 +7,21 @@ import { accessDenied } from '../client/access-denied.js';
 import { ClientInstance } from '../client/client-instance.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import { Deadline } from '../client/deadline.js';
-import { BrokerResponseError, ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import {
+  BrokerResponseError,
+  ConnectError,
+  ConnectionClosedError,
+  TimeoutError,
+  BrokerNotFoundError,
+  BrokerUnavailableError,
+  RequestNotSupportedError,
+  TopicNotFoundError,
+} from '../errors.js';
 import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import type { HeaderOf, HeaderSpec, RequestDeclaration } from '../protocol/headers/fields.js';
 import { masterAddress, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ClusterInfo } from '../protocol/headers/register.js';
-import {
-  BrokerNotFoundError,
-  BrokerUnavailableError,
-  RequestNotSupportedError,
-  TopicNotFoundError,
-} from './errors.js';
 import type { AdminTarget } from './types.js';
 import type { ResolvedAdminOptions } from './options.js';
 

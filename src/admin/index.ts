@@ -2,6 +2,5 @@
 export { Admin } from './admin.js';
 export type { AdminOptions, ResolvedAdminOptions } from './options.js';
 export { DEFAULT_ADMIN_OPTIONS } from './options.js';
-export * from './errors.js';
 export type * from './types.js';
 export type { SubscriptionGroupSettings } from './subscription-groups.js';

@@ -24,12 +24,16 @@ import {
   ProtocolError,
   RocketMQError,
   TimeoutError,
+  SendFailedError,
+  SendResultUnknownError,
+  type SendAttempt,
+  BrokerNotFoundError,
+  NotStoreOkError,
 } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { MessageQueue } from '../client/route.js';
-import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
 import {
   brokerToAvoid,
   chooseQueue,
@@ -102,22 +106,6 @@ export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): 
 function shouldRetry(err: unknown, retryCodes: ReadonlySet<number>): boolean {
   if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode);
   return err instanceof RocketMQError && err.retriable;
-}
-
-class BrokerNotFoundError extends RocketMQError {
-  constructor(brokerName: string) {
-    super('ERR_BROKER_NOT_FOUND', `the broker ${brokerName} has no master address in the route`, {
-      retriable: true,
-    });
-  }
-}
-
-class NotStoreOkError extends RocketMQError {
-  constructor(status: string) {
-    super('ERR_NOT_STORE_OK', `stored with status ${status}; retrying on another broker`, {
-      retriable: true,
-    });
-  }
 }
 
 /** What one attempt returns to the loop. */
@@ -222,7 +210,10 @@ export async function runSend(
     let address: string | undefined;
     try {
       address = transport.brokerAddress(mq.brokerName);
-      if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
+      if (address === undefined)
+        throw new BrokerNotFoundError(mq.brokerName, 'has no master address in the route', {
+          retriable: true,
+        });
       if (p.deliverAt !== undefined) {
         const pending = transport.checkTimer?.(mq.brokerName, address, p.deliverAt, cap);
         if (pending !== undefined) await pending;

@@ -4,9 +4,14 @@
  * and consumed, not against the admin client itself.
  */
 import { test } from 'node:test';
+
 import * as assert from 'node:assert/strict';
 import { Admin } from '../../src/admin/admin.js';
+
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import {
+  BrokerResponseError,
+  InvalidArgumentError,
   BrokerNotFoundError,
   BrokerUnavailableError,
   ConsumerGroupNotFoundError,
@@ -16,11 +21,12 @@ import {
   ProducerGroupNotOnlineError,
   RequestNotSupportedError,
   TopicNotFoundError,
-} from '../../src/admin/errors.js';
-import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
-import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
+} from '../../src/errors.js';
+
 import { ResponseCode } from '../../src/protocol/codes.js';
+
 import { RemotingServer } from '../../src/remoting/server.js';
+
 import { harness, unique, waitFor } from '../consumer/helpers.js';
 
 const N = 20;

@@ -1,12 +1,19 @@
+import { TopicNotFoundError } from '../../src/errors.js';
 import { describe, it } from 'node:test';
+
 import * as assert from 'node:assert/strict';
 import { ClientInstance } from '../../src/client/client-instance.js';
+
 import { Deadline } from '../../src/client/deadline.js';
-import { TopicRouteNotFoundError } from '../../src/client/errors.js';
+
 import { PermName } from '../../src/protocol/perm.js';
+
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
+
 import { waitFor } from '../producer/cluster-helpers.js';
+
 import { routeOf } from '../producer/helpers.js';
+
 import { fakeNameServer, instanceConfig } from './helpers.js';
 
 /** broker-a: master + slave, 4 read / 2 write queues, RW; broker-b: read-only; broker-c: slave only. */
@@ -73,7 +80,7 @@ describe('RouteLookup', () => {
     try {
       await assert.rejects(
         instance.routes.get('Nope', Deadline.after(1000), 'subscribe'),
-        (err: unknown) => err instanceof TopicRouteNotFoundError && err.topic === 'Nope',
+        (err: unknown) => err instanceof TopicNotFoundError && err.topic === 'Nope',
       );
       assert.deepEqual(
         ns.requests.map((r) => r.topic),

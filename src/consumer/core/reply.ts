@@ -4,7 +4,7 @@
  * and TTL, as SEND_REPLY_MESSAGE_V2 (325) to the master of the broker the request came from;
  * that broker pushes it to the requester (which sent its request there, so it heartbeats it).
  */
-import { BrokerResponseError, InvalidArgumentError, RocketMQError } from '../../errors.js';
+import { BrokerResponseError, InvalidArgumentError, ReplyNotPossibleError } from '../../errors.js';
 import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { replyTopicOf } from '../../protocol/headers/reply.js';
@@ -16,13 +16,6 @@ import type { ConsumerMessage } from './message-view.js';
 
 /** `MixAll.REPLY_MESSAGE_FLAG`. */
 export const REPLY_MESSAGE_TYPE = 'reply';
-
-/** The request message cannot be replied to (Java client code 10007, CREATE_REPLY_MESSAGE_EXCEPTION). */
-export class ReplyNotPossibleError extends RocketMQError {
-  constructor(reason: string) {
-    super('ERR_CREATE_REPLY_MESSAGE', `cannot reply: ${reason}`, { retriable: false });
-  }
-}
 
 export interface ReplySettings {
   /** Group named in the send header (the consumer group; brokers do not check it). */

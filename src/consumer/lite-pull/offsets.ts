@@ -4,37 +4,13 @@
  * store's memory at once, so a rebalance that drops the queue persists exactly what was polled,
  * and stays the live value when a look at the committed offset reads the store (which caches).
  */
-import { InvalidArgumentError, RocketMQError } from '../../errors.js';
+import { InvalidArgumentError, OffsetCommitError, OffsetReadError } from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import { queueMaxOffset, queueMinOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
 import { messageQueueKey } from '../offset-store/offset-store.js';
 import { OFFSET_READ_ERROR, RemoteBrokerOffsetStore } from '../offset-store/remote-broker.js';
-
-/** A sync commit the broker did not confirm for some queues. */
-export class OffsetCommitError extends RocketMQError {
-  constructor(
-    readonly queues: MessageQueue[],
-    options: { cause?: unknown } = {},
-  ) {
-    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
-      retriable: true,
-      ...options,
-    });
-  }
-}
-
-/** The broker holding a queue's offset could not be asked (no route, or no answer). */
-export class OffsetReadError extends RocketMQError {
-  constructor(readonly queue: MessageQueue) {
-    super(
-      'OFFSET_READ_FAILED',
-      `reading the committed offset of ${queue.topic}@${queue.brokerName}:${queue.queueId} failed`,
-      { retriable: true },
-    );
-  }
-}
 
 export class LiteOffsets {
   private readonly consumed = new Map<string, number>();

@@ -7,14 +7,30 @@
  * its maximum of retries. `fifo: true` pops orderly.
  */
 import { Deadline } from '../../client/deadline.js';
+
 import type { ClientInstance } from '../../client/client-instance.js';
+
 import { buildClientId, localClientIp } from '../../client/client-id.js';
+
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
+
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
-import { BrokerResponseError, IllegalStateError, InvalidArgumentError, ProtocolError } from '../../errors.js';
+
+import {
+  BrokerResponseError,
+  IllegalStateError,
+  InvalidArgumentError,
+  ProtocolError,
+  InvalidReceiptHandleError,
+  PopNotSupportedError,
+} from '../../errors.js';
+
 import type { Logger } from '../../observability/logger.js';
+
 import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
+
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
+
 import {
   AckMessage,
   ChangeInvisibleTime,
@@ -25,13 +41,18 @@ import {
   PopMessage,
   PopMessageResponse,
 } from '../../protocol/headers/pop.js';
+
 import { buildExtraInfo, parseExtraInfo, realTopic, type ExtraInfo } from '../../protocol/pop/extra-info.js';
+
 import { PropertyKey } from '../../protocol/message/properties.js';
+
 import { consumerClientOf } from '../core/client-port.js';
+
 import { decodePullBody } from '../core/message-view.js';
 import { SendBack } from '../core/send-back.js';
-import { InvalidReceiptHandleError, PopNotSupportedError } from './pop-errors.js';
+
 import { receiptHandles, type PoppedMessage } from './pop-response.js';
+
 import {
   checkDuration,
   resolveSimpleConsumerOptions,
