@@ -3,21 +3,19 @@
  * and the NameServer client; never started, so no heartbeats or route polling), the request
  * timeout, and the translation of transport failures and response codes into typed errors.
  */
-import { accessDenied } from '../client/access-denied.js';
+import { errorFromResponse } from '../client/response-error.js';
 import { ClientInstance } from '../client/client-instance.js';
 import { buildClientId, localClientIp } from '../client/client-id.js';
 import { Deadline } from '../client/deadline.js';
 import {
-  BrokerResponseError,
+  BrokerNotFoundError,
+  BrokerUnavailableError,
   ConnectError,
   ConnectionClosedError,
   TimeoutError,
-  BrokerNotFoundError,
-  BrokerUnavailableError,
-  RequestNotSupportedError,
   TopicNotFoundError,
 } from '../errors.js';
-import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import type { HeaderOf, HeaderSpec, RequestDeclaration } from '../protocol/headers/fields.js';
 import { masterAddress, type TopicRouteData } from '../protocol/headers/route.js';
@@ -71,8 +69,8 @@ export class AdminContext {
   }
 
   /**
-   * `send`, then: SUCCESS → the response; REQUEST_CODE_NOT_SUPPORTED → RequestNotSupportedError;
-   * a code `mapped` knows → its error; anything else → BrokerResponseError.
+   * `send`, then: SUCCESS → the response; a code `mapped` knows → its error; anything else → errorFromResponse
+   * (REQUEST_CODE_NOT_SUPPORTED → RequestNotSupportedError, ACL → AccessDeniedError, …).
    */
   async call<S extends HeaderSpec>(
     address: string,
@@ -93,13 +91,8 @@ export class AdminContext {
     response: RemotingCommand,
     mapped?: (response: RemotingCommand) => Error | undefined,
   ): Error {
-    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      return new RequestNotSupportedError(address, code, requestCodeName(code));
-    return (
-      mapped?.(response) ??
-      accessDenied(response, address) ??
-      new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address)
-    );
+    const own = response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED ? undefined : mapped?.(response);
+    return own ?? errorFromResponse(response, { address, requestCode: code });
   }
 
   /** NameServer request with failover; transport failures become BrokerUnavailableError. */

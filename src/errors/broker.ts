@@ -1,7 +1,7 @@
 /**
  * What a broker or NameServer answered, or could not be asked: a failed response code, an ACL
  * refusal, an unknown topic or broker, an unreachable broker, a request its version lacks.
- * `client/response-error.ts` decides which of these a failed response becomes.
+ * `client/response-error.ts` (`errorFromResponse`) decides which of these a failed response becomes.
  */
 import { RocketMQError, type RocketMQErrorOptions } from './base.js';
 
@@ -65,22 +65,41 @@ export class AccessDeniedError extends RocketMQError {
   }
 }
 
+/** The failed response an error came from, when it came from one. */
+export interface ResponseDetails {
+  readonly responseCode: number;
+  readonly remark: string | undefined;
+  readonly address: string | undefined;
+}
+
 /**
  * The topic does not exist: the NameServer has no route for it (and, for a send, no broker
- * offers auto-creation), or the broker asked has no config for it. One class for the admin
- * client and the route lookup of producers and consumers; a lookup that may succeed later (the
- * topic is being created) marks itself retriable.
+ * offers auto-creation), or a broker answered TOPIC_NOT_EXIST. One class for the admin client
+ * and the route lookup of producers and consumers; a lookup that may succeed later (the topic is
+ * being created) marks itself retriable.
  */
 export class TopicNotFoundError extends RocketMQError {
   readonly topic: string;
+  /** TOPIC_NOT_EXIST (17) when a broker or NameServer said so, else undefined (no route found). */
+  readonly responseCode: number | undefined;
+  readonly remark: string | undefined;
+  readonly address: string | undefined;
   /** `detail` says why, e.g. "the NameServer knows neither the topic nor TBW102". */
-  constructor(topic: string, detail?: string, options: RocketMQErrorOptions = {}) {
+  constructor(
+    topic: string,
+    detail?: string,
+    options: RocketMQErrorOptions & { response?: ResponseDetails | undefined } = {},
+  ) {
+    const { response, ...rest } = options;
     super(
       'ERR_TOPIC_NOT_FOUND',
       detail === undefined ? `topic ${topic} does not exist` : `no route for topic ${topic}: ${detail}`,
-      options,
+      rest,
     );
     this.topic = topic;
+    this.responseCode = response?.responseCode;
+    this.remark = response?.remark;
+    this.address = response?.address;
   }
 }
 

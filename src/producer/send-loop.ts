@@ -29,6 +29,7 @@ import {
   type SendAttempt,
   BrokerNotFoundError,
   NotStoreOkError,
+  TopicNotFoundError,
 } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { ResponseCode } from '../protocol/codes.js';
@@ -91,11 +92,23 @@ const STORED_CODES: ReadonlySet<number> = new Set([
   ResponseCode.SLAVE_NOT_AVAILABLE,
 ]);
 
+/**
+ * The code of a failure the broker answered with, which the retry list decides on: any
+ * BrokerResponseError, and TOPIC_NOT_EXIST (a TopicNotFoundError from errorFromResponse). An ACL
+ * refusal is not here: no other broker of the cluster would accept the send either.
+ */
+function failedResponseCode(err: unknown): number | undefined {
+  if (err instanceof BrokerResponseError) return err.responseCode;
+  if (err instanceof TopicNotFoundError) return err.responseCode;
+  return undefined;
+}
+
 /** Maps an attempt's error to what it says about the broker. */
 export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): FailureKind {
   // The broker answered (and stored): nothing wrong with it, only with this response.
   if (err instanceof SendResultUnknownError) return 'rejected';
-  if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode) ? 'broker' : 'rejected';
+  const answered = failedResponseCode(err);
+  if (answered !== undefined) return retryCodes.has(answered) ? 'broker' : 'rejected';
   if (err instanceof TimeoutError || err instanceof BackpressureError) return 'timeout';
   if (err instanceof ConnectError || err instanceof ConnectionClosedError || err instanceof ProtocolError)
     return 'transport';
@@ -104,7 +117,8 @@ export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): 
 
 /** Whether another attempt may help: the broker code list for broker answers, else the error's own flag. */
 function shouldRetry(err: unknown, retryCodes: ReadonlySet<number>): boolean {
-  if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode);
+  const answered = failedResponseCode(err);
+  if (answered !== undefined) return retryCodes.has(answered);
   return err instanceof RocketMQError && err.retriable;
 }
 

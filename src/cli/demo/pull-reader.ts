@@ -4,12 +4,7 @@
  * The demo uses it to verify that every acknowledged message was stored exactly where the broker
  * said; it is not a consumer for applications.
  */
-import {
-  BrokerResponseError,
-  InvalidArgumentError,
-  ProtocolError,
-  TopicNotFoundError,
-} from '../../errors.js';
+import { InvalidArgumentError, ProtocolError, TopicNotFoundError } from '../../errors.js';
 
 import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../../options.js';
 
@@ -19,7 +14,7 @@ import { silentLogger } from '../../observability/logger.js';
 
 import { createRequest, DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../protocol/command.js';
 
-import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 
 import { PropertyKey } from '../../protocol/message/properties.js';
 
@@ -29,6 +24,7 @@ import { decodePullBody } from '../../consumer/core/message-view.js';
 import { Deadline } from '../../client/deadline.js';
 
 import { NamesrvClient } from '../../client/namesrv-client.js';
+import { errorFromResponse } from '../../client/response-error.js';
 
 import { masterAddress, subscribeQueues, type RouteData } from '../../client/route.js';
 
@@ -188,7 +184,7 @@ export class PullReader {
         if (next === undefined || next <= offset) return;
         offset = next;
       } else {
-        throw responseError(response, queue.address);
+        throw errorFromResponse(response, { address: queue.address, permission: 'SUB', topic });
       }
     }
   }
@@ -196,10 +192,6 @@ export class PullReader {
   async close(): Promise<void> {
     await this.pool.close();
   }
-}
-
-function responseError(response: RemotingCommand, address: string): BrokerResponseError {
-  return new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
 }
 
 function numberField(response: RemotingCommand, name: string): number | undefined {

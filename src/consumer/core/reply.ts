@@ -4,8 +4,9 @@
  * and TTL, as SEND_REPLY_MESSAGE_V2 (325) to the master of the broker the request came from;
  * that broker pushes it to the requester (which sent its request there, so it heartbeats it).
  */
-import { BrokerResponseError, InvalidArgumentError, ReplyNotPossibleError } from '../../errors.js';
-import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { InvalidArgumentError, ReplyNotPossibleError } from '../../errors.js';
+import { errorFromResponse } from '../../client/response-error.js';
+import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { replyTopicOf } from '../../protocol/headers/reply.js';
 import { SendReplyMessageV2 } from '../../protocol/headers/send.js';
@@ -77,5 +78,5 @@ export async function sendReply(
     s.timeoutMs,
   );
   if (response.code !== ResponseCode.SUCCESS)
-    throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
+    throw errorFromResponse(response, { address, permission: 'PUB', requestCode: SendReplyMessageV2.code });
 }

@@ -17,7 +17,6 @@ import { acquireClientInstance, releaseClientInstance } from '../../client/insta
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
 
 import {
-  BrokerResponseError,
   IllegalStateError,
   InvalidArgumentError,
   ProtocolError,
@@ -27,7 +26,8 @@ import {
 
 import type { Logger } from '../../observability/logger.js';
 
-import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { ResponseCode } from '../../protocol/codes.js';
+import { errorFromResponse } from '../../client/response-error.js';
 
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
 
@@ -255,7 +255,7 @@ export class SimpleConsumer {
       case ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
         throw new PopNotSupportedError(t.brokerName, address);
       default:
-        throw responseError(response, address);
+        throw errorFromResponse(response, { address, permission: 'SUB', requestCode: request.code });
     }
   }
 
@@ -357,7 +357,7 @@ export class SimpleConsumer {
       );
     if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
       throw new PopNotSupportedError(info.brokerName, address);
-    throw responseError(response, address);
+    throw errorFromResponse(response, { address, requestCode: request.code });
   }
 
   /** Acknowledges `message`: it is not delivered again. */
@@ -430,8 +430,4 @@ export function checkReceiveArgs(maxMessages: unknown, invisibleDurationMs: unkn
       `must be an integer in [1, ${POP_MAX_MSG_NUMS}], got ${String(maxMessages)}`,
     );
   checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
-}
-
-function responseError(response: RemotingCommand, address: string): BrokerResponseError {
-  return new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
 }
