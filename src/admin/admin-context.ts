@@ -5,7 +5,7 @@
  */
 import { errorFromResponse } from '../client/response-error.js';
 import { ClientInstance } from '../client/client-instance.js';
-import { buildClientId, localClientIp } from '../client/client-id.js';
+import { clientIdOf, clientInstanceConfig } from '../client/client-options.js';
 import { Deadline } from '../client/deadline.js';
 import {
   BrokerNotFoundError,
@@ -30,23 +30,16 @@ export class AdminContext {
   readonly instance: ClientInstance;
 
   constructor(readonly options: ResolvedAdminOptions) {
-    this.instance = new ClientInstance({
-      clientId: buildClientId(localClientIp(), `admin-${process.pid}-${Date.now()}`),
-      namesrvAddr: options.namesrvAddr,
-      namespace: undefined,
-      language: 'JAVA',
-      mqClientApiTimeout: options.requestTimeout,
-      pollNameServerInterval: 30_000,
-      heartbeatBrokerInterval: 30_000,
-      createTopicKey: 'TBW102',
-      defaultTopicQueueNums: 4,
-      logger: options.logger,
-      connection: options.connection,
-    });
+    // Each Admin gets its own instance: the default instance name would share a producer's.
+    const instanceName =
+      options.instanceName === 'DEFAULT' ? `admin-${process.pid}-${Date.now()}` : options.instanceName;
+    this.instance = new ClientInstance(
+      clientInstanceConfig(options, clientIdOf({ ...options, instanceName })),
+    );
   }
 
   deadline(): Deadline {
-    return Deadline.after(this.options.requestTimeout);
+    return Deadline.after(this.options.mqClientApiTimeout);
   }
 
   /** Sends one request; transport failures become BrokerUnavailableError. */
@@ -60,7 +53,7 @@ export class AdminContext {
     const ext = header === undefined ? extra : { ...decl.encode(header), ...extra };
     const request = createRequest(decl.code, ext, body, this.instance.commandDefaults);
     try {
-      return await this.instance.pool.request(address, request, this.options.requestTimeout);
+      return await this.instance.pool.request(address, request, this.options.mqClientApiTimeout);
     } catch (err) {
       if (err instanceof ConnectError || err instanceof TimeoutError || err instanceof ConnectionClosedError)
         throw new BrokerUnavailableError(address, { cause: err });

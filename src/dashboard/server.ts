@@ -119,7 +119,7 @@ export class Dashboard {
       o.admin ??
       new Admin({
         namesrvAddr: o.namesrvAddr,
-        requestTimeout: o.requestTimeout,
+        mqClientApiTimeout: o.requestTimeout,
         logger: o.logger,
         ...o.connection,
       });

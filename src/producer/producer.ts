@@ -8,8 +8,8 @@ import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import { sendChannel, tracingHasSubscribers } from '../observability/channels.js';
 import type { Logger } from '../observability/logger.js';
 import { UniqIdGenerator } from '../protocol/message/message-id.js';
-import { buildClientId, localClientIp } from '../client/client-id.js';
 import type { ClientInstance, RouteUpdatedEvent } from '../client/client-instance.js';
+import { clientIdOf, clientInstanceConfig } from '../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import { withoutNamespace, wrapNamespace } from '../client/namespace.js';
 import { createFaultStrategy } from './fault/index.js';
@@ -103,7 +103,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.options = Object.freeze(resolveProducerOptions(options));
     const o = this.options;
     this.logger = o.logger;
-    this.clientId = buildClientId(o.clientIP ?? localClientIp(), o.instanceName, o.unitName);
+    this.clientId = clientIdOf(o);
     this.ids = sharedIds ??= new UniqIdGenerator();
     this.strategy = createFaultStrategy(o, {
       now: Date.now,
@@ -215,19 +215,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       this.state = 'CREATED';
       throw err;
     }
-    const instance = acquireClientInstance({
-      clientId: this.clientId,
-      namesrvAddr: o.namesrvAddr,
-      namespace: o.namespace,
-      language: o.language,
-      mqClientApiTimeout: o.mqClientApiTimeout,
-      pollNameServerInterval: o.pollNameServerInterval,
-      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
-      createTopicKey: o.createTopicKey,
-      defaultTopicQueueNums: o.defaultTopicQueueNums,
-      logger: o.logger,
-      connection: o.connection,
-    });
+    const instance = acquireClientInstance(clientInstanceConfig(o, this.clientId, o));
     if (!instance.heartbeat.register(this.membership)) {
       await releaseClientInstance(instance);
       this.state = 'CREATED';

@@ -220,7 +220,7 @@ test('admin on an embedded cluster with traffic: every method, numbers from the 
 
 test('admin failures are typed: unknown names, bad input, a broker down, an unsupported code', async () => {
   const h = await harness({ brokers: 1 });
-  const admin = new Admin({ namesrvAddr: h.cluster.namesrvAddr, requestTimeout: 2000 });
+  const admin = new Admin({ namesrvAddr: h.cluster.namesrvAddr, mqClientApiTimeout: 2000 });
   const bare = new RemotingServer({ host: '127.0.0.1', port: 0 });
   try {
     await assert.rejects(admin.topicRoute(unique('Nope')), TopicNotFoundError);
@@ -241,7 +241,7 @@ test('admin failures are typed: unknown names, bad input, a broker down, an unsu
     );
     await assert.rejects(admin.createTopic({ topic: 'T1', cluster: 'NoCluster' }), BrokerNotFoundError);
     assert.throws(
-      () => new Admin({ namesrvAddr: h.cluster.namesrvAddr, requestTimeout: 0 }),
+      () => new Admin({ namesrvAddr: h.cluster.namesrvAddr, mqClientApiTimeout: 0 }),
       InvalidArgumentError,
     );
     assert.throws(

@@ -7,7 +7,7 @@ import { validateTopic } from '../../protocol/validation.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import { Deadline } from '../../client/deadline.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
-import { parseNamesrvAddr } from '../../producer/options.js';
+import { parseNamesrvAddr } from '../../client/client-options.js';
 import type { CliCommand } from '../command.js';
 import { parseFlags, requiredFlag } from '../flags.js';
 

@@ -10,8 +10,7 @@ import { Deadline } from '../../client/deadline.js';
 
 import type { ClientInstance } from '../../client/client-instance.js';
 
-import { buildClientId, localClientIp } from '../../client/client-id.js';
-
+import { clientIdOf, clientInstanceConfig } from '../../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
 
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
@@ -86,7 +85,7 @@ export class SimpleConsumer {
   constructor(options: SimpleConsumerOptions) {
     this.options = Object.freeze(resolveSimpleConsumerOptions(options));
     this.logger = this.options.logger;
-    this.clientId = buildClientId(localClientIp(), this.options.instanceName);
+    this.clientId = clientIdOf(this.options);
     this.wireGroup = wrapNamespace(this.options.namespace, this.options.consumerGroup);
   }
 
@@ -103,19 +102,7 @@ export class SimpleConsumer {
     if (this.state !== 'CREATED') throw new IllegalStateError(`consumer is ${this.state.toLowerCase()}`);
     this.state = 'STARTING';
     const o = this.options;
-    const instance = acquireClientInstance({
-      clientId: this.clientId,
-      namesrvAddr: o.namesrvAddr,
-      namespace: o.namespace,
-      language: 'JAVA',
-      mqClientApiTimeout: o.mqClientApiTimeout,
-      pollNameServerInterval: o.pollNameServerInterval,
-      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
-      logger: o.logger,
-      createTopicKey: 'TBW102',
-      defaultTopicQueueNums: 4,
-      connection: o.connection,
-    });
+    const instance = acquireClientInstance(clientInstanceConfig(o, this.clientId));
     this.instance = instance;
     this.sendBack = new SendBack(
       consumerClientOf(instance, o.mqClientApiTimeout),
