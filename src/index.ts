@@ -59,6 +59,8 @@ export { PRODUCER_DEFAULTS, DEFAULT_RETRY_RESPONSE_CODES } from './producer/opti
 export type { ProducerOptions, LatencyFaultStrategyName } from './producer/options.js';
 // ACL credentials and TLS, taken by every client
 export type { ClientConnectionOptions, ClientTlsOptions, Credentials } from './client/connection-options.js';
+// the options every client shares (Java ClientConfig), which each class's options extend
+export type { ClientOptions, ClientTraceOptions } from './client/client-options.js';
 export type { Message } from './producer/message.js';
 export type { SendResult, SendStatus } from './producer/send-result.js';
 export type {

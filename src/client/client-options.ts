@@ -57,7 +57,13 @@ export interface ClientOptions extends ClientConnectionOptions {
   pollNameServerInterval?: number | undefined;
   /** Heartbeat period to every broker (ms). @default 30000 */
   heartbeatBrokerInterval?: number | undefined;
-  /** @default silentLogger */
+  /**
+   * Logger of this client. Clients sharing a client instance (same client id and settings) log
+   * instance-level events (route refresh, heartbeats, NameServer failover) through the logger of
+   * the client that created the instance; a client that joins an instance created with another
+   * logger says so once, on its own logger.
+   * @default silentLogger
+   */
   logger?: Logger | undefined;
 }
 

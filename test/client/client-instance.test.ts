@@ -67,7 +67,7 @@ describe('ClientInstance', () => {
 });
 
 describe('a NameServer that hangs', () => {
-  it('route lookup timeout surfaces as a timeout inside SendFailedError, not ERR_NO_ROUTE', async () => {
+  it('route lookup timeout surfaces as a timeout inside SendFailedError, not ERR_TOPIC_NOT_FOUND', async () => {
     const server = new RemotingServer();
     server.setDefaultProcessor(() => new Promise(() => undefined));
     await server.listen();

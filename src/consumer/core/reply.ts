@@ -5,13 +5,14 @@
  * that broker pushes it to the requester (which sent its request there, so it heartbeats it).
  */
 import { InvalidArgumentError, ReplyNotPossibleError } from '../../errors.js';
+import { AUTO_CREATE_DEFAULTS } from '../../client/client-options.js';
 import { errorFromResponse } from '../../client/response-error.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { replyTopicOf } from '../../protocol/headers/reply.js';
 import { SendReplyMessageV2 } from '../../protocol/headers/send.js';
 import { encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
-import { DEFAULT_TOPIC, checkUserProperty } from '../../protocol/validation.js';
+import { checkUserProperty } from '../../protocol/validation.js';
 import type { ConsumerClient } from './client-port.js';
 import type { ConsumerMessage } from './message-view.js';
 
@@ -62,8 +63,8 @@ export async function sendReply(
   const header = SendReplyMessageV2.encode({
     producerGroup: s.group,
     topic: replyTopicOf(cluster),
-    defaultTopic: DEFAULT_TOPIC,
-    defaultTopicQueueNums: 4,
+    defaultTopic: AUTO_CREATE_DEFAULTS.createTopicKey,
+    defaultTopicQueueNums: AUTO_CREATE_DEFAULTS.defaultTopicQueueNums,
     queueId: 0,
     sysFlag: 0,
     bornTimestamp: Date.now(),
