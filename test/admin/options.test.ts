@@ -13,19 +13,6 @@ describe('Admin options', () => {
     assert.equal(o.connection.credentials, undefined);
   });
 
-  it('take the NameServer from NAMESRV_ADDR when not given, and require one', () => {
-    const saved = process.env['NAMESRV_ADDR'];
-    try {
-      process.env['NAMESRV_ADDR'] = '127.0.0.3:9876';
-      assert.deepEqual(validateAdminOptions({}).namesrvAddr, ['127.0.0.3:9876']);
-      delete process.env['NAMESRV_ADDR'];
-      assert.equal(invalidArgument(() => validateAdminOptions({})).field, 'namesrvAddr');
-    } finally {
-      if (saved === undefined) delete process.env['NAMESRV_ADDR'];
-      else process.env['NAMESRV_ADDR'] = saved;
-    }
-  });
-
   it('reject unknown keys with a suggestion, bad timeouts, incomplete credentials and non-object tls', () => {
     const base = { namesrvAddr: '127.0.0.1:9876' };
     const e = invalidArgument(() => validateAdminOptions({ ...base, mqClientApiTimeOut: 1 } as never));
