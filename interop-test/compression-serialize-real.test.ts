@@ -8,18 +8,12 @@
 import { TimerNotSupportedError } from '../src/errors.js';
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-
 import { PushConsumer } from '../src/consumer/push/push-consumer.js';
-
 import type { ConsumerMessage } from '../src/consumer/core/message-view.js';
 import { Producer } from '../src/producer/producer.js';
-
 import type { ProducerOptions } from '../src/producer/options.js';
-
 import { SEQ_PROPERTY, detMessage } from './deterministic.js';
-
 import { INTEROP_VERSIONS, consumeWithJava, describeConsume, runDriver } from './java.js';
-
 import { RealCluster } from './real-cluster.js';
 
 const SIZE = 10_000;

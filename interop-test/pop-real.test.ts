@@ -6,19 +6,12 @@
 import { PopNotSupportedError } from '../src/errors.js';
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-
 import { SimpleConsumer } from '../src/consumer/simple/simple-consumer.js';
-
 import type { PoppedMessage } from '../src/consumer/simple/pop-response.js';
-
 import { Producer } from '../src/producer/producer.js';
-
 import { ResponseCode } from '../src/protocol/codes.js';
-
 import { UpdateAndCreateTopic } from '../src/protocol/headers/admin.js';
-
 import { RealCluster } from './real-cluster.js';
-
 import { rawRequest } from './raw-remoting.js';
 
 const run = Date.now().toString(36);

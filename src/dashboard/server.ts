@@ -4,11 +4,8 @@
  * every request (security.ts) and every failure rendered as an inline error in the page.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-
 import type { AddressInfo } from 'node:net';
-
 import { Admin } from '../admin/admin.js';
-
 import {
   AccessDeniedError,
   InvalidArgumentError,
@@ -23,34 +20,22 @@ import {
   RequestNotSupportedError,
   TopicNotFoundError,
 } from '../errors.js';
-
 import { APP_CSS, APP_JS } from './assets.js';
-
 import { errorBox, errorText, esc, page, type Section } from './html.js';
-
 import { LiveHub, type Fragments, type LiveView } from './live.js';
-
 import {
   isLoopbackHost,
   validateDashboardOptions,
   type DashboardOptions,
   type ResolvedDashboardOptions,
 } from './options.js';
-
 import { ProducerWatch } from './producer-watch.js';
-
 import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './security.js';
-
 import { ClusterView, clusterPage } from './views/cluster.js';
-
 import type { Params, ViewContext } from './views/context.js';
-
 import { GroupView, groupPage, groupsPage, resetOffset } from './views/groups.js';
-
 import { messagePage, messagesPage, resendMessage, searchForms } from './views/messages.js';
-
 import { ProducersView, producersPage } from './views/producers.js';
-
 import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
 
 /** Largest POST body accepted (forms are a few hundred bytes). */

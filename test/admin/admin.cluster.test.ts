@@ -4,10 +4,8 @@
  * and consumed, not against the admin client itself.
  */
 import { test } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import { Admin } from '../../src/admin/admin.js';
-
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import {
   BrokerResponseError,
@@ -22,11 +20,8 @@ import {
   RequestNotSupportedError,
   TopicNotFoundError,
 } from '../../src/errors.js';
-
 import { ResponseCode } from '../../src/protocol/codes.js';
-
 import { RemotingServer } from '../../src/remoting/server.js';
-
 import { harness, unique, waitFor } from '../consumer/helpers.js';
 
 const N = 20;

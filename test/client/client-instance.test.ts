@@ -1,34 +1,19 @@
 import { after, before, describe, it } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-
 import { RemotingServer } from '../../src/remoting/server.js';
-
 import type { Connection } from '../../src/remoting/connection.js';
-
 import { ClientInstance } from '../../src/client/client-instance.js';
-
 import { Deadline } from '../../src/client/deadline.js';
-
 import { TimeoutError, TopicNotFoundError, SendFailedError } from '../../src/errors.js';
-
 import { clientInstances } from '../../src/client/instance-registry.js';
-
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
-
 import { createRequest, createResponse } from '../../src/protocol/command.js';
-
 import type { Logger } from '../../src/observability/logger.js';
-
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-
 import { Producer } from '../../src/producer/producer.js';
-
 import { sleep, waitFor } from '../producer/cluster-helpers.js';
-
 import { routeOf } from '../producer/helpers.js';
-
 import { fakeNameServer, instanceConfig } from './helpers.js';
 
 function recordingLogger(): Logger & { lines: { level: string; msg: string; meta?: object }[] } {

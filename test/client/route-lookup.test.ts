@@ -1,19 +1,12 @@
 import { TopicNotFoundError } from '../../src/errors.js';
 import { describe, it } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import { ClientInstance } from '../../src/client/client-instance.js';
-
 import { Deadline } from '../../src/client/deadline.js';
-
 import { PermName } from '../../src/protocol/perm.js';
-
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
-
 import { waitFor } from '../producer/cluster-helpers.js';
-
 import { routeOf } from '../producer/helpers.js';
-
 import { fakeNameServer, instanceConfig } from './helpers.js';
 
 /** broker-a: master + slave, 4 read / 2 write queues, RW; broker-b: read-only; broker-c: slave only. */

@@ -1,10 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-
 import { inspect } from 'node:util';
-
 import { deflateSync } from 'node:zlib';
-
 import {
   decodePullBody,
   filterByTags,
@@ -12,7 +9,6 @@ import {
   type ConsumerMessage,
 } from '../../src/consumer/core/message-view.js';
 import { ProtocolError, UnsupportedCompressionError } from '../../src/errors.js';
-
 import { COMPRESSED_SYSFLAG, compressWith, loadCompressor } from '../../src/protocol/message/compression.js';
 
 before(() => loadCompressor('ZSTD'));

@@ -1,14 +1,9 @@
 import { test } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
-
 import { InvalidArgumentError, InvalidReceiptHandleError, PopNotSupportedError } from '../../src/errors.js';
-
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
-
 import { popScenario, receiveAtLeast } from './simple-consumer-helpers.js';
-
 import { readTopicWhenPresent, unique } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

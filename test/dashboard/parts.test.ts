@@ -1,29 +1,17 @@
 /** The dashboard's parts without a cluster: the shared poller, options, parsing and rendering helpers. */
 import { test } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import { Script } from 'node:vm';
-
 import { EventEmitter } from 'node:events';
-
 import { APP_JS } from '../../src/dashboard/assets.js';
-
 import { LiveHub, type Fragments } from '../../src/dashboard/live.js';
-
 import { validateDashboardOptions } from '../../src/dashboard/options.js';
-
 import { ProducerWatch } from '../../src/dashboard/producer-watch.js';
-
 import { statusOf } from '../../src/dashboard/server.js';
-
 import { parseResetTime } from '../../src/dashboard/views/groups.js';
-
 import { renderBody } from '../../src/dashboard/views/messages.js';
-
 import { isolationWindows } from '../../src/dashboard/views/producers.js';
-
 import { exposureWarning } from '../../src/cli/commands/dashboard.js';
-
 import {
   InvalidArgumentError,
   BrokerUnavailableError,
@@ -31,7 +19,6 @@ import {
   RequestNotSupportedError,
   TopicNotFoundError,
 } from '../../src/errors.js';
-
 import { invalidArgument } from '../invalid-argument.js';
 
 function expectInvalidArgument(fn: () => unknown, field: string): void {

@@ -1,11 +1,9 @@
 import { QueueSendFailedError } from '../../src/errors.js';
 import { test } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { selectByHash } from '../../src/producer/queue-select.js';
 import { readTopic } from './cluster-helpers.js';
-
 import { scenario, waitFor } from '../consumer/helpers.js';
 
 test('ordered messages: one sharding key stays on one queue and an orderly consumer sees each key in send order', async () => {

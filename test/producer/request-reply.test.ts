@@ -1,5 +1,4 @@
 import { test } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import {
   BrokerResponseError,
@@ -7,14 +6,11 @@ import {
   ReplyNotPossibleError,
   RequestTimeoutError,
 } from '../../src/errors.js';
-
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { PropertyKey } from '../../src/protocol/message/properties.js';
-
 import { replyTopicOf } from '../../src/protocol/headers/reply.js';
 import { pendingRequestCount } from '../../src/producer/request-reply.js';
 import { scenario, waitFor } from '../consumer/helpers.js';
-
 import { readTopic, waitFor as waitUntil } from './cluster-helpers.js';
 
 test('request-reply: a responder replies from its handler and the requester gets that reply', async () => {

@@ -1,5 +1,4 @@
 import { describe, it } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import {
   BrokerResponseError,
@@ -11,26 +10,17 @@ import {
   SendFailedError,
   SendResultUnknownError,
 } from '../../src/errors.js';
-
 import type { RemotingCommand } from '../../src/protocol/command.js';
-
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
-
 import {
   NoFaultStrategy,
   type LatencyFaultStrategy,
 } from '../../src/producer/fault/latency-fault-tolerance.js';
-
 import { Java49FaultStrategy } from '../../src/producer/fault/java-4.9.js';
-
 import { prepareMessage } from '../../src/producer/message.js';
-
 import { runSend, type SendLoopSettings, type SendTransport } from '../../src/producer/send-loop.js';
-
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
-
 import { fakeHost, routeOf, sendLoopSettings, sendResponse } from './helpers.js';
 
 type Behaviour = (cmd: RemotingCommand, timeoutMs: number) => Promise<RemotingCommand>;

@@ -3,23 +3,15 @@
  * time, delivered after a restart, refused where the broker cannot honour them.
  */
 import { before, describe, it } from 'node:test';
-
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError, TimerNotSupportedError } from '../../src/errors.js';
-
 import { Producer } from '../../src/producer/producer.js';
-
 import { TimerSupport } from '../../src/producer/timer.js';
 import { createResponse, resolveCommandDefaults, type RemotingCommand } from '../../src/protocol/command.js';
-
 import { decodeProperties } from '../../src/protocol/message/properties.js';
-
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
-
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-
 import { TIMER_TOPIC } from '../../src/server/broker/timer-service.js';
-
 import { oneBrokerCluster, uniqueTopic, waitFor } from './cluster-helpers.js';
 
 interface Delivered {

@@ -5,27 +5,17 @@
  * said; it is not a consumer for applications.
  */
 import { InvalidArgumentError, ProtocolError, TopicNotFoundError } from '../../errors.js';
-
 import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../../options.js';
-
 import type { Logger } from '../../observability/logger.js';
-
 import { silentLogger } from '../../observability/logger.js';
-
 import { createRequest, DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../protocol/command.js';
-
 import { RequestCode, ResponseCode } from '../../protocol/codes.js';
-
 import { PropertyKey } from '../../protocol/message/properties.js';
-
 import { ConnectionPool } from '../../remoting/pool.js';
-
 import { decodePullBody } from '../../consumer/core/message-view.js';
 import { Deadline } from '../../client/deadline.js';
-
 import { NamesrvClient } from '../../client/namesrv-client.js';
 import { errorFromResponse } from '../../client/response-error.js';
-
 import { masterAddress, subscribeQueues, type RouteData } from '../../client/route.js';
 
 /** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */

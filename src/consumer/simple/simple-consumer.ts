@@ -7,14 +7,10 @@
  * its maximum of retries. `fifo: true` pops orderly.
  */
 import { Deadline } from '../../client/deadline.js';
-
 import type { ClientInstance } from '../../client/client-instance.js';
-
 import { clientIdOf, clientInstanceConfig } from '../../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
-
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
-
 import {
   IllegalStateError,
   InvalidArgumentError,
@@ -22,14 +18,10 @@ import {
   InvalidReceiptHandleError,
   PopNotSupportedError,
 } from '../../errors.js';
-
 import type { Logger } from '../../observability/logger.js';
-
 import { ResponseCode } from '../../protocol/codes.js';
 import { errorFromResponse } from '../../client/response-error.js';
-
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
-
 import {
   AckMessage,
   ChangeInvisibleTime,
@@ -40,18 +32,12 @@ import {
   PopMessage,
   PopMessageResponse,
 } from '../../protocol/headers/pop.js';
-
 import { buildExtraInfo, parseExtraInfo, realTopic, type ExtraInfo } from '../../protocol/pop/extra-info.js';
-
 import { PropertyKey } from '../../protocol/message/properties.js';
-
 import { consumerClientOf } from '../core/client-port.js';
-
 import { decodePullBody } from '../core/message-view.js';
 import { SendBack } from '../core/send-back.js';
-
 import { receiptHandles, type PoppedMessage } from './pop-response.js';
-
 import {
   checkDuration,
   resolveSimpleConsumerOptions,

@@ -10,15 +10,10 @@ import type {
   ConsumerQueueProgress,
   ResetOffsetResult,
 } from '../../admin/types.js';
-
 import { InvalidArgumentError, ConsumerGroupNotFoundError, ConsumerNotOnlineError } from '../../errors.js';
-
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
-
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
-
 import { History, type Fragments, type LiveView } from '../live.js';
-
 import { historyChart, param, requiredParam, type Params, type ViewContext } from './context.js';
 
 /** Queues charted one by one (the busiest by lag); the total is always charted. */

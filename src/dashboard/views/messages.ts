@@ -4,13 +4,9 @@
  * that has a member of a group consume it again (CONSUME_MESSAGE_DIRECTLY).
  */
 import type { AdminMessage } from '../../admin/types.js';
-
 import { InvalidArgumentError, MessageNotFoundError, TopicNotFoundError } from '../../errors.js';
-
 import { CONTENT_SPLITOR, DEFAULT_TRACE_TOPIC, FIELD_SPLITOR } from '../../protocol/trace/trace-data.js';
-
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
-
 import { intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
 
 /** Most messages a queue range shows. */

@@ -6,15 +6,10 @@
  */
 import { FilterExpressionError } from '../../errors.js';
 import { RequestCode } from '../../protocol/codes.js';
-
 import { createRequest } from '../../protocol/command.js';
-
 import type { Connection } from '../../remoting/connection.js';
-
 import type { Logger } from '../../observability/logger.js';
-
 import { RebalanceLocks } from './rebalance-locks.js';
-
 import { buildMessageFilter, type MessageFilter } from './message-filter.js';
 
 export interface ClientChannelInfo {

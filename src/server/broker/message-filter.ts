@@ -6,7 +6,6 @@
 import { FilterExpressionError } from '../../errors.js';
 import { compileSql92, type Sql92Expression } from '../../protocol/filter/sql92.js';
 import { ExpressionType } from '../../protocol/headers/heartbeat.js';
-
 import {
   buildTagSubscription,
   isTagType,
@@ -14,9 +13,7 @@ import {
   SUBSCRIBE_ALL,
   type TagSubscription,
 } from '../../protocol/filter/tags.js';
-
 import { decodeProperties } from '../../protocol/message/properties.js';
-
 import { decodeStoredMessage } from '../../protocol/message/stored-message.js';
 
 export type MessageFilter =

@@ -1,8 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-
 import { InvalidArgumentError, FilterExpressionError } from '../../../src/errors.js';
-
 import { compileSql92, Sql92EvaluationError, type SqlValue } from '../../../src/protocol/filter/sql92.js';
 
 type Expected = true | false | null | 'throws' | 'parse-error';

@@ -3,11 +3,8 @@
  * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ (41/42, orderly consumers) and CHECK_CLIENT_CONFIG (46).
  */
 import { ProtocolError, FilterExpressionError } from '../../../errors.js';
-
 import { ResponseCode } from '../../../protocol/codes.js';
-
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
-
 import {
   CheckClientConfig,
   encodeConsumerListBody,
@@ -18,29 +15,17 @@ import {
   UnlockBatchMQ,
   type LockBatchBody,
 } from '../../../protocol/headers/consumer.js';
-
 import { HeartBeat, parseHeartbeatData, UnregisterClient } from '../../../protocol/headers/heartbeat.js';
-
 import { parseFastjsonBytes } from '../../../protocol/fastjson.js';
-
 import { PermName } from '../../../protocol/perm.js';
-
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
-
 import type { Connection } from '../../../remoting/connection.js';
-
 import type { RequestHandler } from '../../../remoting/options.js';
-
 import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
-
 import type { HeartbeatConsumer } from '../client-manager.js';
-
 import type { BrokerContext } from '../context.js';
-
 import { isTagType } from '../../../protocol/filter/tags.js';
-
 import { buildMessageFilter } from '../message-filter.js';
-
 import { filterUnsupportedRemark } from './pull.js';
 
 interface Heartbeat {

@@ -5,11 +5,8 @@
  */
 import { FilterExpressionError } from '../../../errors.js';
 import { ResponseCode } from '../../../protocol/codes.js';
-
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
-
 import { isTagType } from '../../../protocol/filter/tags.js';
-
 import {
   AckMessage,
   ChangeInvisibleTime,
@@ -22,7 +19,6 @@ import {
   PopMessageResponse,
   type PopMessageRequestHeader,
 } from '../../../protocol/headers/pop.js';
-
 import {
   buildMsgOffsetInfo,
   buildOrderCountInfo,
@@ -34,21 +30,13 @@ import {
   retryFlagOf,
   type ExtraInfo,
 } from '../../../protocol/pop/extra-info.js';
-
 import { isReadable } from '../../../protocol/perm.js';
-
 import type { Connection } from '../../../remoting/connection.js';
-
 import type { RequestHandler } from '../../../remoting/options.js';
-
 import { requestHeader } from '../../namesrv/decode-request.js';
-
 import type { BrokerContext } from '../context.js';
-
 import { buildMessageFilter, type MessageFilter } from '../message-filter.js';
-
 import { NORMAL_REVIVE_QID, type PopRead, type PopService } from '../pop/pop-service.js';
-
 import { APPLY_TOPIC_HINT } from './send.js';
 
 /** Java `isTimeoutTooMuch`: a request this late (ms past bornTime + pollTime) is answered at once. */

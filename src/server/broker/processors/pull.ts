@@ -4,25 +4,15 @@
  */
 import { FilterExpressionError } from '../../../errors.js';
 import { ResponseCode } from '../../../protocol/codes.js';
-
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
-
 import { isReadable } from '../../../protocol/perm.js';
-
 import type { Connection } from '../../../remoting/connection.js';
-
 import type { RequestHandler } from '../../../remoting/options.js';
-
 import type { BrokerContext } from '../context.js';
-
 import { withOptionalFields, type HeaderOf } from '../../../protocol/headers/fields.js';
-
 import { PullMessage, PullMessageResponse, PullSysFlag } from '../../../protocol/headers/pull.js';
-
 import { requestHeader } from '../../namesrv/decode-request.js';
-
 import { isTagType } from '../../../protocol/filter/tags.js';
-
 import {
   buildMessageFilter,
   MATCH_ALL,
@@ -30,9 +20,7 @@ import {
   matchesStoredRecord,
   type MessageFilter,
 } from '../message-filter.js';
-
 import { APPLY_TOPIC_HINT } from './send.js';
-
 import { releaseAfterWrite, releaseWriteBuffer } from '../../../remoting/write-buffer-pool.js';
 
 /** Java clients always send these; pulls without them commit nothing and do not wait. */
