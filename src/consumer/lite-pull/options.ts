@@ -1,7 +1,8 @@
 /**
  * LitePullConsumerOptions: Java `DefaultLitePullConsumer` names and defaults (consumer.md §2.11).
- * The options both consumers share (group, NameServer, model, allocation, thresholds, timeouts,
- * identity) are validated by the push consumer's resolver, so a value means the same in both;
+ * The client options every class shares are client/client-options.ts's; the consumer options
+ * both consumers share (group, model, allocation, thresholds, timeouts) are validated by the
+ * push consumer's resolver, so a value means the same in both;
  * the lite-only ones are checked here. Unknown keys are rejected against the lite list, so a
  * push-only option (consumeThreadMax, consumeOrderly, …) is refused.
  */

@@ -1,7 +1,7 @@
 /**
- * SimpleConsumerOptions: the POP consumer's settings (RocketMQ 5 `SimpleConsumer` names; client
- * settings as the push consumer's), one frozen defaults object and one validator that rejects
- * unknown keys.
+ * SimpleConsumerOptions: the POP consumer's own settings (RocketMQ 5 `SimpleConsumer` names), one
+ * frozen defaults object and one validator; the shared client options and the key check are
+ * client/client-options.ts's (the trace pair is refused: no POP consume traces are written).
  */
 import {
   CLIENT_DEFAULTS,
