@@ -5,13 +5,13 @@
  * answers in kind, a 5.x broker in JSON), and a timer message refused before it is written (4.9
  * has no timer wheel; the harness's 5.x runs with timerWheelEnable=false).
  */
+import { TimerNotSupportedError } from '../src/errors.js';
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PushConsumer } from '../src/consumer/push/push-consumer.js';
 import type { ConsumerMessage } from '../src/consumer/core/message-view.js';
 import { Producer } from '../src/producer/producer.js';
 import type { ProducerOptions } from '../src/producer/options.js';
-import { TimerNotSupportedError } from '../src/producer/timer.js';
 import { SEQ_PROPERTY, detMessage } from './deterministic.js';
 import { INTEROP_VERSIONS, consumeWithJava, describeConsume, runDriver } from './java.js';
 import { RealCluster } from './real-cluster.js';

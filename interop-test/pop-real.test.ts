@@ -3,10 +3,10 @@
  * as POP needs) receive/ack, redelivery after a short invisible time with reconsumeTimes + 1, and
  * FIFO order; on 4.9.7 `start()` fails fast with PopNotSupportedError. One broker each, kept short.
  */
+import { PopNotSupportedError } from '../src/errors.js';
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SimpleConsumer } from '../src/consumer/simple/simple-consumer.js';
-import { PopNotSupportedError } from '../src/consumer/simple/pop-errors.js';
 import type { PoppedMessage } from '../src/consumer/simple/pop-response.js';
 import { Producer } from '../src/producer/producer.js';
 import { ResponseCode } from '../src/protocol/codes.js';

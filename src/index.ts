@@ -8,32 +8,57 @@
  * - `rocketmq-ts/server`: `EmbeddedCluster`, `NameServer`, `Broker`, the message store.
  */
 
-// errors: every class an application may catch, all extending RocketMQError
+// errors: every class an application may catch, all extending RocketMQError (src/errors/, by family)
 export {
+  // base
   RocketMQError,
   InvalidArgumentError,
+  IllegalStateError,
+  // connection
   ConnectError,
   TimeoutError,
   ConnectionClosedError,
   ProtocolError,
   BackpressureError,
+  // what a broker or NameServer answered
   BrokerResponseError,
-  IllegalStateError,
   AccessDeniedError,
+  TopicNotFoundError,
+  BrokerNotFoundError,
+  BrokerUnavailableError,
+  RequestNotSupportedError,
+  // producer
+  SendFailedError,
+  SendResultUnknownError,
+  NotStoreOkError,
+  QueueSendFailedError,
+  TimerNotSupportedError,
+  RequestTimeoutError,
+  // consumers
+  HandlerTimeoutError,
+  UnsupportedCompressionError,
+  OffsetCommitError,
+  OffsetReadError,
+  ReplyNotPossibleError,
+  PopNotSupportedError,
+  InvalidReceiptHandleError,
+  FilterExpressionError,
+  // admin
+  ConsumerGroupNotFoundError,
+  ConsumerNotOnlineError,
+  ConsumerGroupOnlineError,
+  ProducerGroupNotOnlineError,
+  MessageNotFoundError,
+  // NameServer, lifecycle, abort
+  NameServerUnreachableError,
+  NotANameServerError,
+  StartCancelledError,
+  AbortError,
 } from './errors.js';
-export type { RocketMQErrorOptions } from './errors.js';
-export { NameServerUnreachableError, NotANameServerError, TopicRouteNotFoundError } from './client/errors.js';
-export { AbortError } from './errors/abort.js';
+export type { RocketMQErrorOptions, SendAttempt, QueueRef } from './errors.js';
 // `{ signal }`: the per-call options of every call that waits
 export type { CallOptions } from './remoting/abort.js';
-export { StartCancelledError } from './errors/lifecycle.js';
 export type { LifecycleState } from './client/lifecycle.js';
-export { SendFailedError, SendResultUnknownError } from './producer/errors.js';
-export { TimerNotSupportedError } from './producer/timer.js';
-export type { SendAttempt } from './producer/errors.js';
-export { QueueSendFailedError } from './producer/queue-select.js';
-export { RequestTimeoutError } from './producer/request-reply.js';
-export { ReplyNotPossibleError } from './consumer/core/reply.js';
 
 // producer
 export { Producer } from './producer/producer.js';
@@ -42,6 +67,8 @@ export { PRODUCER_DEFAULTS, DEFAULT_RETRY_RESPONSE_CODES } from './producer/opti
 export type { ProducerOptions, LatencyFaultStrategyName } from './producer/options.js';
 // ACL credentials and TLS, taken by every client
 export type { ClientConnectionOptions, ClientTlsOptions, Credentials } from './client/connection-options.js';
+// the options every client shares (Java ClientConfig), which each class's options extend
+export type { ClientOptions, ClientTraceOptions } from './client/client-options.js';
 export type { Message } from './producer/message.js';
 export type { SendResult, SendStatus } from './producer/send-result.js';
 export type {
@@ -70,10 +97,8 @@ export type { ConnectEvent, DisconnectEvent } from './client/instance-events.js'
 export {
   PushConsumer,
   PUSH_CONSUMER_DEFAULTS,
-  HandlerTimeoutError,
   LitePullConsumer,
   LITE_PULL_CONSUMER_DEFAULTS,
-  OffsetCommitError,
   type PushConsumerOptions,
   type PushConsumerEvents,
   type ConsumeHandler,
@@ -98,8 +123,6 @@ export {
 } from './consumer/index.js';
 export {
   SimpleConsumer,
-  PopNotSupportedError,
-  InvalidReceiptHandleError,
   type SimpleConsumerOptions,
   type SimpleConsumerEvents,
   type DeadLetterFailedEvent,
@@ -107,7 +130,7 @@ export {
 } from './consumer/index.js';
 export type { SimpleConsumerMessagesOptions } from './consumer/simple/iterate.js';
 
-// admin: the Admin client (mqadmin as a library), its typed errors and result types
+// admin: the Admin client (mqadmin as a library) and its result types
 export * from './admin/index.js';
 
 // values an application compares against: broker response codes and message property names

@@ -3,29 +3,25 @@
  * and the NameServer client; never started, so no heartbeats or route polling), the request
  * timeout, and the translation of transport failures and response codes into typed errors.
  */
-import { accessDenied } from '../client/access-denied.js';
+import { errorFromResponse } from '../client/response-error.js';
 import { ClientInstance } from '../client/client-instance.js';
-import { buildClientId, localClientIp } from '../client/client-id.js';
+import { clientIdOf, clientInstanceConfig } from '../client/client-options.js';
 import { Deadline } from '../client/deadline.js';
-import { NameServerUnreachableError } from '../client/errors.js';
 import {
-  BrokerResponseError,
+  BrokerNotFoundError,
+  BrokerUnavailableError,
   ConnectError,
   ConnectionClosedError,
   IllegalStateError,
+  NameServerUnreachableError,
   TimeoutError,
+  TopicNotFoundError,
 } from '../errors.js';
-import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
+import { ResponseCode } from '../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../protocol/command.js';
 import type { HeaderOf, HeaderSpec, RequestDeclaration } from '../protocol/headers/fields.js';
 import { masterAddress, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ClusterInfo } from '../protocol/headers/register.js';
-import {
-  BrokerNotFoundError,
-  BrokerUnavailableError,
-  RequestNotSupportedError,
-  TopicNotFoundError,
-} from './errors.js';
 import type { AdminTarget } from './types.js';
 import type { ResolvedAdminOptions } from './options.js';
 
@@ -40,19 +36,12 @@ export class AdminContext {
   private closed = false;
 
   constructor(readonly options: ResolvedAdminOptions) {
-    this.instance = new ClientInstance({
-      clientId: buildClientId(localClientIp(), `admin-${process.pid}-${Date.now()}`),
-      namesrvAddr: options.namesrvAddr,
-      namespace: undefined,
-      language: 'JAVA',
-      mqClientApiTimeout: options.requestTimeout,
-      pollNameServerInterval: 30_000,
-      heartbeatBrokerInterval: 30_000,
-      createTopicKey: 'TBW102',
-      defaultTopicQueueNums: 4,
-      logger: options.logger,
-      connection: options.connection,
-    });
+    // Each Admin gets its own instance: the default instance name would share a producer's.
+    const instanceName =
+      options.instanceName === 'DEFAULT' ? `admin-${process.pid}-${Date.now()}` : options.instanceName;
+    this.instance = new ClientInstance(
+      clientInstanceConfig(options, clientIdOf({ ...options, instanceName })),
+    );
   }
 
   /**
@@ -66,7 +55,7 @@ export class AdminContext {
   }
 
   deadline(): Deadline {
-    return Deadline.after(this.options.requestTimeout, Date.now, this.signal);
+    return Deadline.after(this.options.mqClientApiTimeout, Date.now, this.signal);
   }
 
   /** Sends one request; transport failures become BrokerUnavailableError. */
@@ -81,7 +70,7 @@ export class AdminContext {
     const ext = header === undefined ? extra : { ...decl.encode(header), ...extra };
     const request = createRequest(decl.code, ext, body, this.instance.commandDefaults);
     try {
-      return await this.instance.pool.request(address, request, this.options.requestTimeout, this.signal);
+      return await this.instance.pool.request(address, request, this.options.mqClientApiTimeout, this.signal);
     } catch (err) {
       if (err instanceof ConnectError || err instanceof TimeoutError || err instanceof ConnectionClosedError)
         throw new BrokerUnavailableError(address, { cause: err });
@@ -90,8 +79,8 @@ export class AdminContext {
   }
 
   /**
-   * `send`, then: SUCCESS → the response; REQUEST_CODE_NOT_SUPPORTED → RequestNotSupportedError;
-   * a code `mapped` knows → its error; anything else → BrokerResponseError.
+   * `send`, then: SUCCESS → the response; a code `mapped` knows → its error; anything else → errorFromResponse
+   * (REQUEST_CODE_NOT_SUPPORTED → RequestNotSupportedError, ACL → AccessDeniedError, …).
    */
   async call<S extends HeaderSpec>(
     address: string,
@@ -112,13 +101,8 @@ export class AdminContext {
     response: RemotingCommand,
     mapped?: (response: RemotingCommand) => Error | undefined,
   ): Error {
-    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      return new RequestNotSupportedError(address, code, requestCodeName(code));
-    return (
-      mapped?.(response) ??
-      accessDenied(response, address) ??
-      new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address)
-    );
+    const own = response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED ? undefined : mapped?.(response);
+    return own ?? errorFromResponse(response, { address, requestCode: code });
   }
 
   /** NameServer request with failover; transport failures become NameServerUnreachableError. */

@@ -3,7 +3,13 @@
  * running info (307, relayed by the broker) and reset by time (222, or — for a group with no
  * live member — the offsets written directly, as Java's `resetOffsetByTimestampOld` does).
  */
-import { InvalidArgumentError } from '../errors.js';
+import {
+  InvalidArgumentError,
+  ConsumerGroupNotFoundError,
+  ConsumerGroupOnlineError,
+  ConsumerNotOnlineError,
+  ProducerGroupNotOnlineError,
+} from '../errors.js';
 import { parseGroupList, parseProducerConnection, parseResetOffsetBody } from '../protocol/body/admin.js';
 import { parseConsumeStats, parseConsumerConnection } from '../protocol/body/consumer-admin.js';
 import {
@@ -28,12 +34,6 @@ import {
 import { checkString } from '../options.js';
 import type { TopicRouteData } from '../protocol/headers/route.js';
 import type { AdminContext } from './admin-context.js';
-import {
-  ConsumerGroupNotFoundError,
-  ConsumerGroupOnlineError,
-  ConsumerNotOnlineError,
-  ProducerGroupNotOnlineError,
-} from './errors.js';
 import { checkTopicName } from './topics.js';
 import type {
   ClientConnection,

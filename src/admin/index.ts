@@ -2,7 +2,6 @@
 export { Admin, type AdminEvents } from './admin.js';
 export type { AdminOptions, ResolvedAdminOptions } from './options.js';
 export { DEFAULT_ADMIN_OPTIONS } from './options.js';
-export * from './errors.js';
 export type * from './types.js';
 export type { SubscriptionGroupSettings } from './subscription-groups.js';
 export type {

@@ -4,7 +4,7 @@
  * unique-key query), a range of a queue (11 as `TOOLS_CONSUMER`, nothing committed) and resend
  * to one consumer (309, relayed by the broker).
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, ConsumerNotOnlineError, MessageNotFoundError } from '../errors.js';
 import { parseConsumeMessageDirectlyResult } from '../protocol/body/consumer-running-info.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { ConsumeMessageDirectly } from '../protocol/headers/consumer.js';
@@ -23,7 +23,6 @@ import { MessageSysFlag } from '../protocol/message/sysflag.js';
 import { checkString } from '../options.js';
 import { TOOLS_CONSUMER_GROUP, type AdminContext } from './admin-context.js';
 import { checkGroupName } from './consumers.js';
-import { ConsumerNotOnlineError, MessageNotFoundError } from './errors.js';
 import { checkTopicName } from './topics.js';
 import type { AdminMessage, AdminQueue, ConsumeDirectlyResult, QueueMessages } from './types.js';
 

@@ -1,55 +1,42 @@
-/** Options of the Admin client: one interface, one frozen defaults object, one validator. */
-import { InvalidArgumentError } from '../errors.js';
-import { silentLogger, type Logger } from '../observability/logger.js';
-import { checkInt, checkLogger, keyList, withDefaults } from '../options.js';
+/**
+ * Options of the Admin client: the shared client options (client/client-options.ts) minus the
+ * ones an admin client cannot honour, with Java `DefaultMQAdminExt`'s request timeout; one
+ * frozen defaults object, one validator.
+ */
 import {
-  CLIENT_CONNECTION_OPTION_KEYS,
-  resolveClientConnection,
-  type ClientConnection,
-  type ClientConnectionOptions,
-} from '../client/connection-options.js';
-import { parseNamesrvAddr } from '../producer/options.js';
+  resolveClientOptions,
+  type ClientOptions,
+  type ResolvedClientOptions,
+} from '../client/client-options.js';
 
-/** `credentials` and `tls` are the shared client connection options (client/connection-options.ts). */
-export interface AdminOptions extends ClientConnectionOptions {
-  /** NameServer addresses, `"a:9876;b:9876"` or an array. @default process.env.NAMESRV_ADDR */
-  namesrvAddr?: string | readonly string[] | undefined;
-  /** Timeout of each admin request, ms (Java `DefaultMQAdminExt` timeoutMillis). @default 5000 */
-  requestTimeout?: number | undefined;
-  /** @default silentLogger */
-  logger?: Logger | undefined;
-}
-
-export interface ResolvedAdminOptions {
-  namesrvAddr: readonly string[];
-  requestTimeout: number;
-  /** ACL credentials and TLS of every connection. */
-  connection: ClientConnection;
-  logger: Logger;
-}
-
-export const DEFAULT_ADMIN_OPTIONS: Readonly<Omit<ResolvedAdminOptions, 'namesrvAddr' | 'connection'>> =
-  Object.freeze({
-    requestTimeout: 5000,
-    logger: silentLogger,
-  });
-
-const KNOWN = keyList<AdminOptions>({
-  namesrvAddr: true,
-  requestTimeout: true,
-  logger: true,
-  ...CLIENT_CONNECTION_OPTION_KEYS,
+/** Why Admin refuses a shared option; a JavaScript caller (no types) gets this text in the error. */
+const ADMIN_UNSUPPORTED = Object.freeze({
+  namespace:
+    'Admin takes topic and group names as they are on the wire (give `<namespace>%<name>`), as mqadmin does',
+  pollNameServerInterval: 'Admin keeps no routes to refresh; it asks the NameServer on every call',
+  heartbeatBrokerInterval: 'Admin registers no producer or consumer, so it sends no heartbeats',
 });
 
+/**
+ * `credentials` and `tls` are the shared client connection options; `mqClientApiTimeout` is the
+ * timeout of each admin request.
+ */
+export interface AdminOptions extends Omit<ClientOptions, keyof typeof ADMIN_UNSUPPORTED> {
+  /** Timeout of each admin request, ms (Java `DefaultMQAdminExt` timeoutMillis). @default 5000 */
+  mqClientApiTimeout?: number | undefined;
+}
+
+export type ResolvedAdminOptions = Readonly<ResolvedClientOptions>;
+
+export const DEFAULT_ADMIN_OPTIONS = Object.freeze({ mqClientApiTimeout: 5000 });
+
 export function validateAdminOptions(input: AdminOptions | undefined): ResolvedAdminOptions {
-  const o = withDefaults<AdminOptions>(DEFAULT_ADMIN_OPTIONS as AdminOptions, input ?? {}, KNOWN);
-  const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
-  if (namesrvRaw === undefined)
-    throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
-  return Object.freeze({
-    namesrvAddr: Object.freeze(parseNamesrvAddr(namesrvRaw)),
-    requestTimeout: checkInt('requestTimeout', o.requestTimeout, 1),
-    connection: resolveClientConnection(o),
-    logger: checkLogger('logger', o.logger),
-  });
+  return Object.freeze(
+    resolveClientOptions(input ?? {}, {
+      client: 'Admin',
+      own: [],
+      unsupported: ADMIN_UNSUPPORTED,
+      defaults: DEFAULT_ADMIN_OPTIONS,
+    }),
+  );
 }

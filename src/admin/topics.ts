@@ -3,7 +3,7 @@
  * (17 to each target master) and delete (215 to each master of the cluster, then 216 to every
  * NameServer, as `mqadmin deleteTopic` does).
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, TopicNotFoundError } from '../errors.js';
 import { parseTopicStatsTable } from '../protocol/body/admin.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { DeleteTopicInBroker, UpdateAndCreateTopic } from '../protocol/headers/admin.js';
@@ -12,7 +12,6 @@ import { DeleteTopicInNamesrv } from '../protocol/headers/namesrv-admin.js';
 import { GetAllTopicListFromNameserver, parseTopicList } from '../protocol/headers/route.js';
 import { checkTopic } from '../protocol/validation.js';
 import type { AdminContext } from './admin-context.js';
-import { TopicNotFoundError } from './errors.js';
 import type { CreateTopicRequest, TopicQueueStats, TopicRouteResult, TopicStats } from './types.js';
 
 export function checkTopicName(topic: unknown, field = 'topic'): string {

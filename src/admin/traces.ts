@@ -8,7 +8,7 @@
 import { checkString } from '../options.js';
 import { decodeTraceRecords, DEFAULT_TRACE_TOPIC, type TraceContext } from '../protocol/trace/trace-data.js';
 import type { AdminContext } from './admin-context.js';
-import { MessageNotFoundError } from './errors.js';
+import { MessageNotFoundError } from '../errors.js';
 import { queryMessagesByKey } from './messages.js';
 
 /** The msgId a trace record is about. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { inspect } from 'node:util';
-import { NameServerUnreachableError, NotANameServerError } from '../client/errors.js';
+import { NameServerUnreachableError, NotANameServerError } from '../errors.js';
 import { ConnectError, InvalidArgumentError, RocketMQError } from '../errors.js';
 import { wireDebug } from '../observability/logger.js';
 import { inBrokerThread, logBrokerThread, runInBrokerThread } from './broker-thread.js';

@@ -1,9 +1,7 @@
 /**
- * The connection-security options every client takes (Producer, PushConsumer, pull consumers,
- * admin): ACL credentials and TLS. One fragment, one validator, one instance-key part, so a client
- * class picks them up by extending `ClientConnectionOptions`, listing
- * `CLIENT_CONNECTION_OPTION_KEYS` in its key list and passing `resolveClientConnection(options)`
- * to `acquireClientInstance` as `connection`.
+ * The connection-security options every client takes: ACL credentials and TLS. One fragment,
+ * one validator, one instance-key part; the shared client options (client-options.ts) extend
+ * it and resolve it, so every class gets it as `connection` in its resolved options.
  */
 import { createHash } from 'node:crypto';
 import type { ConnectionOptions as TlsConnectOptions } from 'node:tls';

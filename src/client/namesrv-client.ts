@@ -5,7 +5,7 @@
  * while (1 s, doubling per failure up to 30 s) and tried again only after that, or as a last
  * resort when every other one failed too: a dead NameServer costs no time on every call.
  */
-import { responseError } from './access-denied.js';
+import { errorFromResponse } from './response-error.js';
 import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { RequestCode, ResponseCode } from '../protocol/codes.js';
@@ -14,7 +14,7 @@ import { GetBrokerClusterInfo, parseClusterInfo, type ClusterInfo } from '../pro
 import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ConnectionPool } from '../remoting/pool.js';
 import type { Clock, Deadline } from './deadline.js';
-import { NotANameServerError } from './errors.js';
+import { NotANameServerError } from '../errors.js';
 
 /** First backoff of a NameServer that failed to answer (ms); doubles per failure. */
 export const NAMESRV_BACKOFF_MIN_MS = 1000;
@@ -168,7 +168,7 @@ export class NamesrvClient {
 
   private successBody(response: RemotingCommand): Uint8Array {
     if (response.code !== ResponseCode.SUCCESS || response.body === undefined) {
-      throw responseError(response, this.currentAddress);
+      throw errorFromResponse(response, { address: this.currentAddress });
     }
     return response.body;
   }

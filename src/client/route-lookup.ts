@@ -11,13 +11,18 @@
  * 'brokerAddressAdded' (address, brokerId), 'brokerAddressRemoved' (address).
  */
 import { EventEmitter } from 'node:events';
-import { ConnectError, ConnectionClosedError, TimeoutError } from '../errors.js';
+import {
+  ConnectError,
+  ConnectionClosedError,
+  NameServerUnreachableError,
+  TimeoutError,
+  TopicNotFoundError,
+} from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { RequestCode } from '../protocol/codes.js';
 import { MASTER_ID, type TopicRouteData } from '../protocol/headers/route.js';
 import { DEFAULT_TOPIC } from '../protocol/validation.js';
 import { Deadline, type Clock } from './deadline.js';
-import { NameServerUnreachableError, TopicRouteNotFoundError } from './errors.js';
 import { withoutNamespace } from './namespace.js';
 import type { NamesrvClient } from './namesrv-client.js';
 import {
@@ -271,8 +276,9 @@ export class RouteLookup extends EventEmitter {
   }
 
   /** A route error names the topic as the user wrote it, not the namespaced wire name. */
-  private noRoute(topic: string, message: string, cause?: unknown): TopicRouteNotFoundError {
-    return new TopicRouteNotFoundError(this.userTopic(topic), message, cause === undefined ? {} : { cause });
+  private noRoute(topic: string, message: string, cause?: unknown): TopicNotFoundError {
+    // Retriable: the topic may be being created, and the next lookup asks the NameServer again.
+    return new TopicNotFoundError(this.userTopic(topic), message, { retriable: true, cause });
   }
 
   /** GET_ROUTEINFO_BY_TOPIC; unreachable NameServers become a no-route error, a timeout stays one. */

@@ -23,10 +23,8 @@ export type { ConsumerMessage } from './core/message-view.js';
 export type { SubscriptionExpression } from './core/subscription.js';
 export type { RebalanceEvent } from './core/rebalance.js';
 export type { ConsumeTraceContext } from './core/handler-pool.js';
-export { HandlerTimeoutError } from './core/handler-pool.js';
 export type { AllocateStrategy, AllocateStrategyName, AllocateContext } from './allocate/index.js';
 export { LitePullConsumer } from './lite-pull/lite-pull-consumer.js';
-export { OffsetCommitError, OffsetReadError } from './lite-pull/offsets.js';
 export {
   LITE_PULL_CONSUMER_DEFAULTS,
   resolveLitePullConsumerOptions,
@@ -47,4 +45,3 @@ export {
   type ResolvedSimpleConsumerOptions,
 } from './simple/options.js';
 export type { PoppedMessage } from './simple/pop-response.js';
-export { PopNotSupportedError, InvalidReceiptHandleError } from './simple/pop-errors.js';

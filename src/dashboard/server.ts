@@ -16,9 +16,11 @@ import {
   ProducerGroupNotOnlineError,
   RequestNotSupportedError,
   TopicNotFoundError,
-} from '../admin/errors.js';
-import { AccessDeniedError, InvalidArgumentError, RocketMQError } from '../errors.js';
-import { NameServerUnreachableError } from '../client/errors.js';
+  AccessDeniedError,
+  InvalidArgumentError,
+  NameServerUnreachableError,
+  RocketMQError,
+} from '../errors.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { errorBox, errorText, esc, page, type Section } from './html.js';
 import { LiveHub, type Fragments, type LiveView } from './live.js';
@@ -103,7 +105,7 @@ export class Dashboard {
       o.admin ??
       new Admin({
         namesrvAddr: o.namesrvAddr,
-        requestTimeout: o.requestTimeout,
+        mqClientApiTimeout: o.requestTimeout,
         logger: o.logger,
         ...o.connection,
       });

@@ -5,7 +5,7 @@
  * RocketMQError, so `instanceof RocketMQError` holds for every failure of this package.
  * Never retriable: the caller asked for the call to stop.
  */
-import { RocketMQError, type RocketMQErrorOptions } from '../errors.js';
+import { RocketMQError, type RocketMQErrorOptions } from './base.js';
 
 export class AbortError extends RocketMQError {
   constructor(message = 'the operation was aborted', options: Omit<RocketMQErrorOptions, 'retriable'> = {}) {

@@ -1,7 +1,7 @@
 /**
  * The lifecycle's own error (client/lifecycle.ts): a `start()` that `shutdown()` cancelled.
  */
-import { RocketMQError, type RocketMQErrorOptions } from '../errors.js';
+import { RocketMQError, type RocketMQErrorOptions } from './base.js';
 
 /**
  * `shutdown()` was called while `start()` was still running: the start work stopped at its next

@@ -4,30 +4,20 @@
  * and listed in the README.
  */
 import {
-  CLIENT_CONNECTION_OPTION_KEYS,
-  resolveClientConnection,
-  type ClientConnection,
-  type ClientConnectionOptions,
-} from '../client/connection-options.js';
+  AUTO_CREATE_DEFAULTS,
+  CLIENT_DEFAULTS,
+  resolveClientOptions,
+  resolveTraceOptions,
+  type ClientOptions,
+  type ClientTraceOptions,
+  type ResolvedClientOptions,
+  type TraceOptions,
+} from '../client/client-options.js';
 import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
-import { resolveCommandDefaults } from '../protocol/command.js';
-import type { Logger } from '../observability/logger.js';
 import { DEFAULT_MIN_SHARE } from './fault/capacity-share.js';
-import { resolveTraceOptions } from './trace/settings.js';
 import type { CompressionType } from '../protocol/message/sysflag.js';
-import { silentLogger } from '../observability/logger.js';
-import {
-  checkBoolean,
-  checkEnum,
-  checkFraction,
-  checkInt,
-  checkLogger,
-  checkObject,
-  checkString,
-  keyList,
-  rejectUnknownKeys,
-} from '../options.js';
+import { checkBoolean, checkEnum, checkFraction, checkInt, checkString, keyList } from '../options.js';
 
 export type LatencyFaultStrategyName = 'adaptive' | 'java-4.9' | 'java-5';
 
@@ -43,22 +33,14 @@ export const DEFAULT_RETRY_RESPONSE_CODES: readonly number[] = Object.freeze([
   ResponseCode.GO_AWAY,
 ]);
 
-export interface ProducerOptions extends ClientConnectionOptions {
+/**
+ * The producer's own options; the ones every client shares (namesrvAddr, namespace,
+ * instanceName, clientIP, unitName, language, mqClientApiTimeout, the two intervals,
+ * credentials, tls, logger, and the trace pair) are in `ClientOptions` (client/client-options.ts).
+ */
+export interface ProducerOptions extends ClientOptions, ClientTraceOptions {
   /** Producer group (the broker uses it for transaction checks). @default 'DEFAULT_PRODUCER' */
   producerGroup?: string;
-  /**
-   * NameServer addresses, `"host:port;host:port"` or an array. Several give failover.
-   * @default process.env.NAMESRV_ADDR (as Java), else required
-   */
-  namesrvAddr?: string | readonly string[];
-  /** Part of the client id. `DEFAULT` becomes `<pid>#<hrtime>`, unique per process. @default 'DEFAULT' */
-  instanceName?: string;
-  /** Appended to the client id (`ip@instance@unit`). @default undefined */
-  unitName?: string;
-  /** Wraps topics and the group as `<namespace>%<name>`. @default undefined */
-  namespace?: string;
-  /** Client IP in the client id. @default the first non-internal IPv4, else 127.0.0.1 */
-  clientIP?: string;
   /** Budget for one whole send call, retries and route lookup included (ms). @default 3000 */
   sendMsgTimeout?: number;
   /** Extra attempts after a failed send (`send`, `sendBatch`). @default 2 */
@@ -135,12 +117,6 @@ export interface ProducerOptions extends ClientConnectionOptions {
    * table. Rejected with `adaptive`. @default strategy table
    */
   notAvailableDuration?: readonly number[];
-  /** Route refresh period of every topic in use (ms). @default 30000 */
-  pollNameServerInterval?: number;
-  /** Heartbeat period to every master broker (ms). @default 30000 */
-  heartbeatBrokerInterval?: number;
-  /** Timeout of NameServer and admin requests (ms). @default 3000 */
-  mqClientApiTimeout?: number;
   /**
    * Cap (ms) on every attempt but the last, so a hung broker cannot eat the whole budget and
    * leave no retry; 0 turns it off (Java 5.3.3 `sendMsgMaxTimeoutPerRequest`, off there).
@@ -163,8 +139,6 @@ export interface ProducerOptions extends ClientConnectionOptions {
    * strategies. Deviation: no Java equivalent. @default 0.2 (a fifth of an equal share)
    */
   minBrokerShare?: number;
-  /** LanguageCode sent in each command. @default 'JAVA' */
-  language?: string;
   /**
    * Hedged sends: an attempt still unanswered after `hedgeDelayMultiplier` × its broker's recent
    * p99 (at least `hedgeDelayFloorMs`) makes the fault strategy stop choosing that broker, and
@@ -183,35 +157,11 @@ export interface ProducerOptions extends ClientConnectionOptions {
    * @default 50
    */
   hedgeDelayFloorMs?: number;
-  /**
-   * Java message trace: a `Pub` record of every successful send goes, in batches and off the
-   * send path, to the trace topic (Java's format, so `mqadmin queryMsgTraceById` and
-   * rocketmq-dashboard show it). A full trace queue drops records (counted in `traceStats()`);
-   * it never slows or fails a send. @default false
-   */
-  enableMsgTrace?: boolean;
-  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
-  customizedTraceTopic?: string;
-  /**
-   * Logger of this producer (its sends, its fault strategy). Producers sharing a client instance
-   * (same clientId and settings) log instance-level events — route refresh, heartbeats,
-   * NameServer failover — through the logger of the producer that created the instance; a
-   * producer that joins an instance created with another logger says so once, on its own logger.
-   * @default silentLogger
-   */
-  logger?: Logger;
 }
 
 /** Options after defaults and validation. */
-export interface ResolvedProducerOptions {
-  /** ACL credentials and TLS (client/connection-options.ts). */
-  connection: ClientConnection;
+export interface ResolvedProducerOptions extends ResolvedClientOptions, TraceOptions {
   producerGroup: string;
-  namesrvAddr: readonly string[];
-  instanceName: string;
-  unitName: string | undefined;
-  namespace: string | undefined;
-  clientIP: string | undefined;
   sendMsgTimeout: number;
   retryTimesWhenSendFailed: number;
   retryTimesWhenSendAsyncFailed: number;
@@ -234,25 +184,18 @@ export interface ResolvedProducerOptions {
   latencyFaultStrategy: LatencyFaultStrategyName;
   latencyMax: readonly number[] | undefined;
   notAvailableDuration: readonly number[] | undefined;
-  pollNameServerInterval: number;
-  heartbeatBrokerInterval: number;
-  mqClientApiTimeout: number;
   sendAttemptTimeout: number;
   detectInterval: number | undefined;
   detectTimeout: number;
   minBrokerShare: number;
-  language: string;
   hedgeSends: boolean;
   hedgeDelayMultiplier: number;
   hedgeDelayFloorMs: number;
-  enableMsgTrace: boolean;
-  customizedTraceTopic: string | undefined;
-  logger: Logger;
 }
 
 export const PRODUCER_DEFAULTS = Object.freeze({
+  ...CLIENT_DEFAULTS,
   producerGroup: 'DEFAULT_PRODUCER',
-  instanceName: 'DEFAULT',
   sendMsgTimeout: 3000,
   retryTimesWhenSendFailed: 2,
   retryTimesWhenSendAsyncFailed: 2,
@@ -269,23 +212,17 @@ export const PRODUCER_DEFAULTS = Object.freeze({
   backPressureForAsyncSendNum: 10_000,
   backPressureForAsyncSendSize: 100 * 1024 * 1024,
   maxMessageSize: 4 * 1024 * 1024,
-  defaultTopicQueueNums: 4,
-  createTopicKey: 'TBW102',
+  ...AUTO_CREATE_DEFAULTS,
   sendLatencyFaultEnable: true,
   latencyFaultStrategy: 'adaptive' as LatencyFaultStrategyName,
-  pollNameServerInterval: 30_000,
-  heartbeatBrokerInterval: 30_000,
-  mqClientApiTimeout: 3000,
   detectTimeout: 200,
   minBrokerShare: DEFAULT_MIN_SHARE,
-  language: 'JAVA',
   hedgeSends: true,
   hedgeDelayMultiplier: 10,
   hedgeDelayFloorMs: 50,
 });
 
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
-const ADDRESS_PATTERN = /^[^\s;:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
 const COMPRESSION_TYPES: readonly CompressionType[] = ['ZLIB', 'LZ4', 'ZSTD'];
 const SERIALIZE_TYPES: readonly ('JSON' | 'ROCKETMQ')[] = ['JSON', 'ROCKETMQ'];
 const STRATEGIES: readonly LatencyFaultStrategyName[] = ['adaptive', 'java-4.9', 'java-5'];
@@ -304,14 +241,11 @@ const STRATEGY_OPTIONS: Readonly<
   minBrokerShare: ['adaptive'],
 });
 
-/** Every ProducerOptions key: anything else is a typo and throws, naming the closest of these. */
-export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
+/** The producer's own option names (the shared ones are client-options.ts's). */
+export const PRODUCER_OPTION_NAMES = keyList<
+  Omit<ProducerOptions, keyof ClientOptions | keyof ClientTraceOptions>
+>({
   producerGroup: true,
-  namesrvAddr: true,
-  instanceName: true,
-  unitName: true,
-  namespace: true,
-  clientIP: true,
   sendMsgTimeout: true,
   retryTimesWhenSendFailed: true,
   retryTimesWhenSendAsyncFailed: true,
@@ -334,47 +268,17 @@ export const PRODUCER_OPTION_NAMES = keyList<ProducerOptions>({
   latencyFaultStrategy: true,
   latencyMax: true,
   notAvailableDuration: true,
-  pollNameServerInterval: true,
-  heartbeatBrokerInterval: true,
-  mqClientApiTimeout: true,
   sendAttemptTimeout: true,
   detectInterval: true,
   detectTimeout: true,
   minBrokerShare: true,
-  language: true,
   hedgeSends: true,
   hedgeDelayMultiplier: true,
   hedgeDelayFloorMs: true,
-  enableMsgTrace: true,
-  customizedTraceTopic: true,
-  logger: true,
-  ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 
 function name(field: string, value: unknown, maxLength = 255): string {
   return checkString(field, value, { maxLength, pattern: GROUP_PATTERN });
-}
-
-/** `"a:1;b:2"` or `['a:1', 'b:2']` → trimmed, de-duplicated list; throws naming `field`. */
-export function parseNamesrvAddr(value: unknown, field = 'namesrvAddr'): string[] {
-  let parts: unknown[];
-  if (typeof value === 'string') parts = value.split(';');
-  else if (Array.isArray(value))
-    parts = value.flatMap((v: unknown) => (typeof v === 'string' ? v.split(';') : [v]));
-  else throw new InvalidArgumentError(field, 'must be "host:port;host:port" or an array of "host:port"');
-  const out: string[] = [];
-  for (const raw of parts) {
-    if (typeof raw !== 'string') throw new InvalidArgumentError(field, `not an address: ${String(raw)}`);
-    const addr = raw.trim();
-    if (addr.length === 0) continue;
-    if (!ADDRESS_PATTERN.test(addr))
-      throw new InvalidArgumentError(field, `not a host:port address: ${addr}`);
-    const port = Number(addr.slice(addr.lastIndexOf(':') + 1));
-    if (port < 1 || port > 65535) throw new InvalidArgumentError(field, `port out of range: ${addr}`);
-    if (!out.includes(addr)) out.push(addr);
-  }
-  if (out.length === 0) throw new InvalidArgumentError(field, 'no NameServer address given');
-  return out;
 }
 
 function durations(field: string, value: unknown): readonly number[] | undefined {
@@ -385,13 +289,23 @@ function durations(field: string, value: unknown): readonly number[] | undefined
 }
 
 /** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
-export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
-  checkObject('options', options);
-  rejectUnknownKeys(options, PRODUCER_OPTION_NAMES);
+/** How a subclass (TransactionProducer) adds its own option names to the producer's. */
+export interface ProducerOptionsClass {
+  client: string;
+  own: readonly string[];
+}
+
+/** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
+export function resolveProducerOptions(
+  options: ProducerOptions,
+  subclass: ProducerOptionsClass = { client: 'Producer', own: [] },
+): ResolvedProducerOptions {
+  const shared = resolveClientOptions(options, {
+    client: subclass.client,
+    own: [...PRODUCER_OPTION_NAMES, ...subclass.own],
+    trace: true,
+  });
   const o = options;
-  const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
-  if (namesrvRaw === undefined)
-    throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
   const sendMsgTimeout = checkInt('sendMsgTimeout', o.sendMsgTimeout ?? PRODUCER_DEFAULTS.sendMsgTimeout, 1);
   const retries = checkInt(
     'retryTimesWhenSendFailed',
@@ -399,17 +313,6 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     0,
     100,
   );
-  const optionalString = (field: string, v: unknown): string | undefined =>
-    v === undefined || v === '' ? undefined : checkString(field, v);
-  const namespace = optionalString('namespace', o.namespace);
-  if (namespace !== undefined) name('namespace', namespace);
-  const unitName = optionalString('unitName', o.unitName);
-  if (unitName !== undefined && /[@\s]/.test(unitName))
-    throw new InvalidArgumentError('unitName', 'must not contain "@" or spaces');
-  const instanceName = optionalString('instanceName', o.instanceName) ?? PRODUCER_DEFAULTS.instanceName;
-  if (/[@\s]/.test(instanceName))
-    throw new InvalidArgumentError('instanceName', 'must not contain "@" or spaces');
-  const clientIP = optionalString('clientIP', o.clientIP);
   const strategy = checkEnum(
     'latencyFaultStrategy',
     o.latencyFaultStrategy ?? PRODUCER_DEFAULTS.latencyFaultStrategy,
@@ -439,11 +342,6 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   }
   for (const c of rawCodes as Iterable<unknown>)
     codes.add(checkInt('retryResponseCodes', c, -100000, 2 ** 31 - 1));
-  const logger = checkLogger('logger', o.logger ?? silentLogger);
-  const language = o.language ?? PRODUCER_DEFAULTS.language;
-  if (typeof language !== 'string') throw new InvalidArgumentError('language', 'must be a LanguageCode name');
-  // Only names in the LanguageCode table: older brokers reject unknown ones.
-  resolveCommandDefaults({ language });
   const compressType = checkEnum(
     'compressType',
     o.compressType ?? PRODUCER_DEFAULTS.compressType,
@@ -451,12 +349,8 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   );
   const attemptDefault = Math.ceil(sendMsgTimeout / (retries + 1));
   return {
+    ...shared,
     producerGroup: name('producerGroup', o.producerGroup ?? PRODUCER_DEFAULTS.producerGroup),
-    namesrvAddr: Object.freeze(parseNamesrvAddr(namesrvRaw)),
-    instanceName,
-    unitName,
-    namespace,
-    clientIP,
     sendMsgTimeout,
     retryTimesWhenSendFailed: retries,
     retryTimesWhenSendAsyncFailed: checkInt(
@@ -538,27 +432,11 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     latencyFaultStrategy: strategy,
     latencyMax,
     notAvailableDuration,
-    pollNameServerInterval: checkInt(
-      'pollNameServerInterval',
-      o.pollNameServerInterval ?? PRODUCER_DEFAULTS.pollNameServerInterval,
-      10,
-    ),
-    heartbeatBrokerInterval: checkInt(
-      'heartbeatBrokerInterval',
-      o.heartbeatBrokerInterval ?? PRODUCER_DEFAULTS.heartbeatBrokerInterval,
-      10,
-    ),
-    mqClientApiTimeout: checkInt(
-      'mqClientApiTimeout',
-      o.mqClientApiTimeout ?? PRODUCER_DEFAULTS.mqClientApiTimeout,
-      1,
-    ),
     sendAttemptTimeout: checkInt('sendAttemptTimeout', o.sendAttemptTimeout ?? attemptDefault, 0),
     detectInterval:
       o.detectInterval === undefined ? undefined : checkInt('detectInterval', o.detectInterval, 10),
     detectTimeout: checkInt('detectTimeout', o.detectTimeout ?? PRODUCER_DEFAULTS.detectTimeout, 1),
     minBrokerShare: checkFraction('minBrokerShare', o.minBrokerShare ?? PRODUCER_DEFAULTS.minBrokerShare),
-    language,
     hedgeSends: checkBoolean('hedgeSends', o.hedgeSends ?? PRODUCER_DEFAULTS.hedgeSends),
     hedgeDelayMultiplier: checkInt(
       'hedgeDelayMultiplier',
@@ -572,7 +450,5 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
       1,
     ),
     ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
-    logger,
-    connection: resolveClientConnection(o),
   };
 }

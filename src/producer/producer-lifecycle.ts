@@ -10,6 +10,7 @@
  */
 import { IllegalStateError } from '../errors.js';
 import type { ClientInstance } from '../client/client-instance.js';
+import { clientInstanceConfig } from '../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../client/instance-registry.js';
 import type { HeartbeatContributor } from '../client/heartbeat.js';
 import { forwardInstanceEvents, type InstanceEventTarget } from '../client/instance-events.js';
@@ -78,19 +79,7 @@ export interface ProducerParts {
 export async function openProducer(p: ProducerParts, step: StartStep): Promise<void> {
   const o = p.options;
   await step(loadCompressor(o.compressType));
-  const instance = acquireClientInstance({
-    clientId: p.clientId,
-    namesrvAddr: o.namesrvAddr,
-    namespace: o.namespace,
-    language: o.language,
-    mqClientApiTimeout: o.mqClientApiTimeout,
-    pollNameServerInterval: o.pollNameServerInterval,
-    heartbeatBrokerInterval: o.heartbeatBrokerInterval,
-    createTopicKey: o.createTopicKey,
-    defaultTopicQueueNums: o.defaultTopicQueueNums,
-    logger: o.logger,
-    connection: o.connection,
-  });
+  const instance = acquireClientInstance(clientInstanceConfig(o, p.clientId, o));
   if (!instance.heartbeat.register(p.membership)) {
     await releaseClientInstance(instance);
     throw new IllegalStateError(

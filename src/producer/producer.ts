@@ -10,7 +10,7 @@ import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import { sendChannel, tracingHasSubscribers } from '../observability/channels.js';
 import type { Logger } from '../observability/logger.js';
 import { UniqIdGenerator } from '../protocol/message/message-id.js';
-import { buildClientId, localClientIp } from '../client/client-id.js';
+import { clientIdOf } from '../client/client-options.js';
 import type { ClientInstance } from '../client/client-instance.js';
 import type { ClientInstanceEvents } from '../client/instance-events.js';
 import { Lifecycle, type LifecycleState } from '../client/lifecycle.js';
@@ -120,7 +120,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.options = Object.freeze(resolveProducerOptions(options));
     const o = this.options;
     this.logger = o.logger;
-    this.clientId = buildClientId(o.clientIP ?? localClientIp(), o.instanceName, o.unitName);
+    this.clientId = clientIdOf(o);
     this.ids = sharedIds ??= new UniqIdGenerator();
     this.strategy = createFaultStrategy(o, {
       now: Date.now,

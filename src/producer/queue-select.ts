@@ -6,7 +6,7 @@
  * selected-queue send makes one attempt and never moves to another queue: order wins over
  * availability, and a failure names the queue.
  */
-import { InvalidArgumentError, RocketMQError } from '../errors.js';
+import { InvalidArgumentError, QueueSendFailedError } from '../errors.js';
 import { javaStringHashCode } from '../protocol/java-string-hash.js';
 import { withoutNamespace } from '../client/namespace.js';
 import type { MessageQueue } from '../client/route.js';
@@ -38,20 +38,6 @@ const SEND_OPTION_NAMES = keyList<SendOptions>({
   selector: true,
   signal: true,
 });
-
-/** A selected-queue send failed; it was not moved to another queue (that would break the order). */
-export class QueueSendFailedError extends RocketMQError {
-  readonly queue: MessageQueue;
-  constructor(queue: MessageQueue, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    super(
-      'ERR_QUEUE_SEND_FAILED',
-      `send to the selected queue ${queue.topic}/${queue.brokerName}/${queue.queueId} failed (not moved to another queue, to keep the order): ${why}`,
-      { retriable: cause instanceof RocketMQError && cause.retriable, cause },
-    );
-    this.queue = queue;
-  }
-}
 
 /** Java `SelectMessageQueueByHash` over `queues` (non-empty). */
 export function selectByHash<Q>(queues: readonly Q[], key: string): Q {

@@ -7,7 +7,7 @@
  * its reply arrives, its send fails, its timeout fires or its caller's signal aborts.
  */
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError, RocketMQError } from '../errors.js';
+import { InvalidArgumentError, RequestTimeoutError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../protocol/command.js';
 import { PushReplyMessageToClient } from '../protocol/headers/reply.js';
@@ -25,21 +25,6 @@ export interface ReplyMessage extends ReceivedMessage {
   readonly correlationId: string;
   /** The request's own send result. */
   readonly request: SendResult;
-}
-
-/** No reply within the request's timeout (Java `RequestTimeoutException`, client code 10006). */
-export class RequestTimeoutError extends RocketMQError {
-  readonly correlationId: string;
-  readonly timeoutMs: number;
-  constructor(topic: string, correlationId: string, timeoutMs: number) {
-    super(
-      'ERR_REQUEST_TIMEOUT',
-      `no reply to the request on ${topic} (correlation id ${correlationId}) within ${timeoutMs} ms`,
-      { retriable: true },
-    );
-    this.correlationId = correlationId;
-    this.timeoutMs = timeoutMs;
-  }
 }
 
 /** What a requester needs of its producer. */

@@ -27,6 +27,12 @@ import {
   ProtocolError,
   RocketMQError,
   TimeoutError,
+  SendFailedError,
+  SendResultUnknownError,
+  type SendAttempt,
+  BrokerNotFoundError,
+  NotStoreOkError,
+  TopicNotFoundError,
 } from '../errors.js';
 import { AbortError } from '../errors/abort.js';
 import { raceAbort, throwIfAborted } from '../remoting/abort.js';
@@ -35,7 +41,6 @@ import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import type { ConnectionPool } from '../remoting/pool.js';
 import type { MessageQueue } from '../client/route.js';
-import { SendFailedError, SendResultUnknownError, type SendAttempt } from './errors.js';
 import {
   brokerToAvoid,
   chooseQueue,
@@ -94,11 +99,23 @@ const STORED_CODES: ReadonlySet<number> = new Set([
   ResponseCode.SLAVE_NOT_AVAILABLE,
 ]);
 
+/**
+ * The code of a failure the broker answered with, which the retry list decides on: any
+ * BrokerResponseError, and TOPIC_NOT_EXIST (a TopicNotFoundError from errorFromResponse). An ACL
+ * refusal is not here: no other broker of the cluster would accept the send either.
+ */
+function failedResponseCode(err: unknown): number | undefined {
+  if (err instanceof BrokerResponseError) return err.responseCode;
+  if (err instanceof TopicNotFoundError) return err.responseCode;
+  return undefined;
+}
+
 /** Maps an attempt's error to what it says about the broker. */
 export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): FailureKind {
   // The broker answered (and stored): nothing wrong with it, only with this response.
   if (err instanceof SendResultUnknownError) return 'rejected';
-  if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode) ? 'broker' : 'rejected';
+  const answered = failedResponseCode(err);
+  if (answered !== undefined) return retryCodes.has(answered) ? 'broker' : 'rejected';
   if (err instanceof TimeoutError || err instanceof BackpressureError) return 'timeout';
   if (err instanceof ConnectError || err instanceof ConnectionClosedError || err instanceof ProtocolError)
     return 'transport';
@@ -107,24 +124,9 @@ export function classifyFailure(err: unknown, retryCodes: ReadonlySet<number>): 
 
 /** Whether another attempt may help: the broker code list for broker answers, else the error's own flag. */
 function shouldRetry(err: unknown, retryCodes: ReadonlySet<number>): boolean {
-  if (err instanceof BrokerResponseError) return retryCodes.has(err.responseCode);
+  const answered = failedResponseCode(err);
+  if (answered !== undefined) return retryCodes.has(answered);
   return err instanceof RocketMQError && err.retriable;
-}
-
-class BrokerNotFoundError extends RocketMQError {
-  constructor(brokerName: string) {
-    super('ERR_BROKER_NOT_FOUND', `the broker ${brokerName} has no master address in the route`, {
-      retriable: true,
-    });
-  }
-}
-
-class NotStoreOkError extends RocketMQError {
-  constructor(status: string) {
-    super('ERR_NOT_STORE_OK', `stored with status ${status}; retrying on another broker`, {
-      retriable: true,
-    });
-  }
 }
 
 /** What one attempt returns to the loop. */
@@ -233,7 +235,10 @@ export async function runSend(
     let address: string | undefined;
     try {
       address = transport.brokerAddress(mq.brokerName);
-      if (address === undefined) throw new BrokerNotFoundError(mq.brokerName);
+      if (address === undefined)
+        throw new BrokerNotFoundError(mq.brokerName, 'has no master address in the route', {
+          retriable: true,
+        });
       if (p.deliverAt !== undefined) {
         const pending = transport.checkTimer?.(mq.brokerName, address, p.deliverAt, cap);
         if (pending !== undefined) await raceAbort(pending, signal, 'the send');

@@ -1,5 +1,5 @@
 /** SendResult and the interpretation of a send response (docs/protocol.md §3.2–§3.3). */
-import { responseError } from '../client/access-denied.js';
+import { errorFromResponse } from '../client/response-error.js';
 import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import { DEFAULT_REGION_ID, SendMessageResponse } from '../protocol/headers/send.js';
@@ -42,7 +42,12 @@ export function interpretSendResponse(
 ): SendResult {
   const status = STATUS_BY_CODE.get(response.code);
   if (status === undefined) {
-    throw responseError(response, address, { retriable: retryCodes.has(response.code), permission: 'PUB' });
+    throw errorFromResponse(response, {
+      address,
+      retriable: retryCodes.has(response.code),
+      permission: 'PUB',
+      topic: p.userTopic,
+    });
   }
   // ProtocolError when msgId/queueId/queueOffset is missing or malformed.
   const h = SendMessageResponse.decode(response.extFields);

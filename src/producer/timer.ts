@@ -10,7 +10,7 @@
  *   broker that cannot honour the timer fails the send with TimerNotSupportedError before the
  *   message is written.
  */
-import { InvalidArgumentError, RocketMQError } from '../errors.js';
+import { InvalidArgumentError, TimerNotSupportedError } from '../errors.js';
 import { MQVersion, ResponseCode } from '../protocol/codes.js';
 import { createRequest, type CommandDefaults, type RemotingCommand } from '../protocol/command.js';
 import { EMBEDDED_TIMER_KEY } from '../protocol/headers/admin.js';
@@ -19,21 +19,6 @@ import { PropertyKey } from '../protocol/message/properties.js';
 
 /** 5.x `timerMaxDelaySec` default (3 days), in ms. */
 export const DEFAULT_TIMER_MAX_DELAY_MS = 259_200 * 1000;
-
-/** The broker cannot deliver timer messages at their time (4.9.x, or 5.x with timerWheelEnable=false). */
-export class TimerNotSupportedError extends RocketMQError {
-  readonly brokerName: string;
-  readonly address: string;
-  constructor(brokerName: string, address: string, reason: string) {
-    super(
-      'ERR_TIMER_NOT_SUPPORTED',
-      `broker ${brokerName} (${address}) cannot honour a timer message: ${reason}; it would deliver it at once`,
-      { retriable: false },
-    );
-    this.brokerName = brokerName;
-    this.address = address;
-  }
-}
 
 /** The timer property of one message, and its absolute deliver time for the limit checks. */
 export interface TimerProperty {

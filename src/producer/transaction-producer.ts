@@ -13,10 +13,10 @@ import { EndTransaction } from '../protocol/headers/transaction.js';
 import { decodeOffsetMsgId } from '../protocol/message/message-id.js';
 import { appendProperty, PropertyKey } from '../protocol/message/properties.js';
 import { MessageSysFlag } from '../protocol/message/sysflag.js';
-import { checkInt, checkObject, keyList, rejectUnknownKeys } from '../options.js';
+import { checkInt, checkObject, keyList } from '../options.js';
 import { wrapNamespace } from '../client/namespace.js';
 import type { Message } from './message.js';
-import { PRODUCER_OPTION_NAMES, type ProducerOptions } from './options.js';
+import { resolveProducerOptions, type ProducerOptions } from './options.js';
 import { Producer } from './producer.js';
 import type { ReceivedMessage } from './received-message.js';
 import type { SendResult } from './send-result.js';
@@ -51,14 +51,13 @@ export interface TransactionProducerOptions extends ProducerOptions {
 
 export const TRANSACTION_PRODUCER_DEFAULTS = Object.freeze({ localTransactionTimeout: 6000 });
 
-/** Every option name: the producer's and this class's own. */
-export const TRANSACTION_PRODUCER_OPTION_NAMES = Object.freeze([
-  ...PRODUCER_OPTION_NAMES,
-  ...keyList<Pick<TransactionProducerOptions, 'checkListener' | 'localTransactionTimeout'>>({
-    checkListener: true,
-    localTransactionTimeout: true,
-  }),
-]);
+/** This class's own option names (beside the producer's and the shared ones). */
+const TRANSACTION_OWN_OPTION_NAMES = keyList<
+  Pick<TransactionProducerOptions, 'checkListener' | 'localTransactionTimeout'>
+>({
+  checkListener: true,
+  localTransactionTimeout: true,
+});
 
 export interface TransactionSendResult extends SendResult {
   /** What END_TRANSACTION reported. */
@@ -85,8 +84,8 @@ export class TransactionProducer extends Producer {
   private unregisterChecks: (() => void) | undefined;
 
   constructor(options: TransactionProducerOptions) {
-    checkObject('options', options);
-    rejectUnknownKeys(options, TRANSACTION_PRODUCER_OPTION_NAMES);
+    // Key checks against this class's list (the producer's would refuse checkListener).
+    resolveProducerOptions(options, { client: 'TransactionProducer', own: TRANSACTION_OWN_OPTION_NAMES });
     const { checkListener, localTransactionTimeout, ...rest } = options;
     super(rest);
     if (typeof checkListener !== 'function') {

@@ -6,7 +6,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Admin } from '../../src/admin/admin.js';
+import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import {
+  BrokerResponseError,
+  InvalidArgumentError,
   BrokerNotFoundError,
   BrokerUnavailableError,
   ConsumerGroupNotFoundError,
@@ -16,9 +19,7 @@ import {
   ProducerGroupNotOnlineError,
   RequestNotSupportedError,
   TopicNotFoundError,
-} from '../../src/admin/errors.js';
-import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
-import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
+} from '../../src/errors.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
 import { RemotingServer } from '../../src/remoting/server.js';
 import { harness, unique, waitFor } from '../consumer/helpers.js';
@@ -214,7 +215,7 @@ test('admin on an embedded cluster with traffic: every method, numbers from the 
 
 test('admin failures are typed: unknown names, bad input, a broker down, an unsupported code', async () => {
   const h = await harness({ brokers: 1 });
-  const admin = new Admin({ namesrvAddr: h.cluster.namesrvAddr, requestTimeout: 2000 });
+  const admin = new Admin({ namesrvAddr: h.cluster.namesrvAddr, mqClientApiTimeout: 2000 });
   const bare = new RemotingServer({ host: '127.0.0.1', port: 0 });
   try {
     await assert.rejects(admin.topicRoute(unique('Nope')), TopicNotFoundError);
@@ -235,7 +236,7 @@ test('admin failures are typed: unknown names, bad input, a broker down, an unsu
     );
     await assert.rejects(admin.createTopic({ topic: 'T1', cluster: 'NoCluster' }), BrokerNotFoundError);
     assert.throws(
-      () => new Admin({ namesrvAddr: h.cluster.namesrvAddr, requestTimeout: 0 }),
+      () => new Admin({ namesrvAddr: h.cluster.namesrvAddr, mqClientApiTimeout: 0 }),
       InvalidArgumentError,
     );
     assert.throws(

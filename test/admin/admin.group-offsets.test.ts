@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Admin } from '../../src/admin/admin.js';
-import { ConsumerGroupNotFoundError } from '../../src/admin/errors.js';
+import { ConsumerGroupNotFoundError } from '../../src/errors.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import type { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { scenario, waitFor, type Scenario } from '../consumer/helpers.js';

@@ -7,32 +7,22 @@ describe('Admin options', () => {
   it("resolve to Java's admin timeout, frozen, with NameServer addresses split", () => {
     const o = validateAdminOptions({ namesrvAddr: '127.0.0.1:9876;127.0.0.2:9876' });
     assert.deepEqual(o.namesrvAddr, ['127.0.0.1:9876', '127.0.0.2:9876']);
-    assert.equal(o.requestTimeout, 5000);
-    assert.equal(o.requestTimeout, DEFAULT_ADMIN_OPTIONS.requestTimeout);
+    assert.equal(o.mqClientApiTimeout, 5000);
+    assert.equal(o.mqClientApiTimeout, DEFAULT_ADMIN_OPTIONS.mqClientApiTimeout);
     assert.ok(Object.isFrozen(o) && Object.isFrozen(DEFAULT_ADMIN_OPTIONS));
     assert.equal(o.connection.credentials, undefined);
   });
 
-  it('take the NameServer from NAMESRV_ADDR when not given, and require one', () => {
-    const saved = process.env['NAMESRV_ADDR'];
-    try {
-      process.env['NAMESRV_ADDR'] = '127.0.0.3:9876';
-      assert.deepEqual(validateAdminOptions({}).namesrvAddr, ['127.0.0.3:9876']);
-      delete process.env['NAMESRV_ADDR'];
-      assert.equal(invalidArgument(() => validateAdminOptions({})).field, 'namesrvAddr');
-    } finally {
-      if (saved === undefined) delete process.env['NAMESRV_ADDR'];
-      else process.env['NAMESRV_ADDR'] = saved;
-    }
-  });
-
   it('reject unknown keys with a suggestion, bad timeouts, incomplete credentials and non-object tls', () => {
     const base = { namesrvAddr: '127.0.0.1:9876' };
-    const e = invalidArgument(() => validateAdminOptions({ ...base, requestTimeOut: 1 } as never));
-    assert.match(e.message, /did you mean requestTimeout/);
+    const e = invalidArgument(() => validateAdminOptions({ ...base, mqClientApiTimeOut: 1 } as never));
+    assert.match(e.message, /did you mean mqClientApiTimeout/);
+    const renamed = invalidArgument(() => validateAdminOptions({ ...base, requestTimeout: 1 } as never));
+    assert.equal(renamed.field, 'requestTimeout');
+    assert.match(renamed.message, /it is named mqClientApiTimeout/);
     assert.equal(
-      invalidArgument(() => validateAdminOptions({ ...base, requestTimeout: 0 })).field,
-      'requestTimeout',
+      invalidArgument(() => validateAdminOptions({ ...base, mqClientApiTimeout: 0 })).field,
+      'mqClientApiTimeout',
     );
     assert.equal(
       invalidArgument(() => validateAdminOptions({ ...base, credentials: { accessKey: 'ak' } as never }))

@@ -4,10 +4,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RemotingServer } from '../../src/remoting/server.js';
 import type { Connection } from '../../src/remoting/connection.js';
 import { ClientInstance } from '../../src/client/client-instance.js';
-import { TopicRouteNotFoundError } from '../../src/client/errors.js';
 import { Deadline } from '../../src/client/deadline.js';
-import { TimeoutError } from '../../src/errors.js';
-import { SendFailedError } from '../../src/producer/errors.js';
+import { TimeoutError, TopicNotFoundError, SendFailedError } from '../../src/errors.js';
 import { clientInstances } from '../../src/client/instance-registry.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { createRequest, createResponse } from '../../src/protocol/command.js';
@@ -54,7 +52,7 @@ describe('ClientInstance', () => {
 });
 
 describe('a NameServer that hangs', () => {
-  it('route lookup timeout surfaces as a timeout inside SendFailedError, not ERR_NO_ROUTE', async () => {
+  it('route lookup timeout surfaces as a timeout inside SendFailedError, not ERR_TOPIC_NOT_FOUND', async () => {
     const server = new RemotingServer();
     server.setDefaultProcessor(() => new Promise(() => undefined));
     await server.listen();
@@ -164,7 +162,7 @@ describe('route lookups against a scripted NameServer', () => {
     const instance = new ClientInstance(instanceConfig([ns.address], { defaultTopicQueueNums: 3 }));
     try {
       await assert.rejects(instance.routes.get('ReadOnly', Deadline.after(1000)), (err: unknown) => {
-        assert.ok(err instanceof TopicRouteNotFoundError, String(err));
+        assert.ok(err instanceof TopicNotFoundError, String(err));
         assert.equal(err.topic, 'ReadOnly');
         return true;
       });
@@ -202,7 +200,7 @@ describe('route lookups against a scripted NameServer', () => {
     await p.start();
     try {
       const check = (err: unknown): boolean => {
-        assert.ok(err instanceof TopicRouteNotFoundError, String(err));
+        assert.ok(err instanceof TopicNotFoundError, String(err));
         assert.equal(err.topic, 'Missing');
         assert.ok(!err.message.includes('ns1%'), err.message);
         return true;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Deadline } from '../../src/client/deadline.js';
-import { NotANameServerError } from '../../src/client/errors.js';
+import { NotANameServerError } from '../../src/errors.js';
 import { NamesrvClient, NAMESRV_BACKOFF_MIN_MS } from '../../src/client/namesrv-client.js';
 import { ConnectError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';

@@ -1,8 +1,8 @@
+import { NameServerUnreachableError, TopicNotFoundError } from '../../src/errors.js';
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { ClientInstance } from '../../src/client/client-instance.js';
 import { Deadline } from '../../src/client/deadline.js';
-import { NameServerUnreachableError, TopicRouteNotFoundError } from '../../src/client/errors.js';
 import { PermName } from '../../src/protocol/perm.js';
 import type { TopicRouteData } from '../../src/protocol/headers/route.js';
 import { waitFor } from '../producer/cluster-helpers.js';
@@ -118,7 +118,7 @@ describe('RouteLookup', () => {
     try {
       await assert.rejects(
         instance.routes.get('Nope', Deadline.after(1000), 'subscribe'),
-        (err: unknown) => err instanceof TopicRouteNotFoundError && err.topic === 'Nope',
+        (err: unknown) => err instanceof TopicNotFoundError && err.topic === 'Nope',
       );
       assert.deepEqual(
         ns.requests.map((r) => r.topic),

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { accessDenied, responseError } from '../../src/client/access-denied.js';
+import { accessDenied, errorFromResponse } from '../../src/client/response-error.js';
 import { resolveClientConnection } from '../../src/client/connection-options.js';
 import { clientInstances } from '../../src/client/instance-registry.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
@@ -146,15 +146,15 @@ describe('recognizing an ACL refusal', () => {
   });
 
   it('NO_PERMISSION for a non-writable topic and a plain SYSTEM_ERROR stay BrokerResponseError', () => {
-    const forbidden = responseError(
+    const forbidden = errorFromResponse(
       reply(ResponseCode.NO_PERMISSION, 'the broker[broker-a] sending message is forbidden'),
-      'x:1',
-      { retriable: true },
+      { address: 'x:1', retriable: true },
     );
     assert.ok(forbidden instanceof BrokerResponseError);
     assert.equal(forbidden.retriable, true);
     assert.ok(
-      responseError(reply(ResponseCode.SYSTEM_ERROR, 'disk full'), 'x:1') instanceof BrokerResponseError,
+      errorFromResponse(reply(ResponseCode.SYSTEM_ERROR, 'disk full'), { address: 'x:1' }) instanceof
+        BrokerResponseError,
     );
   });
 });

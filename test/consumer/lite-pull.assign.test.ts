@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { IllegalStateError, InvalidArgumentError } from '../../src/errors.js';
+import { IllegalStateError, InvalidArgumentError, OffsetReadError } from '../../src/errors.js';
 import { LitePullConsumer } from '../../src/consumer/lite-pull/lite-pull-consumer.js';
-import { OffsetReadError } from '../../src/consumer/lite-pull/offsets.js';
 import { liteScenario, pollUntil } from './lite-pull-helpers.js';
 
 const Q0 = (topic: string) => ({ topic, brokerName: 'broker-a', queueId: 0 });

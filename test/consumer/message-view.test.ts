@@ -3,13 +3,12 @@ import { before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { deflateSync } from 'node:zlib';
 import {
-  UnsupportedCompressionError,
   decodePullBody,
   filterByTags,
   markConsumeStart,
   type ConsumerMessage,
 } from '../../src/consumer/core/message-view.js';
-import { ProtocolError } from '../../src/errors.js';
+import { ProtocolError, UnsupportedCompressionError } from '../../src/errors.js';
 import { COMPRESSED_SYSFLAG, compressWith, loadCompressor } from '../../src/protocol/message/compression.js';
 
 before(() => loadCompressor('ZSTD'));

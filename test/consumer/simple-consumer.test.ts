@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
-import { InvalidReceiptHandleError, PopNotSupportedError } from '../../src/consumer/simple/pop-errors.js';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError, InvalidReceiptHandleError, PopNotSupportedError } from '../../src/errors.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { popScenario, receiveAtLeast } from './simple-consumer-helpers.js';
 import { readTopicWhenPresent, unique } from './helpers.js';

@@ -17,9 +17,9 @@ import {
   ConsumerGroupOnlineError,
   RequestNotSupportedError,
   TopicNotFoundError,
-} from '../../src/admin/errors.js';
-import { NameServerUnreachableError } from '../../src/client/errors.js';
-import { InvalidArgumentError } from '../../src/errors.js';
+  InvalidArgumentError,
+  NameServerUnreachableError,
+} from '../../src/errors.js';
 import { invalidArgument } from '../invalid-argument.js';
 
 function expectInvalidArgument(fn: () => unknown, field: string): void {

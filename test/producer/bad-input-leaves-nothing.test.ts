@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError, RequestTimeoutError } from '../../src/errors.js';
 import type { SendPermits } from '../../src/producer/backpressure.js';
 import type { ProduceAccumulator } from '../../src/producer/auto-batch.js';
 import { Producer } from '../../src/producer/producer.js';
-import { pendingRequestCount, RequestTimeoutError } from '../../src/producer/request-reply.js';
+import { pendingRequestCount } from '../../src/producer/request-reply.js';
 import { TransactionProducer } from '../../src/producer/transaction-producer.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { readTopic } from './cluster-helpers.js';

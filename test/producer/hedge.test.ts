@@ -1,11 +1,10 @@
 /** Hedged sends in the send loop: fake transport, real timers with a small hedge floor. */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { TimeoutError } from '../../src/errors.js';
+import { TimeoutError, SendFailedError } from '../../src/errors.js';
 import type { RemotingCommand } from '../../src/protocol/command.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-import { SendFailedError } from '../../src/producer/errors.js';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
 import { p99Of, SendHedger, WARM_SAMPLES, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
 import { prepareMessage, type PreparedMessage } from '../../src/producer/message.js';

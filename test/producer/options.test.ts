@@ -1,11 +1,8 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InvalidArgumentError } from '../../src/errors.js';
-import {
-  DEFAULT_RETRY_RESPONSE_CODES,
-  parseNamesrvAddr,
-  resolveProducerOptions,
-} from '../../src/producer/options.js';
+import { parseNamesrvAddr } from '../../src/client/client-options.js';
+import { DEFAULT_RETRY_RESPONSE_CODES, resolveProducerOptions } from '../../src/producer/options.js';
 
 function field(fn: () => unknown): string {
   try {

@@ -1,7 +1,8 @@
+import { QueueSendFailedError } from '../../src/errors.js';
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
-import { QueueSendFailedError, selectByHash } from '../../src/producer/queue-select.js';
+import { selectByHash } from '../../src/producer/queue-select.js';
 import { readTopic } from './cluster-helpers.js';
 import { scenario, waitFor } from '../consumer/helpers.js';
 

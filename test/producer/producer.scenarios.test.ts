@@ -4,12 +4,11 @@
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-import { IllegalStateError, InvalidArgumentError, TimeoutError } from '../../src/errors.js';
+import { IllegalStateError, InvalidArgumentError, TimeoutError, SendFailedError } from '../../src/errors.js';
 import { clientInstanceCount } from '../../src/client/instance-registry.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
 import { decompressBody } from '../../src/protocol/message/compression.js';
 import { Producer } from '../../src/producer/producer.js';
-import { SendFailedError } from '../../src/producer/errors.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
 import type { Message } from '../../src/producer/message.js';
 import type { BrokerIsolatedEvent } from '../../src/producer/fault/latency-fault-tolerance.js';

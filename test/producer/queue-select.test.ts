@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { InvalidArgumentError, TimeoutError } from '../../src/errors.js';
+import { InvalidArgumentError, TimeoutError, QueueSendFailedError } from '../../src/errors.js';
 import type { RemotingCommand } from '../../src/protocol/command.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
 import { NoFaultStrategy } from '../../src/producer/fault/latency-fault-tolerance.js';
 import { prepareMessage } from '../../src/producer/message.js';
-import { QueueSendFailedError, queueSelection, selectByHash } from '../../src/producer/queue-select.js';
+import { queueSelection, selectByHash } from '../../src/producer/queue-select.js';
 import { runSend, type SendTransport } from '../../src/producer/send-loop.js';
 import { TopicPublishInfo } from '../../src/client/topic-publish-info.js';
 import { routeOf, sendLoopSettings } from './helpers.js';

@@ -1,11 +1,15 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
+import {
+  BrokerResponseError,
+  InvalidArgumentError,
+  ReplyNotPossibleError,
+  RequestTimeoutError,
+} from '../../src/errors.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
-import { ReplyNotPossibleError } from '../../src/consumer/core/reply.js';
 import { PropertyKey } from '../../src/protocol/message/properties.js';
 import { replyTopicOf } from '../../src/protocol/headers/reply.js';
-import { pendingRequestCount, RequestTimeoutError } from '../../src/producer/request-reply.js';
+import { pendingRequestCount } from '../../src/producer/request-reply.js';
 import { scenario, waitFor } from '../consumer/helpers.js';
 import { readTopic, waitFor as waitUntil } from './cluster-helpers.js';
 

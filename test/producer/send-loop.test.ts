@@ -7,10 +7,11 @@ import {
   IllegalStateError,
   ProtocolError,
   TimeoutError,
+  SendFailedError,
+  SendResultUnknownError,
 } from '../../src/errors.js';
 import type { RemotingCommand } from '../../src/protocol/command.js';
 import { UniqIdGenerator } from '../../src/protocol/message/message-id.js';
-import { SendFailedError, SendResultUnknownError } from '../../src/producer/errors.js';
 import { AdaptiveFaultStrategy } from '../../src/producer/fault/adaptive.js';
 import {
   NoFaultStrategy,

@@ -4,9 +4,9 @@
  */
 import { before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError, TimerNotSupportedError } from '../../src/errors.js';
 import { Producer } from '../../src/producer/producer.js';
-import { TimerNotSupportedError, TimerSupport } from '../../src/producer/timer.js';
+import { TimerSupport } from '../../src/producer/timer.js';
 import { createResponse, resolveCommandDefaults, type RemotingCommand } from '../../src/protocol/command.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';

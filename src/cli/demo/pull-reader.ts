@@ -4,19 +4,19 @@
  * The demo uses it to verify that every acknowledged message was stored exactly where the broker
  * said; it is not a consumer for applications.
  */
-import { BrokerResponseError, InvalidArgumentError, ProtocolError } from '../../errors.js';
+import { InvalidArgumentError, ProtocolError, TopicNotFoundError } from '../../errors.js';
 import { checkInt, checkLogger, checkPositive, checkString, withDefaults } from '../../options.js';
 import type { Logger } from '../../observability/logger.js';
 import { silentLogger } from '../../observability/logger.js';
 import { createRequest, DEFAULT_COMMAND_DEFAULTS, type RemotingCommand } from '../../protocol/command.js';
-import { RequestCode, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { RequestCode, ResponseCode } from '../../protocol/codes.js';
 import { PropertyKey } from '../../protocol/message/properties.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import { decodePullBody } from '../../consumer/core/message-view.js';
 import { Deadline } from '../../client/deadline.js';
-import { TopicRouteNotFoundError } from '../../client/errors.js';
 import { NamesrvClient } from '../../client/namesrv-client.js';
 import { standaloneRouteLookup, type RouteLookup } from '../../client/route-lookup.js';
+import { errorFromResponse } from '../../client/response-error.js';
 import { masterAddress, subscribeQueues, type RouteData } from '../../client/route.js';
 
 /** `PullSysFlag.FLAG_SUBSCRIPTION`: the request carries its own subscription (`*`). */
@@ -113,7 +113,7 @@ export class PullReader {
   async queues(topic: string): Promise<QueueLocation[]> {
     const route = await this.routes.latest(topic, Deadline.after(this.options.requestTimeoutMs));
     if (route === undefined)
-      throw new TopicRouteNotFoundError(topic, 'the NameServer does not know the topic');
+      throw new TopicNotFoundError(topic, 'the NameServer does not know the topic', { retriable: true });
     return queuesFromRoute(route);
   }
 
@@ -176,7 +176,7 @@ export class PullReader {
         if (next === undefined || next <= offset) return;
         offset = next;
       } else {
-        throw responseError(response, queue.address);
+        throw errorFromResponse(response, { address: queue.address, permission: 'SUB', topic });
       }
     }
   }
@@ -184,10 +184,6 @@ export class PullReader {
   async close(): Promise<void> {
     await this.pool.close();
   }
-}
-
-function responseError(response: RemotingCommand, address: string): BrokerResponseError {
-  return new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
 }
 
 function numberField(response: RemotingCommand, name: string): number | undefined {

@@ -4,8 +4,13 @@
  * subscriptions the broker keeps for it, and the orderly queue locks (LOCK_BATCH_MQ /
  * UNLOCK_BATCH_MQ, consumer.md §1.7).
  */
-import { responseError } from '../../client/access-denied.js';
-import { BrokerResponseError, IllegalStateError, InvalidArgumentError } from '../../errors.js';
+import { errorFromResponse } from '../../client/response-error.js';
+import {
+  BrokerResponseError,
+  IllegalStateError,
+  InvalidArgumentError,
+  RequestNotSupportedError,
+} from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
@@ -41,7 +46,8 @@ async function ask(
   const address = client.masterAddress(brokerName);
   if (address === undefined) throw new IllegalStateError(`no master address known for broker ${brokerName}`);
   const response = await client.request(address, request, timeoutMs, signal);
-  if (response.code !== ResponseCode.SUCCESS) throw responseError(response, address);
+  if (response.code !== ResponseCode.SUCCESS)
+    throw errorFromResponse(response, { address, requestCode: request.code });
   return response;
 }
 
@@ -105,7 +111,7 @@ export async function consumerIdList(
     const response = await ask(client, brokerName, request, timeoutMs);
     return response.body ? parseConsumerListBody(response.body) : undefined;
   } catch (err) {
-    if (err instanceof BrokerResponseError) return undefined;
+    if (err instanceof BrokerResponseError || err instanceof RequestNotSupportedError) return undefined;
     throw err;
   }
 }
@@ -130,7 +136,7 @@ export async function groupSubscriptionTable(
     const response = await ask(client, brokerName, request, timeoutMs);
     return response.body ? parseConsumerConnection(response.body).subscriptionTable : undefined;
   } catch (err) {
-    if (err instanceof BrokerResponseError) return undefined;
+    if (err instanceof BrokerResponseError || err instanceof RequestNotSupportedError) return undefined;
     throw err;
   }
 }

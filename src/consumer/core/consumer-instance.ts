@@ -8,6 +8,7 @@ import { IllegalStateError } from '../../errors.js';
 import { buildClientId, localClientIp } from '../../client/client-id.js';
 import type { ClientInstance } from '../../client/client-instance.js';
 import type { HeartbeatContributor } from '../../client/heartbeat.js';
+import { clientInstanceConfig } from '../../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
 import { registerConsumer, unregisterConsumer, type RegisteredConsumer } from '../push/broker-requests.js';
 import { consumerClientOf, type ConsumerClient } from './client-port.js';
@@ -31,29 +32,14 @@ export async function openConsumerInstance(
   wireGroup: string,
   consumer: RegisteredConsumer,
 ): Promise<{ instance: ClientInstance; client: ConsumerClient }> {
-  const { namesrvAddr, namespace, language, mqClientApiTimeout, logger } = o;
-  const { pollNameServerInterval, heartbeatBrokerInterval } = o;
-  const instance = acquireClientInstance({
-    clientId,
-    namesrvAddr,
-    namespace,
-    language,
-    mqClientApiTimeout,
-    pollNameServerInterval,
-    heartbeatBrokerInterval,
-    logger,
-    // A consumer creates no topic; the producer defaults let it share a default producer's instance.
-    createTopicKey: 'TBW102',
-    defaultTopicQueueNums: 4,
-    connection: o.connection,
-  });
+  const instance = acquireClientInstance(clientInstanceConfig(o, clientId));
   if (!registerConsumer(instance, wireGroup, consumer)) {
     await releaseClientInstance(instance);
     throw new IllegalStateError(
       `consumer group ${o.consumerGroup} is already started in client ${clientId}; use another instanceName`,
     );
   }
-  return { instance, client: consumerClientOf(instance, mqClientApiTimeout) };
+  return { instance, client: consumerClientOf(instance, o.mqClientApiTimeout) };
 }
 
 /** The offset store of the message model, loaded. */

@@ -5,7 +5,7 @@
  * never rejects the caller and never holds a slot past its budget, so one bad handler cannot stop
  * the other queues. Budgets are checked by one sweep timer, not a timer per call.
  */
-import { RocketMQError } from '../../errors.js';
+import { HandlerTimeoutError } from '../../errors.js';
 import { consumeChannel, tracingHasSubscribers } from '../../observability/channels.js';
 
 export type ConsumeOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean };
@@ -65,17 +65,6 @@ class FunctionCall extends HandlerCall {
 }
 
 const OK: ConsumeOutcome = Object.freeze({ ok: true });
-
-/** A handler call outlived consumeTimeout; its messages are retried. */
-export class HandlerTimeoutError extends RocketMQError {
-  readonly timeoutMs: number;
-  constructor(timeoutMs: number) {
-    super('ERR_CONSUME_TIMEOUT', `handler did not settle within consumeTimeout (${timeoutMs} ms)`, {
-      retriable: true,
-    });
-    this.timeoutMs = timeoutMs;
-  }
-}
 
 export class HandlerPool {
   /**

@@ -6,7 +6,7 @@
 import { inspect } from 'node:util';
 import type { MessageQueue } from '../../client/route.js';
 import { RETRY_PREFIX, withoutNamespace } from '../../client/namespace.js';
-import { RocketMQError } from '../../errors.js';
+import { UnsupportedCompressionError } from '../../errors.js';
 import { decodeBatch } from '../../protocol/message/batch.js';
 import { decompressBody } from '../../protocol/message/compression.js';
 import { decodeProperties, PropertyKey } from '../../protocol/message/properties.js';
@@ -69,19 +69,6 @@ export type PluggableCompression = Exclude<CompressionType, 'ZLIB'>;
 
 /** Inflaters an application may supply for LZ4 (frame format) and ZSTD bodies, replacing the built-in ones. */
 export type Decompressors = Partial<Record<PluggableCompression, (body: Buffer) => Buffer>>;
-
-/** A body whose sysFlag names a compression type outside ZLIB / LZ4 / ZSTD. */
-export class UnsupportedCompressionError extends RocketMQError {
-  readonly compressionType: string;
-  constructor(compressionType: string, sysFlag: number) {
-    super(
-      'ERR_UNSUPPORTED_COMPRESSION',
-      `message body compressed with ${compressionType} (sysFlag ${sysFlag}), which no RocketMQ client knows`,
-      { retriable: false },
-    );
-    this.compressionType = compressionType;
-  }
-}
 
 export interface DecodePullBodyOptions {
   /** The queue the body was pulled from (wire names). */

@@ -4,7 +4,7 @@
  * holds the pull for brokerSuspendMaxTimeMillis), the client-side tag re-check, and Java's handling
  * of every pull status. The loop ends when its ProcessQueue is dropped.
  */
-import { responseError } from '../../client/access-denied.js';
+import { errorFromResponse } from '../../client/response-error.js';
 import type { MessageQueue } from '../../client/route.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
@@ -185,7 +185,7 @@ export async function runPullLoop(ctx: PullContext, entry: QueueEntry): Promise<
       if (target.slave) ctx.pullFrom?.suggest(entry.key, 0);
       ctx.logger.warn('pull refused', {
         mq,
-        error: responseError(response, address, { permission: 'SUB' }),
+        error: errorFromResponse(response, { address, permission: 'SUB' }),
       });
       await ctx.sleep(o.pullTimeDelayMillsWhenException);
       continue;

@@ -4,25 +4,20 @@
  * and TTL, as SEND_REPLY_MESSAGE_V2 (325) to the master of the broker the request came from;
  * that broker pushes it to the requester (which sent its request there, so it heartbeats it).
  */
-import { BrokerResponseError, InvalidArgumentError, RocketMQError } from '../../errors.js';
-import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { InvalidArgumentError, ReplyNotPossibleError } from '../../errors.js';
+import { AUTO_CREATE_DEFAULTS } from '../../client/client-options.js';
+import { errorFromResponse } from '../../client/response-error.js';
+import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { replyTopicOf } from '../../protocol/headers/reply.js';
 import { SendReplyMessageV2 } from '../../protocol/headers/send.js';
 import { encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
-import { DEFAULT_TOPIC, checkUserProperty } from '../../protocol/validation.js';
+import { checkUserProperty } from '../../protocol/validation.js';
 import type { ConsumerClient } from './client-port.js';
 import type { ConsumerMessage } from './message-view.js';
 
 /** `MixAll.REPLY_MESSAGE_FLAG`. */
 export const REPLY_MESSAGE_TYPE = 'reply';
-
-/** The request message cannot be replied to (Java client code 10007, CREATE_REPLY_MESSAGE_EXCEPTION). */
-export class ReplyNotPossibleError extends RocketMQError {
-  constructor(reason: string) {
-    super('ERR_CREATE_REPLY_MESSAGE', `cannot reply: ${reason}`, { retriable: false });
-  }
-}
 
 export interface ReplySettings {
   /** Group named in the send header (the consumer group; brokers do not check it). */
@@ -70,8 +65,8 @@ export async function sendReply(
   const header = SendReplyMessageV2.encode({
     producerGroup: s.group,
     topic: replyTopicOf(cluster),
-    defaultTopic: DEFAULT_TOPIC,
-    defaultTopicQueueNums: 4,
+    defaultTopic: AUTO_CREATE_DEFAULTS.createTopicKey,
+    defaultTopicQueueNums: AUTO_CREATE_DEFAULTS.defaultTopicQueueNums,
     queueId: 0,
     sysFlag: 0,
     bornTimestamp: Date.now(),
@@ -87,5 +82,5 @@ export async function sendReply(
     s.signal,
   );
   if (response.code !== ResponseCode.SUCCESS)
-    throw new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
+    throw errorFromResponse(response, { address, permission: 'PUB', requestCode: SendReplyMessageV2.code });
 }

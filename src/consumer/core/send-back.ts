@@ -7,6 +7,7 @@
  * so the broker's retry/DLQ rules still apply. Only when both fail does the caller keep the
  * message and consume it again locally.
  */
+import { AUTO_CREATE_DEFAULTS } from '../../client/client-options.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { ConsumerSendMsgBack } from '../../protocol/headers/consumer.js';
@@ -100,8 +101,8 @@ export class SendBack {
     const header = SendMessageV2.encode({
       producerGroup: CLIENT_INNER_PRODUCER_GROUP,
       topic: retryTopic,
-      defaultTopic: 'TBW102',
-      defaultTopicQueueNums: 4,
+      defaultTopic: AUTO_CREATE_DEFAULTS.createTopicKey,
+      defaultTopicQueueNums: AUTO_CREATE_DEFAULTS.defaultTopicQueueNums,
       queueId: 0,
       // The body goes out decompressed: clear the compression bits of the stored sysFlag.
       sysFlag: 0,

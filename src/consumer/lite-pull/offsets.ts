@@ -4,31 +4,13 @@
  * store's memory at once, so a rebalance that drops the queue persists exactly what was polled,
  * and stays the live value when a look at the committed offset reads the store (which caches).
  */
-import { InvalidArgumentError, RocketMQError } from '../../errors.js';
+import { InvalidArgumentError, OffsetCommitError, OffsetReadError } from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import { queueMaxOffset, queueMinOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
 import type { Logger } from '../../observability/logger.js';
 import type { CommitFailedEvent, OffsetsCommittedEvent } from '../push/types.js';
-import {
-  messageQueueKey,
-  OFFSET_READ_ERROR,
-  OffsetCommitError,
-  type OffsetStore,
-} from '../offset-store/offset-store.js';
-
-export { OffsetCommitError };
-
-/** The broker holding a queue's offset could not be asked (no route, or no answer). */
-export class OffsetReadError extends RocketMQError {
-  constructor(readonly queue: MessageQueue) {
-    super(
-      'OFFSET_READ_FAILED',
-      `reading the committed offset of ${queue.topic}@${queue.brokerName}:${queue.queueId} failed`,
-      { retriable: true },
-    );
-  }
-}
+import { messageQueueKey, OFFSET_READ_ERROR, type OffsetStore } from '../offset-store/offset-store.js';
 
 /** Where LiteOffsets reports commits: the consumer's events (docs/events.md) and logger. */
 export interface CommitReports {

@@ -1,22 +1,25 @@
 /**
  * LitePullConsumerOptions: Java `DefaultLitePullConsumer` names and defaults (consumer.md §2.11).
- * The options both consumers share (group, NameServer, model, allocation, thresholds, timeouts,
- * identity) are validated by the push consumer's resolver, so a value means the same in both;
+ * The client options every class shares are client/client-options.ts's; the consumer options
+ * both consumers share (group, model, allocation, thresholds, timeouts) are validated by the
+ * push consumer's resolver, so a value means the same in both;
  * the lite-only ones are checked here. Unknown keys are rejected against the lite list, so a
  * push-only option (consumeThreadMax, consumeOrderly, …) is refused.
  */
-import { InvalidArgumentError } from '../../errors.js';
-import { checkBoolean, checkInt, keyList, rejectUnknownKeys, stripUndefined } from '../../options.js';
+import { resolveClientOptions, type ClientOptions } from '../../client/client-options.js';
+import { checkBoolean, checkInt, keyList, stripUndefined } from '../../options.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
   type ResolvedPushConsumerOptions,
 } from '../push/options.js';
 
-/** Options with the same meaning and default in both consumers; their TSDoc is in PushConsumerOptions. */
+/**
+ * Consumer options with the same meaning and default in both consumers; their TSDoc is in
+ * PushConsumerOptions. The options every client shares are client-options.ts's.
+ */
 const SHARED_OPTION_NAMES = [
   'consumerGroup',
-  'namesrvAddr',
   'messageModel',
   'consumeFromWhere',
   'consumeTimestamp',
@@ -29,23 +32,10 @@ const SHARED_OPTION_NAMES = [
   'pullTimeDelayMillsWhenException',
   'offsetStoreDir',
   'unitMode',
-  'namespace',
-  'instanceName',
-  'unitName',
-  'clientIP',
-  'pollNameServerInterval',
-  'heartbeatBrokerInterval',
-  'mqClientApiTimeout',
-  'language',
-  'logger',
-  'credentials',
-  'tls',
 ] as const satisfies ReadonlyArray<keyof PushConsumerOptions>;
 
-export interface LitePullConsumerOptions extends Pick<
-  PushConsumerOptions,
-  (typeof SHARED_OPTION_NAMES)[number]
-> {
+export interface LitePullConsumerOptions
+  extends ClientOptions, Pick<PushConsumerOptions, (typeof SHARED_OPTION_NAMES)[number]> {
   /** Most messages one `poll()` returns, and messages asked for per pull. @default 10 */
   pullBatchSize?: number;
   /** Pulls pause while more than this many messages wait for `poll()` in all queues. @default 10000 */
@@ -101,7 +91,7 @@ export const LITE_PULL_CONSUMER_DEFAULTS = Object.freeze({
 
 const OPTION_NAMES: readonly string[] = [
   ...SHARED_OPTION_NAMES,
-  ...keyList<Omit<LitePullConsumerOptions, (typeof SHARED_OPTION_NAMES)[number]>>({
+  ...keyList<Omit<LitePullConsumerOptions, (typeof SHARED_OPTION_NAMES)[number] | keyof ClientOptions>>({
     pullBatchSize: true,
     pullThresholdForAll: true,
     consumeMaxSpan: true,
@@ -120,9 +110,12 @@ const MAX_INT = 2 ** 31 - 1;
 export function resolveLitePullConsumerOptions(
   options: LitePullConsumerOptions,
 ): ResolvedLitePullConsumerOptions {
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new InvalidArgumentError('options', 'must be an object');
-  rejectUnknownKeys(options, OPTION_NAMES);
+  // Key checks here, against the lite list: a push-only option is refused, and so is the trace
+  // pair (no SubBefore/SubAfter records are written around poll(), unlike push consumption).
+  resolveClientOptions(options, {
+    client: 'LitePullConsumer',
+    own: OPTION_NAMES,
+  });
   const o = { ...LITE_PULL_CONSUMER_DEFAULTS, ...stripUndefined(options) };
   const consumeMaxSpan = checkInt('consumeMaxSpan', o.consumeMaxSpan, 1, 65535);
   const autoCommitIntervalMillis = checkInt(

@@ -4,20 +4,7 @@
  * (`LocalFileOffsetStore`). Both keep the live offsets in a `MemoryOffsetTable`.
  */
 import type { MessageQueue } from '../../client/route.js';
-import { InvalidArgumentError, RocketMQError } from '../../errors.js';
-
-/** A commit the broker did not confirm for some queues (`commit()`, or a background commit's 'commitFailed'). */
-export class OffsetCommitError extends RocketMQError {
-  constructor(
-    readonly queues: MessageQueue[],
-    options: { cause?: unknown } = {},
-  ) {
-    super('OFFSET_COMMIT_FAILED', `committing the offsets of ${queues.length} queue(s) failed`, {
-      retriable: true,
-      ...options,
-    });
-  }
-}
+import { InvalidArgumentError } from '../../errors.js';
 
 /**
  * Java `ReadOffsetType`: `MEMORY` = READ_FROM_MEMORY, `STORE` = READ_FROM_STORE (also caches

@@ -17,6 +17,7 @@ import { createRequest } from '../../protocol/command.js';
 import { parseConsumeStats } from '../../protocol/body/consumer-admin.js';
 import { GetConsumeStats } from '../../protocol/headers/consumer-admin.js';
 import { OffsetResponse, QueryConsumerOffset, UpdateConsumerOffset } from '../../protocol/headers/offset.js';
+import { OffsetCommitError } from '../../errors.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumerClient } from '../core/client-port.js';
@@ -25,7 +26,6 @@ import {
   messageQueueKey,
   OFFSET_NOT_FOUND,
   OFFSET_READ_ERROR,
-  OffsetCommitError,
   type OffsetStore,
   type ReadOffsetType,
   type StoredOffset,

@@ -4,18 +4,17 @@
  * Deviations from Java are marked "Deviation" in the TSDoc and listed in the README.
  */
 import {
-  CLIENT_CONNECTION_OPTION_KEYS,
-  resolveClientConnection,
-  type ClientConnection,
-  type ClientConnectionOptions,
-} from '../../client/connection-options.js';
+  CLIENT_DEFAULTS,
+  resolveClientOptions,
+  resolveTraceOptions,
+  type ClientOptions,
+  type ClientTraceOptions,
+  type ResolvedClientOptions,
+  type TraceOptions,
+} from '../../client/client-options.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { checkBoolean, checkEnum, checkInt, checkLogger, keyList, withDefaults } from '../../options.js';
-import type { Logger } from '../../observability/logger.js';
-import { silentLogger } from '../../observability/logger.js';
+import { checkBoolean, checkEnum, checkInt, keyList, stripUndefined } from '../../options.js';
 import { checkGroup } from '../../protocol/validation.js';
-import { parseNamesrvAddr } from '../../producer/options.js';
-import { resolveTraceOptions } from '../../producer/trace/settings.js';
 import {
   resolveAllocateStrategy,
   type AllocateStrategy,
@@ -27,11 +26,10 @@ export type MessageModelName = 'CLUSTERING' | 'BROADCASTING';
 export type ConsumeFromWhereName =
   'CONSUME_FROM_LAST_OFFSET' | 'CONSUME_FROM_FIRST_OFFSET' | 'CONSUME_FROM_TIMESTAMP';
 
-export interface PushConsumerOptions extends ClientConnectionOptions {
+/** The push consumer's own options; the shared ones are `ClientOptions` (client/client-options.ts). */
+export interface PushConsumerOptions extends ClientOptions, ClientTraceOptions {
   /** Consumer group; required, `DEFAULT_CONSUMER` is refused as in Java. */
   consumerGroup: string;
-  /** NameServer addresses, `"host:port;host:port"` or an array. @default process.env.NAMESRV_ADDR */
-  namesrvAddr?: string | readonly string[];
   /** @default 'CLUSTERING' */
   messageModel?: MessageModelName;
   /**
@@ -109,39 +107,10 @@ export interface PushConsumerOptions extends ClientConnectionOptions {
   offsetStoreDir?: string;
   /** @default false */
   unitMode?: boolean;
-  /** Wraps topics and the group as `<namespace>%<name>`. @default undefined */
-  namespace?: string;
-  /** Clustering: `DEFAULT` becomes `<pid>#<hrtime>`. @default 'DEFAULT' */
-  instanceName?: string;
-  /** @default undefined */
-  unitName?: string;
-  /** @default the first non-internal IPv4, else 127.0.0.1 */
-  clientIP?: string;
-  /** @default 30000 */
-  pollNameServerInterval?: number;
-  /** @default 30000 */
-  heartbeatBrokerInterval?: number;
-  /** Timeout of offset, lock and membership requests (ms). @default 3000 */
-  mqClientApiTimeout?: number;
-  /** LanguageCode sent in each command. @default 'JAVA' */
-  language?: string;
-  /**
-   * Java message trace: `SubBefore`/`SubAfter` records of every handler call go, in batches and
-   * off the consume path, to the trace topic (Java's format). Never slows or fails consumption;
-   * a full trace queue drops records (counted in `traceStats()`). @default false
-   */
-  enableMsgTrace?: boolean;
-  /** Trace topic when `enableMsgTrace` is on; blank = `RMQ_SYS_TRACE_TOPIC`. @default undefined */
-  customizedTraceTopic?: string;
-  /** @default silentLogger */
-  logger?: Logger;
 }
 
-export interface ResolvedPushConsumerOptions {
-  /** ACL credentials and TLS (client/connection-options.ts). */
-  connection: ClientConnection;
+export interface ResolvedPushConsumerOptions extends ResolvedClientOptions, TraceOptions {
   consumerGroup: string;
-  namesrvAddr: readonly string[];
   messageModel: MessageModelName;
   consumeFromWhere: ConsumeFromWhereName;
   consumeTimestamp: string;
@@ -174,20 +143,10 @@ export interface ResolvedPushConsumerOptions {
   lockMaxLiveTime: number;
   offsetStoreDir: string | undefined;
   unitMode: boolean;
-  namespace: string | undefined;
-  instanceName: string;
-  unitName: string | undefined;
-  clientIP: string | undefined;
-  pollNameServerInterval: number;
-  heartbeatBrokerInterval: number;
-  mqClientApiTimeout: number;
-  language: string;
-  enableMsgTrace: boolean;
-  customizedTraceTopic: string | undefined;
-  logger: Logger;
 }
 
 export const PUSH_CONSUMER_DEFAULTS = Object.freeze({
+  ...CLIENT_DEFAULTS,
   messageModel: 'CLUSTERING' as MessageModelName,
   consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET' as ConsumeFromWhereName,
   allocateStrategy: 'AVG' as AllocateStrategyName,
@@ -216,16 +175,13 @@ export const PUSH_CONSUMER_DEFAULTS = Object.freeze({
   lockInterval: 20_000,
   lockMaxLiveTime: 30_000,
   unitMode: false,
-  instanceName: 'DEFAULT',
-  pollNameServerInterval: 30_000,
-  heartbeatBrokerInterval: 30_000,
-  mqClientApiTimeout: 3000,
-  language: 'JAVA',
 });
 
-const OPTION_NAMES = keyList<PushConsumerOptions>({
+/** The push consumer's own option names (the shared ones are client-options.ts's). */
+export const PUSH_CONSUMER_OPTION_NAMES = keyList<
+  Omit<PushConsumerOptions, keyof ClientOptions | keyof ClientTraceOptions>
+>({
   consumerGroup: true,
-  namesrvAddr: true,
   messageModel: true,
   consumeFromWhere: true,
   consumeTimestamp: true,
@@ -257,18 +213,6 @@ const OPTION_NAMES = keyList<PushConsumerOptions>({
   lockMaxLiveTime: true,
   offsetStoreDir: true,
   unitMode: true,
-  namespace: true,
-  instanceName: true,
-  unitName: true,
-  clientIP: true,
-  pollNameServerInterval: true,
-  heartbeatBrokerInterval: true,
-  mqClientApiTimeout: true,
-  language: true,
-  enableMsgTrace: true,
-  customizedTraceTopic: true,
-  logger: true,
-  ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 
 function optionalString(field: string, value: unknown): string | undefined {
@@ -295,52 +239,33 @@ export function parseConsumeTimestamp(text: string, field = 'consumeTimestamp'):
   return date.getTime();
 }
 
-const NAME_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
 const MAX_INT = 2 ** 31 - 1;
 
 /** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
 export function resolvePushConsumerOptions(options: PushConsumerOptions): ResolvedPushConsumerOptions {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidArgumentError('options', 'must be an object');
-  const o = withDefaults<PushConsumerOptions & typeof PUSH_CONSUMER_DEFAULTS>(
-    PUSH_CONSUMER_DEFAULTS,
-    options,
-    OPTION_NAMES,
-  );
+  const shared = resolveClientOptions(options, {
+    client: 'PushConsumer',
+    own: PUSH_CONSUMER_OPTION_NAMES,
+    trace: true,
+  });
+  const o = { ...PUSH_CONSUMER_DEFAULTS, ...stripUndefined(options) } as PushConsumerOptions &
+    typeof PUSH_CONSUMER_DEFAULTS;
   const groupProblem = checkGroup(o.consumerGroup, 'consumerGroup');
   if (groupProblem !== undefined) throw new InvalidArgumentError('consumerGroup', groupProblem);
   if (o.consumerGroup === 'DEFAULT_CONSUMER')
     throw new InvalidArgumentError('consumerGroup', 'DEFAULT_CONSUMER is reserved; choose a group name');
-  const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
-  if (namesrvRaw === undefined)
-    throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
   const consumeTimestamp =
     optionalString('consumeTimestamp', o.consumeTimestamp) ??
     formatConsumeTimestamp(Date.now() - 30 * 60_000);
   parseConsumeTimestamp(consumeTimestamp);
   const strategy = o.allocateStrategy;
   const allocate = resolveAllocateStrategy(strategy, o.allocateStrategyOptions ?? {});
-  const namespace = optionalString('namespace', o.namespace);
-  if (namespace !== undefined && !NAME_PATTERN.test(namespace))
-    throw new InvalidArgumentError('namespace', `must match ${NAME_PATTERN.source}`);
-  const instanceName = optionalString('instanceName', o.instanceName) ?? PUSH_CONSUMER_DEFAULTS.instanceName;
-  const unitName = optionalString('unitName', o.unitName);
-  for (const [field, v] of [
-    ['instanceName', instanceName],
-    ['unitName', unitName],
-  ] as const)
-    if (v !== undefined && /[@\s]/.test(v))
-      throw new InvalidArgumentError(field, 'must not contain "@" or spaces');
   const consumeTimeout = o.consumeTimeout;
   if (typeof consumeTimeout !== 'number' || !(consumeTimeout > 0) || !Number.isFinite(consumeTimeout))
     throw new InvalidArgumentError(
       'consumeTimeout',
       `must be a positive number of minutes, got ${String(consumeTimeout)}`,
     );
-  const logger = checkLogger('logger', o.logger ?? silentLogger);
-  const language = o.language;
-  if (typeof language !== 'string' || !/^[A-Z_]+$/.test(language))
-    throw new InvalidArgumentError('language', 'must be a LanguageCode name');
   const threadMax = checkInt('consumeThreadMax', o.consumeThreadMax, 1, 1000);
   // Java rejects min > max; an unset min follows a smaller max instead.
   const threadMin = checkInt(
@@ -354,8 +279,8 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
   const topicThreshold = (field: string, v: number, max: number): number =>
     v === -1 ? -1 : checkInt(field, v, 1, max);
   return {
+    ...shared,
     consumerGroup: o.consumerGroup,
-    namesrvAddr: Object.freeze(parseNamesrvAddr(namesrvRaw)),
     messageModel: checkEnum<MessageModelName>('messageModel', o.messageModel, ['CLUSTERING', 'BROADCASTING']),
     consumeFromWhere: checkEnum<ConsumeFromWhereName>('consumeFromWhere', o.consumeFromWhere, [
       'CONSUME_FROM_LAST_OFFSET',
@@ -430,16 +355,6 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     lockMaxLiveTime: checkInt('lockMaxLiveTime', o.lockMaxLiveTime, 10, MAX_INT),
     offsetStoreDir: optionalString('offsetStoreDir', o.offsetStoreDir),
     unitMode: checkBoolean('unitMode', o.unitMode),
-    namespace,
-    instanceName,
-    unitName,
-    clientIP: optionalString('clientIP', o.clientIP),
-    pollNameServerInterval: checkInt('pollNameServerInterval', o.pollNameServerInterval, 10, MAX_INT),
-    heartbeatBrokerInterval: checkInt('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10, MAX_INT),
-    mqClientApiTimeout: checkInt('mqClientApiTimeout', o.mqClientApiTimeout, 1, MAX_INT),
-    language,
     ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
-    logger,
-    connection: resolveClientConnection(o),
   };
 }

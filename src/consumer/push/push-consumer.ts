@@ -40,7 +40,8 @@ import { BackgroundTasks } from '../core/background-tasks.js';
 import type { HandlerPool } from '../core/handler-pool.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import { PausedQueues, type PauseTarget } from '../core/pause.js';
-import { OffsetCommitError, type OffsetStore } from '../offset-store/offset-store.js';
+import { OffsetCommitError } from '../../errors.js';
+import type { OffsetStore } from '../offset-store/offset-store.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,

@@ -1,27 +1,23 @@
 /**
- * SimpleConsumerOptions: the POP consumer's settings (RocketMQ 5 `SimpleConsumer` names; client
- * settings as the push consumer's), one frozen defaults object and one validator that rejects
- * unknown keys.
+ * SimpleConsumerOptions: the POP consumer's own settings (RocketMQ 5 `SimpleConsumer` names), one
+ * frozen defaults object and one validator; the shared client options and the key check are
+ * client/client-options.ts's (the trace pair is refused: no POP consume traces are written).
  */
 import {
-  CLIENT_CONNECTION_OPTION_KEYS,
-  resolveClientConnection,
-  type ClientConnection,
-  type ClientConnectionOptions,
-} from '../../client/connection-options.js';
+  CLIENT_DEFAULTS,
+  resolveClientOptions,
+  type ClientOptions,
+  type ResolvedClientOptions,
+} from '../../client/client-options.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { checkBoolean, checkInt, checkLogger, checkObject, keyList, withDefaults } from '../../options.js';
-import type { Logger } from '../../observability/logger.js';
-import { silentLogger } from '../../observability/logger.js';
+import { checkBoolean, checkInt, checkObject, keyList, stripUndefined } from '../../options.js';
 import { checkGroup, checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
-import { parseNamesrvAddr } from '../../producer/options.js';
 import { buildSubscriptionData } from '../core/subscription.js';
 
-export interface SimpleConsumerOptions extends ClientConnectionOptions {
+/** The POP consumer's own options; the shared ones are `ClientOptions` (client/client-options.ts). */
+export interface SimpleConsumerOptions extends ClientOptions {
   /** Consumer group; required. */
   consumerGroup: string;
-  /** NameServer addresses, `"host:port;host:port"` or an array. @default process.env.NAMESRV_ADDR */
-  namesrvAddr?: string | readonly string[];
   /** Topic → tag expression (`'*'`, `'TagA || TagB'`); at least one. */
   subscriptions: Readonly<Record<string, string>>;
   /** Long-polling time of one receive (POP `pollTime`), ms. @default 30000 */
@@ -40,65 +36,33 @@ export interface SimpleConsumerOptions extends ClientConnectionOptions {
    * (the embedded broker already moves it at its own `maxReconsumeTimes`). @default 16
    */
   maxReconsumeTimes?: number;
-  /** Namespace prepended to topics and the group. @default undefined */
-  namespace?: string;
-  /** @default 'DEFAULT' */
-  instanceName?: string;
-  /** Route refresh period, ms. @default 30000 */
-  pollNameServerInterval?: number;
-  /** @default 30000 */
-  heartbeatBrokerInterval?: number;
-  /** Timeout of ack / change-invisible / route requests, ms. @default 3000 */
-  mqClientApiTimeout?: number;
-  /** @default silentLogger */
-  logger?: Logger;
 }
 
 export const SIMPLE_CONSUMER_DEFAULTS = Object.freeze({
+  ...CLIENT_DEFAULTS,
   awaitDuration: 30_000,
   invisibleDuration: 60_000,
   fifo: false,
   maxReconsumeTimes: 16,
-  instanceName: 'DEFAULT',
-  pollNameServerInterval: 30_000,
-  heartbeatBrokerInterval: 30_000,
-  mqClientApiTimeout: 3000,
-  logger: silentLogger as Logger,
 });
 
-export interface ResolvedSimpleConsumerOptions {
-  /** ACL credentials and TLS (client/connection-options.ts). */
-  connection: ClientConnection;
+export interface ResolvedSimpleConsumerOptions extends ResolvedClientOptions {
   consumerGroup: string;
-  namesrvAddr: readonly string[];
   subscriptions: Readonly<Record<string, string>>;
   awaitDuration: number;
   invisibleDuration: number;
   fifo: boolean;
   maxReconsumeTimes: number;
-  namespace: string | undefined;
-  instanceName: string;
-  pollNameServerInterval: number;
-  heartbeatBrokerInterval: number;
-  mqClientApiTimeout: number;
-  logger: Logger;
 }
 
-const OPTION_NAMES = keyList<SimpleConsumerOptions>({
-  ...CLIENT_CONNECTION_OPTION_KEYS,
+/** The POP consumer's own option names (the shared ones are client-options.ts's). */
+export const SIMPLE_CONSUMER_OPTION_NAMES = keyList<Omit<SimpleConsumerOptions, keyof ClientOptions>>({
   consumerGroup: true,
-  namesrvAddr: true,
   subscriptions: true,
   awaitDuration: true,
   invisibleDuration: true,
   fifo: true,
   maxReconsumeTimes: true,
-  namespace: true,
-  instanceName: true,
-  pollNameServerInterval: true,
-  heartbeatBrokerInterval: true,
-  mqClientApiTimeout: true,
-  logger: true,
 });
 
 const MAX_INT = 2 ** 31 - 1;
@@ -109,18 +73,14 @@ export function checkDuration(field: string, value: unknown, min = 0): number {
 }
 
 export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): ResolvedSimpleConsumerOptions {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidArgumentError('options', 'must be an object');
-  const o = withDefaults<SimpleConsumerOptions & typeof SIMPLE_CONSUMER_DEFAULTS>(
-    SIMPLE_CONSUMER_DEFAULTS,
-    options,
-    OPTION_NAMES,
-  );
+  const shared = resolveClientOptions(options, {
+    client: 'SimpleConsumer',
+    own: SIMPLE_CONSUMER_OPTION_NAMES,
+  });
+  const o = { ...SIMPLE_CONSUMER_DEFAULTS, ...stripUndefined(options) } as SimpleConsumerOptions &
+    typeof SIMPLE_CONSUMER_DEFAULTS;
   const groupProblem = checkGroup(o.consumerGroup, 'consumerGroup');
   if (groupProblem !== undefined) throw new InvalidArgumentError('consumerGroup', groupProblem);
-  const namesrvRaw = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
-  if (namesrvRaw === undefined)
-    throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
   checkObject('subscriptions', o.subscriptions);
   const subscriptions: Record<string, string> = {};
   for (const [topic, expression] of Object.entries(o.subscriptions)) {
@@ -135,25 +95,13 @@ export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): Re
   }
   if (Object.keys(subscriptions).length === 0)
     throw new InvalidArgumentError('subscriptions', 'must name at least one topic');
-  const namespace = o.namespace === '' ? undefined : o.namespace;
-  if (namespace !== undefined && (typeof namespace !== 'string' || !/^[%|a-zA-Z0-9_-]+$/.test(namespace)))
-    throw new InvalidArgumentError('namespace', 'must match [%|a-zA-Z0-9_-]+');
-  if (typeof o.instanceName !== 'string' || o.instanceName.length === 0 || /[@\s]/.test(o.instanceName))
-    throw new InvalidArgumentError('instanceName', 'must be a non-empty string without "@" or spaces');
   return {
-    connection: resolveClientConnection(o),
+    ...shared,
     consumerGroup: o.consumerGroup,
-    namesrvAddr: Object.freeze(parseNamesrvAddr(namesrvRaw)),
     subscriptions: Object.freeze(subscriptions),
     awaitDuration: checkDuration('awaitDuration', o.awaitDuration),
     invisibleDuration: checkDuration('invisibleDuration', o.invisibleDuration, 1),
     fifo: checkBoolean('fifo', o.fifo),
     maxReconsumeTimes: checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0, 16 * 1024),
-    namespace,
-    instanceName: o.instanceName,
-    pollNameServerInterval: checkDuration('pollNameServerInterval', o.pollNameServerInterval, 10),
-    heartbeatBrokerInterval: checkDuration('heartbeatBrokerInterval', o.heartbeatBrokerInterval, 10),
-    mqClientApiTimeout: checkDuration('mqClientApiTimeout', o.mqClientApiTimeout, 1),
-    logger: checkLogger('logger', o.logger),
   };
 }

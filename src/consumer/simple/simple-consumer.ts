@@ -13,15 +13,22 @@
 import { EventEmitter } from 'node:events';
 import { Deadline } from '../../client/deadline.js';
 import type { ClientInstance } from '../../client/client-instance.js';
-import { buildClientId, localClientIp } from '../../client/client-id.js';
+import { clientIdOf, clientInstanceConfig } from '../../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
 import { forwardInstanceEvents, type ClientInstanceEvents } from '../../client/instance-events.js';
 import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
 import { keyList } from '../../options.js';
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
-import { BrokerResponseError, IllegalStateError, InvalidArgumentError, ProtocolError } from '../../errors.js';
+import {
+  IllegalStateError,
+  InvalidArgumentError,
+  ProtocolError,
+  InvalidReceiptHandleError,
+  PopNotSupportedError,
+} from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { ResponseCode } from '../../protocol/codes.js';
+import { errorFromResponse } from '../../client/response-error.js';
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
 import {
   AckMessage,
@@ -38,7 +45,6 @@ import { PropertyKey } from '../../protocol/message/properties.js';
 import { consumerClientOf } from '../core/client-port.js';
 import { decodePullBody } from '../core/message-view.js';
 import { SendBack } from '../core/send-back.js';
-import { InvalidReceiptHandleError, PopNotSupportedError } from './pop-errors.js';
 import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
@@ -108,7 +114,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.options = Object.freeze(resolveSimpleConsumerOptions(options));
     this.logger = this.options.logger;
     this.parked = new ParkedPops(this.logger);
-    this.clientId = buildClientId(localClientIp(), this.options.instanceName);
+    this.clientId = clientIdOf(this.options);
     this.wireGroup = wrapNamespace(this.options.namespace, this.options.consumerGroup);
   }
 
@@ -133,19 +139,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
 
   private async open(step: StartStep): Promise<void> {
     const o = this.options;
-    const instance = acquireClientInstance({
-      clientId: this.clientId,
-      namesrvAddr: o.namesrvAddr,
-      namespace: o.namespace,
-      language: 'JAVA',
-      mqClientApiTimeout: o.mqClientApiTimeout,
-      pollNameServerInterval: o.pollNameServerInterval,
-      heartbeatBrokerInterval: o.heartbeatBrokerInterval,
-      logger: o.logger,
-      createTopicKey: 'TBW102',
-      defaultTopicQueueNums: 4,
-      connection: o.connection,
-    });
+    const instance = acquireClientInstance(clientInstanceConfig(o, this.clientId));
     this.instance = instance;
     this.stopForwarding = forwardInstanceEvents(instance, this, o.namespace);
     this.sendBack = new SendBack(
@@ -309,7 +303,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       case ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
         throw new PopNotSupportedError(t.brokerName, address);
       default:
-        throw responseError(response, address);
+        throw errorFromResponse(response, { address, permission: 'SUB', requestCode: request.code });
     }
   }
 
@@ -417,7 +411,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       );
     if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
       throw new PopNotSupportedError(info.brokerName, address);
-    throw responseError(response, address);
+    throw errorFromResponse(response, { address, requestCode: request.code });
   }
 
   /**
@@ -541,8 +535,4 @@ export function checkReceiveArgs(maxMessages: unknown, invisibleDurationMs: unkn
       `must be an integer in [1, ${POP_MAX_MSG_NUMS}], got ${String(maxMessages)}`,
     );
   checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
-}
-
-function responseError(response: RemotingCommand, address: string): BrokerResponseError {
-  return new BrokerResponseError(response.code, responseCodeName(response.code), response.remark, address);
 }

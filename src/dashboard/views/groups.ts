@@ -4,14 +4,13 @@
  * rocketmq-dashboard#123), and one group's members, subscriptions, per-queue lag (live, charted),
  * consume TPS and a reset-offset-by-time form.
  */
-import { ConsumerGroupNotFoundError, ConsumerNotOnlineError } from '../../admin/errors.js';
 import type {
   ConsumerConnections,
   ConsumerProgress,
   ConsumerQueueProgress,
   ResetOffsetResult,
 } from '../../admin/types.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError, ConsumerGroupNotFoundError, ConsumerNotOnlineError } from '../../errors.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';

@@ -3,9 +3,8 @@
  * body as text, hex or JSON, properties, its trace (when the trace topic holds one) and a form
  * that has a member of a group consume it again (CONSUME_MESSAGE_DIRECTLY).
  */
-import { MessageNotFoundError, TopicNotFoundError } from '../../admin/errors.js';
 import type { AdminMessage } from '../../admin/types.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError, MessageNotFoundError, TopicNotFoundError } from '../../errors.js';
 import { CONTENT_SPLITOR, DEFAULT_TRACE_TOPIC, FIELD_SPLITOR } from '../../protocol/trace/trace-data.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { intParam, param, requiredParam, type Params, type ViewContext } from './context.js';

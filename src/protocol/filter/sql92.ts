@@ -20,7 +20,7 @@
  *   or properties, `= NULL` is illegal (use IS NULL), BETWEEN bounds must be ordered, IN needs a
  *   property on the left, and the whole expression must be boolean.
  */
-import { InvalidArgumentError } from '../../errors.js';
+import { FilterExpressionError } from '../../errors.js';
 import { Lexer, type Kind, type Token } from './sql92-lexer.js';
 import {
   DOUBLE_MIN_VALUE,
@@ -40,15 +40,6 @@ import {
 } from './sql92-values.js';
 
 export { Sql92EvaluationError, type JavaNumber, type SqlValue };
-
-/** A bad SQL92 expression; the broker answers SUBSCRIPTION_PARSE_FAILED (23). */
-export class FilterExpressionError extends InvalidArgumentError {
-  readonly expression: string;
-  constructor(expression: string, message: string) {
-    super('expression', `invalid SQL92 filter ${JSON.stringify(expression)}: ${message}`);
-    this.expression = expression;
-  }
-}
 
 /** How the evaluator reads a property: the message property's value, or undefined when absent. */
 export type PropertyLookup = (name: string) => string | undefined;

@@ -4,12 +4,12 @@
  * changes of a consumer group are announced to its members with NOTIFY_CONSUMER_IDS_CHANGED so
  * push consumers rebalance at once.
  */
+import { FilterExpressionError } from '../../errors.js';
 import { RequestCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { Logger } from '../../observability/logger.js';
 import { RebalanceLocks } from './rebalance-locks.js';
-import { FilterExpressionError } from '../../protocol/filter/sql92.js';
 import { buildMessageFilter, type MessageFilter } from './message-filter.js';
 
 export interface ClientChannelInfo {

@@ -3,6 +3,7 @@
  * is checked on the consume-queue entry's tagsCode; a SQL92 selector is evaluated on the stored
  * message's properties (TAGS included, as property `TAGS`).
  */
+import { FilterExpressionError } from '../../errors.js';
 import { compileSql92, type Sql92Expression } from '../../protocol/filter/sql92.js';
 import { ExpressionType } from '../../protocol/headers/heartbeat.js';
 import {
@@ -12,7 +13,6 @@ import {
   SUBSCRIBE_ALL,
   type TagSubscription,
 } from '../../protocol/filter/tags.js';
-import { FilterExpressionError } from '../../protocol/filter/sql92.js';
 import { decodeProperties } from '../../protocol/message/properties.js';
 import { decodeStoredMessage } from '../../protocol/message/stored-message.js';
 

@@ -1,12 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidArgumentError } from '../../../src/errors.js';
-import {
-  compileSql92,
-  FilterExpressionError,
-  Sql92EvaluationError,
-  type SqlValue,
-} from '../../../src/protocol/filter/sql92.js';
+import { InvalidArgumentError, FilterExpressionError } from '../../../src/errors.js';
+import { compileSql92, Sql92EvaluationError, type SqlValue } from '../../../src/protocol/filter/sql92.js';
 
 type Expected = true | false | null | 'throws' | 'parse-error';
 

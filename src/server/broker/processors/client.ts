@@ -2,7 +2,7 @@
  * Client bookkeeping: HEART_BEAT (34), UNREGISTER_CLIENT (35), GET_CONSUMER_LIST_BY_GROUP (38),
  * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ (41/42, orderly consumers) and CHECK_CLIENT_CONFIG (46).
  */
-import { ProtocolError } from '../../../errors.js';
+import { ProtocolError, FilterExpressionError } from '../../../errors.js';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import {
@@ -24,7 +24,6 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
 import type { HeartbeatConsumer } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
-import { FilterExpressionError } from '../../../protocol/filter/sql92.js';
 import { isTagType } from '../../../protocol/filter/tags.js';
 import { buildMessageFilter } from '../message-filter.js';
 import { filterUnsupportedRemark } from './pull.js';

@@ -3,9 +3,9 @@
  * request checks and answers in the order of Java's `PopMessageProcessor`, `AckMessageProcessor`,
  * `ChangeInvisibleTimeProcessor` and `NotificationProcessor`; the bookkeeping is `pop/pop-service.ts`.
  */
+import { FilterExpressionError } from '../../../errors.js';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
-import { FilterExpressionError } from '../../../protocol/filter/sql92.js';
 import { isTagType } from '../../../protocol/filter/tags.js';
 import {
   AckMessage,

@@ -2,6 +2,7 @@
  * PULL_MESSAGE (11) with long polling (docs/protocol.md §10.1): a pull that finds nothing and carries
  * FLAG_SUSPEND is held until a message arrives or `suspendTimeoutMillis` passes.
  */
+import { FilterExpressionError } from '../../../errors.js';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { isReadable } from '../../../protocol/perm.js';
@@ -12,7 +13,6 @@ import { withOptionalFields, type HeaderOf } from '../../../protocol/headers/fie
 import { PullMessage, PullMessageResponse, PullSysFlag } from '../../../protocol/headers/pull.js';
 import { requestHeader } from '../../namesrv/decode-request.js';
 import { isTagType } from '../../../protocol/filter/tags.js';
-import { FilterExpressionError } from '../../../protocol/filter/sql92.js';
 import {
   buildMessageFilter,
   MATCH_ALL,

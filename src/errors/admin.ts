@@ -1,18 +1,9 @@
 /**
- * Admin failures a caller acts on, as types (all extend RocketMQError, src/errors.ts). Other
- * refusals of a broker stay BrokerResponseError with the response code and remark.
+ * Admin failures a caller acts on, as types. Other refusals of a broker stay
+ * BrokerResponseError with the response code and remark; unknown topics and brokers are in
+ * broker.ts, shared with the other clients.
  */
-import { RocketMQError, type RocketMQErrorOptions } from '../errors.js';
-
-/** The topic has no route on the NameServer (or no config on the broker asked). */
-export class TopicNotFoundError extends RocketMQError {
-  constructor(
-    readonly topic: string,
-    options: RocketMQErrorOptions = {},
-  ) {
-    super('ERR_TOPIC_NOT_FOUND', `topic ${topic} does not exist`, options);
-  }
-}
+import { RocketMQError, type RocketMQErrorOptions } from './base.js';
 
 /** The consumer group is unknown: no online member and no stored progress. */
 export class ConsumerGroupNotFoundError extends RocketMQError {
@@ -70,40 +61,5 @@ export class MessageNotFoundError extends RocketMQError {
     options: RocketMQErrorOptions = {},
   ) {
     super('ERR_MESSAGE_NOT_FOUND', `no message found for ${query}`, options);
-  }
-}
-
-/** The NameServer knows no broker (or cluster) by that name. */
-export class BrokerNotFoundError extends RocketMQError {
-  constructor(
-    readonly broker: string,
-    options: RocketMQErrorOptions = {},
-  ) {
-    super('ERR_BROKER_NOT_FOUND', `no broker or cluster named ${broker} is registered`, options);
-  }
-}
-
-/** The broker could not be reached (refused, closed, timed out). */
-export class BrokerUnavailableError extends RocketMQError {
-  constructor(
-    readonly address: string,
-    options: RocketMQErrorOptions = {},
-  ) {
-    super(
-      'ERR_BROKER_UNAVAILABLE',
-      `broker ${address} is unavailable${options.cause instanceof Error ? `: ${options.cause.message}` : ''}`,
-      { retriable: true, ...options },
-    );
-  }
-}
-
-/** The broker answered REQUEST_CODE_NOT_SUPPORTED: its version does not implement this admin request. */
-export class RequestNotSupportedError extends RocketMQError {
-  constructor(
-    readonly address: string,
-    readonly requestCode: number,
-    readonly requestName: string,
-  ) {
-    super('ERR_NOT_SUPPORTED', `${address} does not support ${requestName} (${requestCode})`);
   }
 }

@@ -1,5 +1,5 @@
-/** Producer errors; all extend RocketMQError (src/errors.ts). */
-import { RocketMQError } from '../errors.js';
+/** Producer errors: sends that failed, selected-queue sends, timer messages, request-reply. */
+import { RocketMQError, type QueueRef } from './base.js';
 
 /** One try of a send: where it went and how it ended. */
 export interface SendAttempt {
@@ -65,5 +65,62 @@ export class SendResultUnknownError extends RocketMQError {
     this.topic = topic;
     this.address = address;
     this.responseCode = responseCode;
+  }
+}
+
+/**
+ * A send stored with a non-SEND_OK status (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT,
+ * SLAVE_NOT_AVAILABLE) and `retryAnotherBrokerWhenNotStoreOK` on: the attempt is retried elsewhere
+ * and this error is what `SendFailedError.attempts` records for it.
+ */
+export class NotStoreOkError extends RocketMQError {
+  constructor(status: string) {
+    super('ERR_NOT_STORE_OK', `stored with status ${status}; retrying on another broker`, {
+      retriable: true,
+    });
+  }
+}
+
+/** A selected-queue send failed; it was not moved to another queue (that would break the order). */
+export class QueueSendFailedError extends RocketMQError {
+  readonly queue: QueueRef;
+  constructor(queue: QueueRef, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(
+      'ERR_QUEUE_SEND_FAILED',
+      `send to the selected queue ${queue.topic}/${queue.brokerName}/${queue.queueId} failed (not moved to another queue, to keep the order): ${why}`,
+      { retriable: cause instanceof RocketMQError && cause.retriable, cause },
+    );
+    this.queue = queue;
+  }
+}
+
+/** The broker cannot deliver timer messages at their time (4.9.x, or 5.x with timerWheelEnable=false). */
+export class TimerNotSupportedError extends RocketMQError {
+  readonly brokerName: string;
+  readonly address: string;
+  constructor(brokerName: string, address: string, reason: string) {
+    super(
+      'ERR_TIMER_NOT_SUPPORTED',
+      `broker ${brokerName} (${address}) cannot honour a timer message: ${reason}; it would deliver it at once`,
+      { retriable: false },
+    );
+    this.brokerName = brokerName;
+    this.address = address;
+  }
+}
+
+/** No reply within the request's timeout (Java `RequestTimeoutException`, client code 10006). */
+export class RequestTimeoutError extends RocketMQError {
+  readonly correlationId: string;
+  readonly timeoutMs: number;
+  constructor(topic: string, correlationId: string, timeoutMs: number) {
+    super(
+      'ERR_REQUEST_TIMEOUT',
+      `no reply to the request on ${topic} (correlation id ${correlationId}) within ${timeoutMs} ms`,
+      { retriable: true },
+    );
+    this.correlationId = correlationId;
+    this.timeoutMs = timeoutMs;
   }
 }

@@ -1,0 +1,148 @@
+/**
+ * What a broker or NameServer answered, or could not be asked: a failed response code, an ACL
+ * refusal, an unknown topic or broker, an unreachable broker, a request its version lacks.
+ * `client/response-error.ts` (`errorFromResponse`) decides which of these a failed response becomes.
+ */
+import { RocketMQError, type RocketMQErrorOptions } from './base.js';
+
+/** The broker or NameServer answered with a non-success response code. */
+export class BrokerResponseError extends RocketMQError {
+  readonly responseCode: number;
+  readonly remark: string | undefined;
+  readonly address: string | undefined;
+  constructor(
+    responseCode: number,
+    codeName: string,
+    remark: string | undefined,
+    address: string | undefined,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super(
+      'ERR_BROKER_RESPONSE',
+      `${codeName} (${responseCode})${address ? ` from ${address}` : ''}${remark ? `: ${remark}` : ''}`,
+      options,
+    );
+    this.responseCode = responseCode;
+    this.remark = remark;
+    this.address = address;
+  }
+}
+
+/**
+ * The server refused the request on ACL grounds (docs/admin-security.md §4.6): a missing or
+ * unknown AccessKey, a bad signature, or a missing permission. Never retriable: another broker of
+ * the same cluster would refuse it too. A 4.9 broker says so with SYSTEM_ERROR and the
+ * `AclException` text in the remark, a 5.x broker (and ours) with NO_PERMISSION.
+ */
+export class AccessDeniedError extends RocketMQError {
+  /** The response code the server used (1 SYSTEM_ERROR from 4.9, 16 NO_PERMISSION from 5.x). */
+  readonly responseCode: number;
+  /** The server's reason, verbatim. */
+  readonly remark: string;
+  /** What was refused, e.g. `topic:TopicA`, `group:GroupA`, `code=17`; undefined when the reason is the identity. */
+  readonly resource: string | undefined;
+  /** The permission that was missing (`PUB`, `SUB`, `ADMIN`), when known. */
+  readonly permission: string | undefined;
+  readonly address: string | undefined;
+  constructor(
+    responseCode: number,
+    remark: string,
+    details: { resource?: string | undefined; permission?: string | undefined; address?: string | undefined },
+    options: RocketMQErrorOptions = {},
+  ) {
+    const what =
+      details.resource !== undefined ? ` (${details.permission ?? 'access'} on ${details.resource})` : '';
+    super(
+      'ERR_ACCESS_DENIED',
+      `access denied${what}${details.address ? ` by ${details.address}` : ''}: ${remark}`,
+      { ...options, retriable: false },
+    );
+    this.responseCode = responseCode;
+    this.remark = remark;
+    this.resource = details.resource;
+    this.permission = details.permission;
+    this.address = details.address;
+  }
+}
+
+/** The failed response an error came from, when it came from one. */
+export interface ResponseDetails {
+  readonly responseCode: number;
+  readonly remark: string | undefined;
+  readonly address: string | undefined;
+}
+
+/**
+ * The topic does not exist: the NameServer has no route for it (and, for a send, no broker
+ * offers auto-creation), or a broker answered TOPIC_NOT_EXIST. One class for the admin client
+ * and the route lookup of producers and consumers; a lookup that may succeed later (the topic is
+ * being created) marks itself retriable.
+ */
+export class TopicNotFoundError extends RocketMQError {
+  readonly topic: string;
+  /** TOPIC_NOT_EXIST (17) when a broker or NameServer said so, else undefined (no route found). */
+  readonly responseCode: number | undefined;
+  readonly remark: string | undefined;
+  readonly address: string | undefined;
+  /** `detail` says why, e.g. "the NameServer knows neither the topic nor TBW102". */
+  constructor(
+    topic: string,
+    detail?: string,
+    options: RocketMQErrorOptions & { response?: ResponseDetails | undefined } = {},
+  ) {
+    const { response, ...rest } = options;
+    super(
+      'ERR_TOPIC_NOT_FOUND',
+      detail === undefined ? `topic ${topic} does not exist` : `no route for topic ${topic}: ${detail}`,
+      rest,
+    );
+    this.topic = topic;
+    this.responseCode = response?.responseCode;
+    this.remark = response?.remark;
+    this.address = response?.address;
+  }
+}
+
+/**
+ * The broker (or cluster) named is unknown: the NameServer has none registered by that name,
+ * or the route of a topic names a broker with no master address (retriable then: the route is
+ * refreshed and another broker tried).
+ */
+export class BrokerNotFoundError extends RocketMQError {
+  readonly broker: string;
+  constructor(broker: string, detail?: string, options: RocketMQErrorOptions = {}) {
+    super(
+      'ERR_BROKER_NOT_FOUND',
+      detail === undefined
+        ? `no broker or cluster named ${broker} is registered`
+        : `broker ${broker} ${detail}`,
+      options,
+    );
+    this.broker = broker;
+  }
+}
+
+/** The broker could not be reached (refused, closed, timed out). */
+export class BrokerUnavailableError extends RocketMQError {
+  constructor(
+    readonly address: string,
+    options: RocketMQErrorOptions = {},
+  ) {
+    super(
+      'ERR_BROKER_UNAVAILABLE',
+      `broker ${address} is unavailable${options.cause instanceof Error ? `: ${options.cause.message}` : ''}`,
+      { retriable: true, ...options },
+    );
+  }
+}
+
+/** The broker answered REQUEST_CODE_NOT_SUPPORTED: its version does not implement this request. */
+export class RequestNotSupportedError extends RocketMQError {
+  constructor(
+    readonly address: string,
+    readonly requestCode: number,
+    readonly requestName: string,
+  ) {
+    super('ERR_NOT_SUPPORTED', `${address} does not support ${requestName} (${requestCode})`);
+  }
+}
