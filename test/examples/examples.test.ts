@@ -15,13 +15,22 @@ import { EmbeddedCluster } from '../../src/server/cluster.js';
 const BUILD = fileURLToPath(new URL('../../', import.meta.url));
 const REGISTER = fileURLToPath(new URL('./register.js', import.meta.url));
 
-/** The compiled examples: build/examples/**\/*.js. */
-export function compiledExamples(dir = join(BUILD, 'examples')): string[] {
-  const out: string[] = [];
+/** Repository root. */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The examples: every examples/**\/*.ts source, with the file it compiles to under build/ (listed
+ * from the sources, so a stale build output of a deleted example is not run).
+ */
+export function examples(dir = join(ROOT, 'examples')): Array<{ source: string; compiled: string }> {
+  const out: Array<{ source: string; compiled: string }> = [];
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...compiledExamples(p));
-    else if (name.endsWith('.js')) out.push(p);
+    if (statSync(p).isDirectory()) out.push(...examples(p));
+    else if (name.endsWith('.ts')) {
+      const source = relative(ROOT, p);
+      out.push({ source, compiled: join(BUILD, source.replace(/\.ts$/, '.js')) });
+    }
   }
   return out;
 }
@@ -57,14 +66,13 @@ describe('examples/ run against an embedded cluster', () => {
     await cluster.stop();
   });
 
-  const files = compiledExamples();
+  const all = examples();
   it('there are examples to run', () => {
-    assert.ok(files.length >= 10, `${files.length} examples`);
+    assert.ok(all.length >= 10, `${all.length} examples`);
   });
-  for (const file of files) {
-    const name = relative(BUILD, file).replace(/\.js$/, '.ts');
+  for (const { source: name, compiled } of all) {
     it(`${name} exits 0 by itself`, async () => {
-      const run = await runExample(file, cluster.namesrvAddr, 120_000);
+      const run = await runExample(compiled, cluster.namesrvAddr, 120_000);
       assert.equal(run.signal, null, `${name} did not exit by itself:\n${run.output}`);
       assert.equal(run.code, 0, `${name} failed:\n${run.output}`);
     });
