@@ -1,5 +1,5 @@
 /**
- * Recognizes an ACL refusal in a broker or NameServer response (docs/admin-security.md §4.6,
+ * Recognizes an ACL refusal in a broker or NameServer response (docs/security.md §2.5,
  * §4.10) and turns it into AccessDeniedError; every other failure stays a BrokerResponseError.
  * A 4.9 broker answers SYSTEM_ERROR with `org.apache.rocketmq.acl.common.AclException: <reason>,
  * <stack frame>`; a 5.x broker (and ours) NO_PERMISSION with the reason alone. NO_PERMISSION also

@@ -1,5 +1,5 @@
 /**
- * Server-side TLS as Java's `tls.server.mode` (docs/admin-security.md §5): `disabled` plain only,
+ * Server-side TLS as Java's `tls.server.mode` (docs/security.md §3): `disabled` plain only,
  * `enforcing` TLS only, `permissive` (Java's default) both on one port, told apart by the first
  * byte a client sends: 0x16 (a TLS handshake record) starts TLS, anything else is a plain frame.
  */

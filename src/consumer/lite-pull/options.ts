@@ -1,5 +1,5 @@
 /**
- * LitePullConsumerOptions: Java `DefaultLitePullConsumer` names and defaults (consumer.md §2.11).
+ * LitePullConsumerOptions: Java `DefaultLitePullConsumer` names and defaults (docs/consumers.md §2).
  * The options both consumers share (group, NameServer, model, allocation, thresholds, timeouts,
  * identity) are validated by the push consumer's resolver, so a value means the same in both;
  * the lite-only ones are checked here. Unknown keys are rejected against the lite list, so a

@@ -195,7 +195,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     }
   }
 
-  /** Before our heartbeat replaces them: the broker's different filters of `mine` (consumer.md §4). */
+  /** Before our heartbeat replaces them: the broker's different filters of `mine` (docs/consumers.md §1.10). */
   private async warnOnGroupConflicts(
     client: ConsumerClient,
     mine: readonly SubscriptionData[],
