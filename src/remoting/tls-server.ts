@@ -11,7 +11,7 @@ import { checkEnum, checkObject, rejectUnknownKeys } from '../options.js';
 
 export type TlsServerMode = 'disabled' | 'permissive' | 'enforcing';
 
-type PemInput = string | Buffer | Array<string | Buffer>;
+export type PemInput = string | Buffer | Array<string | Buffer>;
 
 export interface ServerTlsOptions {
   /** PEM certificate chain (Java `tls.server.certPath`). */

@@ -96,6 +96,7 @@ type Handler = (request: RemotingCommand, connection: Connection) => RemotingCom
 
 export class NameServer {
   readonly options: NameServerOptions;
+  /** @internal */
   readonly routes = new RouteInfoManager();
   /** KV config (Java `KVConfigManager`): kept until deleted, at most `maxKvConfigItems` items. */
   private readonly kv = new Map<string, Map<string, string>>();
