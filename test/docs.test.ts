@@ -92,8 +92,10 @@ export function codeBlocks(markdown: string): Array<{ line: number; code: string
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\w*)\s*$/.exec(lines[i]!);
     if (!open) continue;
+    // A block ends at a bare fence; a fence with a language inside a block means a stray fence.
     const close = lines.findIndex((l, j) => j > i && l.startsWith('```'));
-    if (close < 0) break;
+    if (close < 0 || !/^```\s*$/.test(lines[close]!))
+      throw new Error(`line ${i + 1}: the block opened here is not closed by a bare fence`);
     if (CODE_LANGUAGES.has(open[1]!)) {
       let before = i - 1;
       while (before >= 0 && lines[before]!.trim() === '') before--;
@@ -122,6 +124,11 @@ describe('code blocks in README.md and docs/*.md are examples/ files', () => {
       { line: 2, code: 'a();\n', fragment: false },
       { line: 8, code: 'b();\n', fragment: true },
     ]);
+    assert.throws(
+      () => codeBlocks('```\nstray\n\n```ts\na();\n```\n'),
+      /line 1: .* not closed by a bare fence/,
+    );
+    assert.throws(() => codeBlocks('```ts\na();\n'), /line 1/);
   });
 
   it('every TypeScript/JavaScript block equals a file under examples/ or is marked a fragment', () => {
