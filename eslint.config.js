@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'build/', 'interop/target/'] },
+  { ignores: ['node_modules/', 'dist/', 'build/', 'interop/target/', 'api-docs/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -144,3 +144,14 @@ export { consoleLogger, silentLogger } from './observability/logger.js';
 export type { Logger, LogLevel } from './observability/logger.js';
 export { SEND_CHANNEL, REQUEST_CHANNEL, CONSUME_CHANNEL } from './observability/channels.js';
 export type { RequestTraceContext } from './observability/channels.js';
+
+// types the public classes' signatures name (options as resolved, health, trace and running-info figures)
+export type { PemInput } from './client/connection-options.js';
+export type { ResolvedProducerOptions } from './producer/options.js';
+export type { BrokerHedgeStats, HedgedDuplicateEvent } from './producer/hedge.js';
+export type { TraceStats } from './producer/trace/dispatcher.js';
+export type { ResolvedPushConsumerOptions } from './consumer/push/options.js';
+export type { ResolvedLitePullConsumerOptions } from './consumer/lite-pull/options.js';
+export type { ResolvedSimpleConsumerOptions } from './consumer/simple/options.js';
+export type { AllocateStrategyOptions, MachineRoomResolver } from './consumer/allocate/index.js';
+export type { ConsumeStatusData, ProcessQueueInfoData } from './protocol/body/consumer-running-info.js';

@@ -13,7 +13,7 @@ export interface CliCommand {
   readonly help: string;
   /**
    * The flags `run` accepts besides GLOBAL_FLAGS (`--help`, `--verbose`); the help text and the
-   * README's CLI reference are tested against this list.
+   * CLI reference in docs/admin-cli.md §3 are tested against this list.
    */
   readonly flags: FlagSpecs;
   /**

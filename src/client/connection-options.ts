@@ -18,7 +18,7 @@ export interface Credentials {
   securityToken?: string | undefined;
 }
 
-type PemInput = string | Buffer | Array<string | Buffer>;
+export type PemInput = string | Buffer | Array<string | Buffer>;
 
 /** TLS to NameServers and brokers. PEM strings or buffers, as `node:tls` takes them. */
 export interface ClientTlsOptions {

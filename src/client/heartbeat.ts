@@ -1,5 +1,5 @@
 /**
- * Group membership with the brokers (protocol.md §8, consumer.md §1.5): HEART_BEAT carrying the
+ * Group membership with the brokers (docs/protocol.md §8): HEART_BEAT carrying the
  * groups every registered contributor (producer, consumer) supplies, and UNREGISTER_CLIENT for
  * a contributor's groups when it leaves. A consumer adds its ConsumerData here without touching
  * the producer. With consumers present the heartbeat goes to every broker address (slaves too,

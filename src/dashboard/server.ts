@@ -88,6 +88,7 @@ export class Dashboard {
   readonly options: ResolvedDashboardOptions;
   /** Producers of this process shown on the producer health page. */
   readonly producers = new ProducerWatch();
+  /** @internal */
   readonly hub: LiveHub;
   readonly admin: Admin;
   private readonly ownsAdmin: boolean;

@@ -29,7 +29,7 @@ export class BrokerResponseError extends RocketMQError {
 }
 
 /**
- * The server refused the request on ACL grounds (docs/admin-security.md §4.6): a missing or
+ * The server refused the request on ACL grounds (docs/security.md §2.5): a missing or
  * unknown AccessKey, a bad signature, or a missing permission. Never retriable: another broker of
  * the same cluster would refuse it too. A 4.9 broker says so with SYSTEM_ERROR and the
  * `AclException` text in the remark, a 5.x broker (and ours) with NO_PERMISSION.

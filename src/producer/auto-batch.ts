@@ -1,5 +1,5 @@
 /**
- * [5.x] Auto-batching (`autoBatch`, Java `ProduceAccumulator`, advanced.md §4.1): concurrent
+ * [5.x] Auto-batching (`autoBatch`, Java `ProduceAccumulator`, docs/producer.md §4.1): concurrent
  * `send()`s to one topic are held for at most `batchMaxDelayMs` and sent together as one
  * SEND_BATCH_MESSAGE. Each caller still gets its own SendResult: its own msgId, its own
  * offsetMsgId (the broker answers them comma-joined, in order) and queueOffset = the batch's
@@ -18,7 +18,7 @@
  * while the client fills the other); with it about PIPELINE_DEPTH smaller batches overlap
  * (measured at 256 callers: +10 % msgs/s with 3 or 4, worse with 8). Java only knows size and
  * hold time; holding while the pipe is idle costs latency and, at a fixed number of callers,
- * throughput (deviation, in the README).
+ * throughput (deviation, docs/producer.md §2).
  *
  * Each message is written into its batch's buffer when it is added (BatchWriter), so a flush
  * encodes nothing. Like Java, messages with a delay level or a timer, %RETRY% topics,

@@ -1,10 +1,10 @@
 /**
  * [5.x] Send backpressure (`backPressureForAsyncSendNum` / `backPressureForAsyncSendSize`,
- * advanced.md §4.2): at most N sends and S body bytes in flight per producer. A send beyond
+ * docs/producer.md §4.2): at most N sends and S body bytes in flight per producer. A send beyond
  * either limit waits, first come first served, for room until its timeout, then rejects with
  * BackpressureError, so a caller that produces faster than the brokers take never queues without
  * bound. Java applies it to callback sends only and only with `enableBackpressureForAsyncMode`;
- * every send here is asynchronous, so it applies to every send (deviation, in the README).
+ * every send here is asynchronous, so it applies to every send (deviation, docs/producer.md §4.2).
  */
 import { BackpressureError } from '../errors.js';
 import { whenAborted } from '../remoting/abort.js';

@@ -1,7 +1,7 @@
 /**
  * ProducerOptions: Java `DefaultMQProducer` / `ClientConfig` names and defaults, one frozen
  * defaults object and one validator. Deviations from Java are marked "Deviation" in the TSDoc
- * and listed in the README.
+ * and listed in docs/producer.md §2.
  */
 import {
   AUTO_CREATE_DEFAULTS,

@@ -1,5 +1,5 @@
 /**
- * [5.x] Timer messages on the producer side (advanced.md §3.2–§3.4):
+ * [5.x] Timer messages on the producer side (docs/producer.md §3.2–§3.4):
  * - `deliverAt` (epoch ms) → TIMER_DELIVER_MS, `deliverAfterMs` → TIMER_DELAY_MS, checked against
  *   5.x's limit (`timerMaxDelaySec`, 3 days by default) before anything is sent;
  * - a 4.9 broker ignores TIMER_* and hands the message to consumers at once, so before the first

@@ -73,10 +73,6 @@ export function resolveCommandDefaults(options: Partial<CommandDefaults> = {}): 
   return Object.freeze(merged);
 }
 
-export function isResponse(cmd: RemotingCommand): boolean {
-  return (cmd.flag & FLAG_RESPONSE) !== 0;
-}
-
 export function isOneway(cmd: RemotingCommand): boolean {
   return (cmd.flag & FLAG_ONEWAY) !== 0;
 }

@@ -2,7 +2,7 @@
  * Reads JSON written by fastjson. fastjson's default serializer writes non-string map keys bare:
  * integer keys unquoted (`{"brokerAddrs":{0:"127.0.0.1:10911"}}`, docs/protocol.md §7.2) and object
  * keys as raw JSON objects (`{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:5}}`,
- * docs/consumer.md §1.8). `JSON.parse` rejects both, so when it fails we fall back to a small
+ * docs/protocol.md §10.4). `JSON.parse` rejects both, so when it fails we fall back to a small
  * tolerant parser that knows when it is inside a string literal (a `:` inside an address or
  * remark is never a key separator).
  *

@@ -6,8 +6,8 @@
  */
 import { ProtocolError } from '../errors.js';
 import { SerializeType, type RemotingCommand } from './command.js';
-import { decodeBinaryHeader, encodeBinaryHeader, encodeBinaryHeaderWithReserve } from './header-binary.js';
-import { decodeJsonHeaderText, encodeJsonHeader, encodeJsonHeaderWithReserve } from './header-json.js';
+import { decodeBinaryHeader, encodeBinaryHeaderWithReserve } from './header-binary.js';
+import { decodeJsonHeaderText, encodeJsonHeaderWithReserve } from './header-json.js';
 
 /** Java's default `com.rocketmq.remoting.frameMaxLength`: whole frame incl. the length field. */
 export const DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
@@ -21,10 +21,6 @@ export interface EncodedFrame {
   body: Uint8Array | undefined;
   /** Total bytes on the wire. */
   size: number;
-}
-
-export function encodeHeader(cmd: RemotingCommand): Buffer {
-  return cmd.serializeType === SerializeType.ROCKETMQ ? encodeBinaryHeader(cmd) : encodeJsonHeader(cmd);
 }
 
 export function encodeFrame(cmd: RemotingCommand): EncodedFrame {

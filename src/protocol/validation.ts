@@ -100,11 +100,6 @@ export function checkSendTopic(topic: unknown, field = 'topic'): string | undefi
   return undefined;
 }
 
-export function validateSendTopic(topic: unknown, field = 'topic'): asserts topic is string {
-  const problem = checkSendTopic(topic, field);
-  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
-}
-
 /** Consumer/producer group syntax (Java `TopicValidator.validateGroup`). */
 export function checkGroup(group: unknown, field = 'group'): string | undefined {
   if (typeof group !== 'string') return `The specified ${field} must be a string.`;
@@ -194,13 +189,6 @@ export function checkUserProperty(name: string, value: string): string | undefin
   if (containsSeparator(name)) return `property name ${JSON.stringify(name)} contains U+0001 or U+0002`;
   if (containsSeparator(value)) return `property ${name} value contains U+0001 or U+0002`;
   if (isSystemPropertyName(name)) return `The Property<${name}> is used by system, input another please`;
-  return undefined;
-}
-
-/** Any property (system or user) that is going onto the wire: separators would corrupt the string. */
-export function checkPropertyText(name: string, value: string): string | undefined {
-  if (containsSeparator(name)) return `property name ${JSON.stringify(name)} contains U+0001 or U+0002`;
-  if (containsSeparator(value)) return `property ${name} value contains U+0001 or U+0002`;
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Server-side TLS as Java's `tls.server.mode` (docs/admin-security.md §5): `disabled` plain only,
+ * Server-side TLS as Java's `tls.server.mode` (docs/security.md §3): `disabled` plain only,
  * `enforcing` TLS only, `permissive` (Java's default) both on one port, told apart by the first
  * byte a client sends: 0x16 (a TLS handshake record) starts TLS, anything else is a plain frame.
  */
@@ -11,7 +11,7 @@ import { checkEnum, checkObject, rejectUnknownKeys } from '../options.js';
 
 export type TlsServerMode = 'disabled' | 'permissive' | 'enforcing';
 
-type PemInput = string | Buffer | Array<string | Buffer>;
+export type PemInput = string | Buffer | Array<string | Buffer>;
 
 export interface ServerTlsOptions {
   /** PEM certificate chain (Java `tls.server.certPath`). */

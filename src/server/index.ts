@@ -12,7 +12,7 @@ export { DEFAULT_BROKER_OPTIONS } from './broker/options.js';
 export { BROKER_NODE_FLAGS, BROKER_SEMI_SPACE_MB, BROKER_THREAD_RESOURCE_LIMITS } from './broker-heap.js';
 export type { BrokerOptions, FlushDiskType } from './broker/options.js';
 export type { AclAccount, AclConfig } from './acl/acl-config.js';
-export type { ServerTlsOptions, TlsServerMode } from '../remoting/tls-server.js';
+export type { ServerTlsOptions, TlsServerMode, PemInput } from '../remoting/tls-server.js';
 export {
   FAULT_INJECTION_REQUEST_CODE,
   faultSpecToExtFields,

@@ -1,4 +1,4 @@
-/** Reads the flags out of help texts and the README's CLI reference table. */
+/** Reads the flags out of help texts and the CLI reference table of docs/admin-cli.md. */
 import { readFileSync } from 'node:fs';
 
 /** Every `--flag` a text mentions. */
@@ -12,13 +12,13 @@ export interface ReferenceRow {
   readonly flags: ReadonlySet<string>;
 }
 
-/** The README's "CLI reference" section. */
-export function readmeCliSection(): string {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n## CLI reference\n');
-  if (start < 0) throw new Error('README.md has no "## CLI reference" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+/** The "CLI reference" section of docs/admin-cli.md (its heading may carry a number: `## 3. CLI reference`). */
+export function cliReferenceSection(): string {
+  const guide = readFileSync(new URL('../../../docs/admin-cli.md', import.meta.url), 'utf8');
+  const heading = /\n## (?:\d+\. )?CLI reference\n/.exec(guide);
+  if (!heading) throw new Error('docs/admin-cli.md has no "## CLI reference" section');
+  const end = guide.indexOf('\n## ', heading.index + 1);
+  return guide.slice(heading.index, end < 0 ? undefined : end);
 }
 
 /** The rows of the section's table whose first cell is a code span: `command [--flag X] ...`. */

@@ -71,7 +71,7 @@ test('consumeTimestamp round-trips in local time', () => {
   assert.throws(() => parseConsumeTimestamp('20230229130509'), InvalidArgumentError);
 });
 
-test('every option has Java’s default (consumer.md §2.1), the shutdown wait excepted', () => {
+test('every option has Java’s default (docs/consumers.md §1.1), the shutdown wait excepted', () => {
   const o = resolvePushConsumerOptions(base);
   const java: Partial<Record<keyof typeof o, unknown>> = {
     messageModel: 'CLUSTERING',
@@ -92,7 +92,7 @@ test('every option has Java’s default (consumer.md §2.1), the shutdown wait e
     maxReconsumeTimes: -1,
     suspendCurrentQueueTimeMillis: 1000,
     consumeTimeout: 15,
-    awaitTerminationMillisWhenShutdown: 30_000, // Java 0: the README says why
+    awaitTerminationMillisWhenShutdown: 30_000, // Java 0: docs/consumers.md §1 says why
     persistConsumerOffsetInterval: 5000,
     rebalanceInterval: 20_000,
     pullTimeDelayMillsWhenException: 3000,

@@ -1,5 +1,5 @@
 /**
- * The pull loop's answer to each pull status (consumer.md §2.3), against a scripted broker:
+ * The pull loop's answer to each pull status (docs/consumers.md §1.3), against a scripted broker:
  * FLOW_CONTROL backs off 20 ms, PULL_NOT_FOUND and PULL_RETRY_IMMEDIATELY move the offset on
  * (and commit it when nothing is cached), PULL_OFFSET_MOVED hands the broker's offset over and
  * ends the loop, a refusal waits pullTimeDelayMillsWhenException.
@@ -11,7 +11,12 @@ import { queueThresholds } from '../../src/consumer/core/flow-control.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { resolvePushConsumerOptions } from '../../src/consumer/push/options.js';
 import { ProcessQueue } from '../../src/consumer/core/process-queue.js';
-import { PULL_DELAY, runPullLoop, type PullContext, type QueueEntry } from '../../src/consumer/core/pull-loop.js';
+import {
+  PULL_DELAY,
+  runPullLoop,
+  type PullContext,
+  type QueueEntry,
+} from '../../src/consumer/core/pull-loop.js';
 import { buildSubscriptionData } from '../../src/consumer/core/subscription.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { ResponseCode } from '../../src/protocol/codes.js';

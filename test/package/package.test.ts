@@ -130,6 +130,21 @@ describe('the packed tarball', () => {
   });
 });
 
+describe('the published declarations', () => {
+  it('show only the public surface: no member tagged @internal (stripInternal)', () => {
+    const dts = packedFiles.filter((f) => f.endsWith('.d.ts'));
+    assert.ok(dts.length > 0);
+    const base = join(project, 'node_modules', 'rocketmq-ts');
+    const tagged = dts.filter((f) => readFileSync(join(base, f), 'utf8').includes('@internal'));
+    assert.deepEqual(tagged, []);
+    // one member of each kind the tag hides, by name: the broker's machinery, a producer internal
+    const broker = readFileSync(join(base, 'dist/server/broker/broker.d.ts'), 'utf8');
+    assert.match(broker, /export declare class Broker\b/);
+    assert.doesNotMatch(broker, /\bpullHold\b|\bget topics\(\)/);
+    assert.doesNotMatch(readFileSync(join(base, 'dist/producer/producer.d.ts'), 'utf8'), /\bsendWith\(/);
+  });
+});
+
 describe('the installed command', () => {
   it('runs through the bin link npm created', () => {
     const help = run(join(project, 'node_modules', '.bin', 'rocketmq-ts'), ['--help'], project);

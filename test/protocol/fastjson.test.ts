@@ -62,7 +62,7 @@ describe('fastjson reader: unquoted integer map keys (§7.2)', () => {
   });
 });
 
-describe('fastjson reader: bare object map keys (consumer.md §1.8)', () => {
+describe('fastjson reader: bare object map keys (docs/protocol.md §10.4)', () => {
   it('returns an object-keyed map as a Map from the parsed key', () => {
     const parsed = parseFastjson('{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:5}}') as {
       offsetTable: Map<unknown, unknown>;

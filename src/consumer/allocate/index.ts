@@ -1,5 +1,5 @@
 /**
- * Queue allocation for CLUSTERING consumers (consumer.md §2.2): the Java client's strategies,
+ * Queue allocation for CLUSTERING consumers (docs/consumers.md §1.2): the Java client's strategies,
  * their input check and their input order, so TypeScript and Java consumers can share a group.
  */
 import { InvalidArgumentError } from '../../errors.js';

@@ -2,7 +2,7 @@
  * The consumer's small synchronous questions to a broker: queue max offset and offset by time
  * (where a new group starts, lag, reset), the group's member list (rebalance) and the
  * subscriptions the broker keeps for it, and the orderly queue locks (LOCK_BATCH_MQ /
- * UNLOCK_BATCH_MQ, consumer.md §1.7).
+ * UNLOCK_BATCH_MQ, docs/protocol.md §10.3).
  */
 import { errorFromResponse } from '../../client/response-error.js';
 import {
@@ -118,7 +118,7 @@ export async function consumerIdList(
 
 /**
  * GET_CONSUMER_CONNECTION_LIST: per topic, the subscription the broker keeps for the group (one,
- * from the last heartbeat, consumer.md §4); undefined when no member is online or it will not say.
+ * from the last heartbeat, docs/consumers.md §1.10); undefined when no member is online or it will not say.
  */
 export async function groupSubscriptionTable(
   client: ConsumerClient,

@@ -1,5 +1,5 @@
 /**
- * Client-side flow control (consumer.md §2.1, §2.3): a queue is not pulled while its cache holds
+ * Client-side flow control (docs/consumers.md §1.1, §1.3): a queue is not pulled while its cache holds
  * more than the count or size threshold, or (concurrent mode) spans more offsets than
  * consumeConcurrentlyMaxSpan. Topic thresholds, when set, are split over the queues held
  * (Java `RebalancePushImpl#messageQueueChanged`).

@@ -1,6 +1,6 @@
 /**
  * The message a consumer hands to its listener (Java `MessageExt` / `MessageClientExt`), decoded
- * from a PULL_MESSAGE FOUND body (consumer.md §1.3): stored records (protocol.md §6.2), bodies
+ * from a PULL_MESSAGE FOUND body (docs/protocol.md §10.1): stored records (protocol.md §6.2), bodies
  * inflated, [5.x] inner batches unwrapped, retry and namespace prefixes taken off the topic.
  */
 import { inspect } from 'node:util';
@@ -364,7 +364,7 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
 
 /**
  * Java `PullAPIWrapper#processPullResult` tag re-filter: the broker matched only tag hash codes
- * (consumer.md §2.9), so with a tag subscription keep the messages whose TAGS string is in
+ * (docs/consumers.md §1.9), so with a tag subscription keep the messages whose TAGS string is in
  * `tagsSet`; a message without TAGS is dropped. An empty set (subscription `*`) keeps all and
  * returns `messages` itself.
  */

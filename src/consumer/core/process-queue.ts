@@ -1,5 +1,5 @@
 /**
- * ProcessQueue (Java `ProcessQueue`, consumer.md §2.4): the messages of one queue that were
+ * ProcessQueue (Java `ProcessQueue`, docs/consumers.md §1.4): the messages of one queue that were
  * pulled and are not yet done, keyed by queue offset. Its one rule: the offset a consumer may
  * commit is the smallest offset still in flight (or max + 1 when nothing is), so a commit never
  * passes an unfinished message. It also carries the flow-control figures (count, body bytes,

@@ -1,5 +1,5 @@
 /**
- * Which member of a broker group a queue is pulled from (consumer.md §2.3; Java
+ * Which member of a broker group a queue is pulled from (docs/consumers.md §1.3; Java
  * `PullAPIWrapper.updatePullFromWhichNode` / `recalculatePullFromWhichNode` and
  * `MQClientInstance.findBrokerAddressInSubscribe`): the brokerId the broker suggested in the last
  * pull response (`suggestWhichBrokerId`: a slave when the consumer lags far behind the master's

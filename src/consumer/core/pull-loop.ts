@@ -1,6 +1,6 @@
 /**
  * One pull loop per held queue (Java `PullMessageService` + `DefaultMQPushConsumerImpl#pullMessage`,
- * consumer.md §2.3): flow control by cached count, size and span (50 ms), long polling (the broker
+ * docs/consumers.md §1.3): flow control by cached count, size and span (50 ms), long polling (the broker
  * holds the pull for brokerSuspendMaxTimeMillis), the client-side tag re-check, and Java's handling
  * of every pull status. The loop ends when its ProcessQueue is dropped.
  */
@@ -38,7 +38,7 @@ export interface QueueEntry {
 
 export interface PullContext extends ConsumerScope {
   /**
-   * Lite pull (Java `DefaultLitePullConsumerImpl`, consumer.md §2.11): every pull carries its
+   * Lite pull (Java `DefaultLitePullConsumerImpl`, docs/consumers.md §2): every pull carries its
    * subscription and the lite bit (sysFlag 22) and no commit offset; offsets are committed apart.
    */
   readonly lite?: boolean;

@@ -1,5 +1,5 @@
 /**
- * Rebalance (Java `RebalanceImpl` / `RebalancePushImpl`, consumer.md §2.2, §2.5): which queues
+ * Rebalance (Java `RebalanceImpl` / `RebalancePushImpl`, docs/consumers.md §1.2, §1.5): which queues
  * this client holds. Per subscribed topic: the readable queues and the group's client ids, the
  * allocation strategy, then the queue table is brought in line — dropped queues persist their
  * offset (and unlock, orderly), stalled ones are re-created, new ones get their start offset and a

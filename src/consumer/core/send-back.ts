@@ -1,5 +1,5 @@
 /**
- * Giving a failed message back (consumer.md §1.6, §2.6): CONSUMER_SEND_MSG_BACK to the master of
+ * Giving a failed message back (docs/protocol.md §10.2, docs/consumers.md §1.6): CONSUMER_SEND_MSG_BACK to the master of
  * the broker it came from, so the broker stores it in `%RETRY%<group>` with delay level
  * 3 + reconsumeTimes, or in `%DLQ%<group>` after maxReconsumeTimes. If that fails, the message is
  * re-sent as a new message to `%RETRY%<group>` (Java's CLIENT_INNER_PRODUCER path): same body,

@@ -1,6 +1,6 @@
 /**
  * Where a queue a consumer takes starts reading (Java `RebalancePushImpl#computePullFromWhere`,
- * consumer.md §2.5): the group's stored offset, else `consumeFromWhere`.
+ * docs/consumers.md §1.5): the group's stored offset, else `consumeFromWhere`.
  *
  * Deviation, CONSUME_FROM_LAST_OFFSET: Java starts a queue without a stored offset at its end.
  * That replays nothing (the Apache issues about LAST_OFFSET replaying history), but it also

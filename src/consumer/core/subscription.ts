@@ -1,5 +1,5 @@
 /**
- * What a consumer subscribes to: Java `FilterAPI.buildSubscriptionData` (consumer.md §1.5) for
+ * What a consumer subscribes to: Java `FilterAPI.buildSubscriptionData` (docs/protocol.md §8) for
  * `*`, `TagA || TagB` and `{ sql }` expressions, validated up front so a bad expression fails at
  * `subscribe()`, not on the first pull.
  */
@@ -49,12 +49,12 @@ export function buildSubscriptionData(
   };
 }
 
-/** Same filter (used to warn when members of a group disagree, consumer.md §4). */
+/** Same filter (used to warn when members of a group disagree, docs/consumers.md §1.10). */
 export function sameFilter(a: SubscriptionData, b: SubscriptionData): boolean {
   return a.expressionType === b.expressionType && a.subString.trim() === b.subString.trim();
 }
 
-/** group → topic → subscriptions of the consumers of this process (consumer.md §4). */
+/** group → topic → subscriptions of the consumers of this process (docs/consumers.md §1.10). */
 const groupSubscriptions = new Map<string, Map<string, Set<SubscriptionData>>>();
 
 /**

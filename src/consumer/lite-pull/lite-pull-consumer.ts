@@ -1,5 +1,5 @@
 /**
- * The lite pull consumer (Java `DefaultLitePullConsumer`, consumer.md §2.11): the application
+ * The lite pull consumer (Java `DefaultLitePullConsumer`, docs/consumers.md §2): the application
  * pulls on its own schedule with `poll()` or `for await`. Queues come from `subscribe()` (the
  * group's rebalance, shared with the push consumer) or from `assign()` (no group coordination).
  *

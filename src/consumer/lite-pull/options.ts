@@ -1,5 +1,5 @@
 /**
- * LitePullConsumerOptions: Java `DefaultLitePullConsumer` names and defaults (consumer.md §2.11).
+ * LitePullConsumerOptions: Java `DefaultLitePullConsumer` names and defaults (docs/consumers.md §2).
  * The client options every class shares are client/client-options.ts's; the consumer options
  * both consumers share (group, model, allocation, thresholds, timeouts) are validated by the
  * push consumer's resolver, so a value means the same in both;

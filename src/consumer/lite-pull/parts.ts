@@ -1,5 +1,5 @@
 /**
- * The push consumer's rebalance and pull loop, wired for lite pull (consumer.md §2.11): no
+ * The push consumer's rebalance and pull loop, wired for lite pull (docs/consumers.md §2): no
  * orderly locks, no handler in flight, no commit offset in pulls, the consumed offset left alone
  * when a pull finds nothing, and pulled messages handed to the poll cache. Pulls go to the member
  * of the group the broker suggests (a slave while the consumer lags, the master otherwise or when

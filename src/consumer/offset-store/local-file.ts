@@ -1,5 +1,5 @@
 /**
- * BROADCASTING offsets in a local file (Java `LocalFileOffsetStore`, consumer.md §2.8): every
+ * BROADCASTING offsets in a local file (Java `LocalFileOffsetStore`, docs/consumers.md §1.8): every
  * consumer of a broadcasting group reads every message, so each keeps its own offsets at
  * `<localOffsetStoreDir>/<clientId>/<group>/offsets.json`.
  *

@@ -22,7 +22,7 @@ export interface StoredOffset {
   offset: number;
   /**
    * The broker is older than 5.0 and answered 0, which it also does for a group it does not
-   * know while message 0 is in memory (consumer.md §1.4), and it stores no offset of the group
+   * know while message 0 is in memory (docs/consumers.md §1.5), and it stores no offset of the group
    * for the topic: the 0 may mean "not found". Always false for the local file.
    */
   ambiguousZero: boolean;

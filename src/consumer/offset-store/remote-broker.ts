@@ -1,11 +1,11 @@
 /**
- * Clustering offsets kept by the broker (Java `RemoteBrokerOffsetStore`, consumer.md §1.4, §2.4):
+ * Clustering offsets kept by the broker (Java `RemoteBrokerOffsetStore`, docs/consumers.md §1.4, §1.5):
  * an in-memory table updated as messages finish, read from the broker when a queue is taken, and
  * written back every persistConsumerOffsetInterval, on drop and on shutdown.
  *
  * Reads keep Java's distinction: −1 = the broker has no offset for the group (start per
  * consumeFromWhere), −2 = the broker could not be asked (skip the queue this round, never guess).
- * A pre-5.0 broker's 0 is ambiguous (consumer.md §1.4): it is read as "not found" only when the
+ * A pre-5.0 broker's 0 is ambiguous (docs/consumers.md §1.5): it is read as "not found" only when the
  * group has no offset at all for the topic on that broker (GET_CONSUME_STATS without a topic
  * lists the topics it has offsets for), so a group that committed 0 on an empty queue resumes
  * there after a restart instead of skipping what arrived meanwhile.

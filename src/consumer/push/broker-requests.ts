@@ -1,5 +1,5 @@
 /**
- * What a broker asks of a consumer (Java `ClientRemotingProcessor`, consumer.md §1.8), through
+ * What a broker asks of a consumer (Java `ClientRemotingProcessor`, docs/protocol.md §10.4), through
  * the client core's inbound table: NOTIFY_CONSUMER_IDS_CHANGED (rebalance now),
  * GET_CONSUMER_RUNNING_INFO (`mqadmin consumerStatus`), CONSUME_MESSAGE_DIRECTLY,
  * RESET_CONSUMER_CLIENT_OFFSET and GET_CONSUMER_STATUS_FROM_CLIENT (`mqadmin resetOffsetByTime`).

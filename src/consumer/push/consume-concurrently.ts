@@ -1,5 +1,5 @@
 /**
- * Concurrent consumption (Java `ConsumeMessageConcurrentlyService`, consumer.md §2.6): pulled
+ * Concurrent consumption (Java `ConsumeMessageConcurrentlyService`, docs/consumers.md §1.6): pulled
  * messages are cut into calls of consumeMessageBatchMaxSize and run in the handler pool. A call
  * that resolves finishes its messages; one that throws, rejects or times out sends them back
  * (clustering) so the broker redelivers them through `%RETRY%<group>`, or drops them

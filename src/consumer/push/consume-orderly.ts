@@ -1,5 +1,5 @@
 /**
- * Orderly consumption (Java `ConsumeMessageOrderlyService`, consumer.md §2.7): per queue, one
+ * Orderly consumption (Java `ConsumeMessageOrderlyService`, docs/consumers.md §1.7): per queue, one
  * handler call at a time, in offset order, only while this client holds the broker's lock on the
  * queue (clustering). A failed call suspends the queue for suspendCurrentQueueTimeMillis and
  * retries the same messages in place; once a message has failed maxReconsumeTimes times it is

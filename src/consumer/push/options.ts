@@ -1,7 +1,7 @@
 /**
  * PushConsumerOptions: Java `DefaultMQPushConsumer` / `ClientConfig` names and defaults
- * (consumer.md §2.1), one frozen defaults object and one validator that rejects unknown keys.
- * Deviations from Java are marked "Deviation" in the TSDoc and listed in the README.
+ * (docs/consumers.md §1.1), one frozen defaults object and one validator that rejects unknown keys.
+ * Deviations from Java are marked "Deviation" in the TSDoc and listed in docs/consumers.md §1.
  */
 import {
   CLIENT_DEFAULTS,

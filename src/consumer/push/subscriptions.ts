@@ -1,7 +1,7 @@
 /**
  * The push consumer's subscriptions: one per wire topic (the retry topic `%RETRY%<group>` added
  * at start in CLUSTERING), what heartbeats send and what pulls carry, and the warnings about
- * filters that differ within the group (consumer.md §4: the broker keeps the last heartbeat's).
+ * filters that differ within the group (docs/consumers.md §1.10: the broker keeps the last heartbeat's).
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
@@ -104,7 +104,7 @@ export class PushSubscriptions {
     forgetGroupSubscriptions(this.wireGroup, this.datas());
   }
 
-  /** Before our heartbeat replaces them: the broker's different filters of `mine` (consumer.md §4). */
+  /** Before our heartbeat replaces them: the broker's different filters of `mine` (docs/consumers.md §1.10). */
   async warnOnGroupConflicts(client: ConsumerClient, mine: readonly SubscriptionData[]): Promise<void> {
     const o = this.options;
     for (const { data, kept } of await subscriptionConflicts(

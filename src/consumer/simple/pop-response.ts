@@ -1,6 +1,6 @@
 /**
  * Turns a POP_MESSAGE FOUND response into messages with receipt handles, as Java's
- * `MQClientAPIImpl#processPopResponse` does (advanced.md §7.4): a record the broker already gave a
+ * `MQClientAPIImpl#processPopResponse` does (docs/protocol.md §13.1): a record the broker already gave a
  * `POP_CK` (retry-topic messages) keeps it; the others get one built from the response's
  * startOffsetInfo / msgOffsetInfo (key `retryFlag@queueId`, the n-th message of a key takes the
  * n-th offset), or, from a broker that sends none, from the first offset per queue.
@@ -23,7 +23,7 @@ import type { ConsumerMessage } from '../core/message-view.js';
 /** A message received by POP: a ConsumerMessage with its receipt handle. */
 export interface PoppedMessage extends ConsumerMessage {
   /**
-   * The receipt handle (`extraInfo`, advanced.md §7.4) that ack and changeInvisibleDuration name.
+   * The receipt handle (`extraInfo`, docs/protocol.md §13.1) that ack and changeInvisibleDuration name.
    * changeInvisibleDuration replaces it; the old one is no longer valid.
    */
   receiptHandle: string;

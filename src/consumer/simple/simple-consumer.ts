@@ -1,5 +1,5 @@
 /**
- * SimpleConsumer: RocketMQ 5 POP consumption over remoting (advanced.md §7, consumer.md §1.9).
+ * SimpleConsumer: RocketMQ 5 POP consumption over remoting (docs/consumers.md §3).
  * No rebalance and no offsets on the client: `receive` pops from every queue of one broker of a
  * subscribed topic (queueId −1, round robin over topics and brokers), with long polling; each
  * message carries a receipt handle for `ack` and `changeInvisibleDuration`. A message not acked
@@ -378,7 +378,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     return info;
   }
 
-  /** The ack / change-invisible header fields of a handle (advanced.md §7.5). */
+  /** The ack / change-invisible header fields of a handle (docs/protocol.md §13.1). */
   private target(message: PoppedMessage, info: ExtraInfo) {
     const wireTopic = wrapNamespace(
       this.options.namespace,

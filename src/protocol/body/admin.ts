@@ -1,5 +1,5 @@
 /**
- * Bodies of the broker administration codes (admin-security.md §1.2), written as fastjson writes
+ * Bodies of the broker administration codes (docs/admin-cli.md §1.2), written as fastjson writes
  * them (keys sorted, MessageQueue map keys bare) and read tolerantly: TopicStatsTable (202),
  * GroupList (300), ResetOffsetBody (222), ProducerConnection (204), SubscriptionGroupConfig and
  * its wrapper (200, 201), and the properties text of GET/UPDATE_BROKER_CONFIG (26, 25).

@@ -1,7 +1,7 @@
 /**
  * Bodies of GET_CONSUMER_CONNECTION_LIST (`ConsumerConnection`) and GET_CONSUME_STATS
  * (`ConsumeStats`), written as fastjson writes them (keys sorted, MessageQueue map keys bare)
- * and read tolerantly (admin-security.md §1.2).
+ * and read tolerantly (docs/admin-cli.md §1.2).
  */
 import { parseFastjson } from '../fastjson.js';
 import { parseSubscription, subscriptionJson, type SubscriptionData } from '../headers/heartbeat.js';

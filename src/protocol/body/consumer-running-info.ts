@@ -1,5 +1,5 @@
 /**
- * Bodies a consumer answers broker→client admin requests with (consumer.md §1.8), written as
+ * Bodies a consumer answers broker→client admin requests with (docs/protocol.md §10.4), written as
  * fastjson writes them (fields in alphabetical order, `Map<MessageQueue,…>` keys as bare objects):
  * ConsumerRunningInfo (GET_CONSUMER_RUNNING_INFO, read by `mqadmin consumerStatus`),
  * GetConsumerStatusBody (GET_CONSUMER_STATUS_FROM_CLIENT) and ConsumeMessageDirectlyResult.

@@ -1,6 +1,6 @@
 /**
- * `MessageQueue` JSON and fastjson's `Map<MessageQueue, V>` (consumer.md §1.8, admin-security.md
- * §0). fastjson writes such a map with each key as a bare JSON object, which is not valid JSON:
+ * `MessageQueue` JSON and fastjson's `Map<MessageQueue, V>` (docs/protocol.md §10.4). fastjson
+ * writes such a map with each key as a bare JSON object, which is not valid JSON:
  * `{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:5}}`. Bodies that carry one:
  * ResetOffsetBody, ConsumeStats, TopicStatsTable, GetConsumerStatusBody, ConsumerRunningInfo.mqTable
  * and the broadcasting consumer's local `offsets.json`.

@@ -3,7 +3,7 @@
  * (pull filter). TAG expressions follow Java `FilterAPI.buildSubscriptionData`: `*`, empty or
  * absent subscribes to everything; otherwise split on `||`, trim, drop empty parts; codeSet holds
  * each tag's Java `String.hashCode`, which is what the consume queue stores as tagsCode. The broker
- * matches by code only; the client re-checks the tag text (consumer.md §2.9).
+ * matches by code only; the client re-checks the tag text (docs/consumers.md §1.9).
  */
 import { ExpressionType, SUB_ALL } from '../headers/heartbeat.js';
 import { javaStringHashCode } from '../java-string-hash.js';

@@ -23,8 +23,6 @@ export const UpdateAndCreateTopic = declareRequest(
   },
 );
 export type CreateTopicRequestHeader = HeaderOf<typeof UpdateAndCreateTopic.spec>;
-export const encodeCreateTopicRequestHeader = UpdateAndCreateTopic.encode;
-export const decodeCreateTopicRequestHeader = UpdateAndCreateTopic.decode;
 
 /** DELETE_TOPIC_IN_BROKER (215). */
 export const DeleteTopicInBroker = declareRequest(

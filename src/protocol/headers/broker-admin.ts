@@ -1,5 +1,5 @@
 /**
- * Broker administration codes beyond topics (admin-security.md §1.2): broker config (25, 26),
+ * Broker administration codes beyond topics (docs/admin-cli.md §1.2): broker config (25, 26),
  * topic statistics (202), who consumes a topic (300), reset offset (222), producer connections
  * (204) and subscription groups (200, 201, 207). Bodies: protocol/body/admin.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Admin look-ups of a consumer group (admin-security.md §1.2): GET_CONSUMER_CONNECTION_LIST (203)
+ * Admin look-ups of a consumer group (docs/admin-cli.md §1.2): GET_CONSUMER_CONNECTION_LIST (203)
  * and GET_CONSUME_STATS (208). Bodies: protocol/body/consumer-admin.ts.
  */
 import { RequestCode } from '../codes.js';

@@ -30,8 +30,6 @@ export const ConsumerSendMsgBack = declareRequest(
   },
 );
 export type ConsumerSendMsgBackRequestHeader = HeaderOf<typeof ConsumerSendMsgBack.spec>;
-export const encodeConsumerSendMsgBackRequestHeader = ConsumerSendMsgBack.encode;
-export const decodeConsumerSendMsgBackRequestHeader = ConsumerSendMsgBack.decode;
 
 export const GetConsumerListByGroup = declareRequest(
   RequestCode.GET_CONSUMER_LIST_BY_GROUP,
@@ -42,8 +40,6 @@ export const GetConsumerListByGroup = declareRequest(
   },
 );
 export type GetConsumerListByGroupRequestHeader = HeaderOf<typeof GetConsumerListByGroup.spec>;
-export const encodeGetConsumerListByGroupRequestHeader = GetConsumerListByGroup.encode;
-export const decodeGetConsumerListByGroupRequestHeader = GetConsumerListByGroup.decode;
 
 /** Response body `{"consumerIdList":[…]}`. */
 export function encodeConsumerListBody(consumerIdList: readonly string[]): Buffer {

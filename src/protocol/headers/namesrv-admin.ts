@@ -1,4 +1,4 @@
-/** NameServer administration (admin-security.md §1.1): DELETE_TOPIC_IN_NAMESRV (216), GET_TOPICS_BY_CLUSTER (224). */
+/** NameServer administration (docs/admin-cli.md §1.1): DELETE_TOPIC_IN_NAMESRV (216), GET_TOPICS_BY_CLUSTER (224). */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest } from './fields.js';
 

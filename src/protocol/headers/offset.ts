@@ -15,8 +15,6 @@ export const QueryConsumerOffset = declareRequest(
   },
 );
 export type QueryConsumerOffsetRequestHeader = HeaderOf<typeof QueryConsumerOffset.spec>;
-export const encodeQueryConsumerOffsetRequestHeader = QueryConsumerOffset.encode;
-export const decodeQueryConsumerOffsetRequestHeader = QueryConsumerOffset.decode;
 
 export const UpdateConsumerOffset = declareRequest(
   RequestCode.UPDATE_CONSUMER_OFFSET,
@@ -30,8 +28,6 @@ export const UpdateConsumerOffset = declareRequest(
   },
 );
 export type UpdateConsumerOffsetRequestHeader = HeaderOf<typeof UpdateConsumerOffset.spec>;
-export const encodeUpdateConsumerOffsetRequestHeader = UpdateConsumerOffset.encode;
-export const decodeUpdateConsumerOffsetRequestHeader = UpdateConsumerOffset.decode;
 
 export const GetMaxOffset = declareRequest(RequestCode.GET_MAX_OFFSET, 'GET_MAX_OFFSET', {
   topic: F.string.required(),
@@ -41,8 +37,6 @@ export const GetMaxOffset = declareRequest(RequestCode.GET_MAX_OFFSET, 'GET_MAX_
   bname: F.string.optional(),
 });
 export type GetMaxOffsetRequestHeader = HeaderOf<typeof GetMaxOffset.spec>;
-export const encodeGetMaxOffsetRequestHeader = GetMaxOffset.encode;
-export const decodeGetMaxOffsetRequestHeader = GetMaxOffset.decode;
 
 export const GetMinOffset = declareRequest(RequestCode.GET_MIN_OFFSET, 'GET_MIN_OFFSET', {
   topic: F.string.required(),
@@ -50,8 +44,6 @@ export const GetMinOffset = declareRequest(RequestCode.GET_MIN_OFFSET, 'GET_MIN_
   bname: F.string.optional(),
 });
 export type GetMinOffsetRequestHeader = HeaderOf<typeof GetMinOffset.spec>;
-export const encodeGetMinOffsetRequestHeader = GetMinOffset.encode;
-export const decodeGetMinOffsetRequestHeader = GetMinOffset.decode;
 
 export const SearchOffsetByTimestamp = declareRequest(
   RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
@@ -66,16 +58,12 @@ export const SearchOffsetByTimestamp = declareRequest(
   },
 );
 export type SearchOffsetRequestHeader = HeaderOf<typeof SearchOffsetByTimestamp.spec>;
-export const encodeSearchOffsetRequestHeader = SearchOffsetByTimestamp.encode;
-export const decodeSearchOffsetRequestHeader = SearchOffsetByTimestamp.decode;
 
 /** Response header of QUERY_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP. */
 export const OffsetResponse = defineHeader('OffsetResponseHeader', {
   offset: F.long.required(),
 });
 export type OffsetResponseHeader = HeaderOf<typeof OffsetResponse.spec>;
-export const encodeOffsetResponseHeader = OffsetResponse.encode;
-export const decodeOffsetResponseHeader = OffsetResponse.decode;
 
 /** GET_EARLIEST_MSG_STORETIME (32). */
 export const GetEarliestMsgStoretime = declareRequest(

@@ -53,8 +53,6 @@ export const PullMessage = declareRequest(RequestCode.PULL_MESSAGE, 'PULL_MESSAG
   bname: F.string.optional(),
 });
 export type PullMessageRequestHeader = HeaderOf<typeof PullMessage.spec>;
-export const encodePullMessageRequestHeader = PullMessage.encode;
-export const decodePullMessageRequestHeader = PullMessage.decode;
 
 export const PullMessageResponse = defineHeader('PullMessageResponseHeader', {
   suggestWhichBrokerId: F.long.required(),
@@ -71,5 +69,3 @@ export const PullMessageResponse = defineHeader('PullMessageResponseHeader', {
   forbiddenType: F.int.optional(),
 });
 export type PullMessageResponseHeader = HeaderOf<typeof PullMessageResponse.spec>;
-export const encodePullMessageResponseHeader = PullMessageResponse.encode;
-export const decodePullMessageResponseHeader = PullMessageResponse.decode;

@@ -16,16 +16,12 @@ export const QueryMessage = declareRequest(RequestCode.QUERY_MESSAGE, 'QUERY_MES
   bname: F.string.optional(),
 });
 export type QueryMessageRequestHeader = HeaderOf<typeof QueryMessage.spec>;
-export const encodeQueryMessageRequestHeader = QueryMessage.encode;
-export const decodeQueryMessageRequestHeader = QueryMessage.decode;
 
 export const QueryMessageResponse = defineHeader('QueryMessageResponseHeader', {
   indexLastUpdateTimestamp: F.long.required(),
   indexLastUpdatePhyoffset: F.long.required(),
 });
 export type QueryMessageResponseHeader = HeaderOf<typeof QueryMessageResponse.spec>;
-export const encodeQueryMessageResponseHeader = QueryMessageResponse.encode;
-export const decodeQueryMessageResponseHeader = QueryMessageResponse.decode;
 
 export const ViewMessageById = declareRequest(RequestCode.VIEW_MESSAGE_BY_ID, 'VIEW_MESSAGE_BY_ID', {
   /** Commit-log offset decoded from the offsetMsgId. */
@@ -35,5 +31,3 @@ export const ViewMessageById = declareRequest(RequestCode.VIEW_MESSAGE_BY_ID, 'V
   bname: F.string.optional(),
 });
 export type ViewMessageRequestHeader = HeaderOf<typeof ViewMessageById.spec>;
-export const encodeViewMessageRequestHeader = ViewMessageById.encode;
-export const decodeViewMessageRequestHeader = ViewMessageById.decode;

@@ -36,16 +36,12 @@ export const RegisterBroker = declareRequest(RequestCode.REGISTER_BROKER, 'REGIS
   enableActingMaster: F.bool.optional(),
 });
 export type RegisterBrokerRequestHeader = HeaderOf<typeof RegisterBroker.spec>;
-export const encodeRegisterBrokerRequestHeader = RegisterBroker.encode;
-export const decodeRegisterBrokerRequestHeader = RegisterBroker.decode;
 
 export const RegisterBrokerResponse = defineHeader('RegisterBrokerResponseHeader', {
   haServerAddr: F.string.optional(),
   masterAddr: F.string.optional(),
 });
 export type RegisterBrokerResponseHeader = HeaderOf<typeof RegisterBrokerResponse.spec>;
-export const encodeRegisterBrokerResponseHeader = RegisterBrokerResponse.encode;
-export const decodeRegisterBrokerResponseHeader = RegisterBrokerResponse.decode;
 
 export const UnregisterBroker = declareRequest(RequestCode.UNREGISTER_BROKER, 'UNREGISTER_BROKER', {
   brokerName: F.string.required(),
@@ -54,8 +50,6 @@ export const UnregisterBroker = declareRequest(RequestCode.UNREGISTER_BROKER, 'U
   brokerId: F.long.required(),
 });
 export type UnregisterBrokerRequestHeader = HeaderOf<typeof UnregisterBroker.spec>;
-export const encodeUnregisterBrokerRequestHeader = UnregisterBroker.encode;
-export const decodeUnregisterBrokerRequestHeader = UnregisterBroker.decode;
 
 export const QueryDataVersion = declareRequest(RequestCode.QUERY_DATA_VERSION, 'QUERY_DATA_VERSION', {
   brokerName: F.string.required(),

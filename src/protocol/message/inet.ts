@@ -85,10 +85,6 @@ export function parseIp(host: string): Uint8Array {
   throw new ProtocolError(`not an IP address: ${JSON.stringify(host)}`);
 }
 
-export function isIpv6(host: string): boolean {
-  return host.includes(':');
-}
-
 /** Dotted IPv4 for 4 bytes; RFC 5952 compressed lowercase text for 16 bytes. */
 export function formatIp(bytes: Uint8Array): string {
   if (bytes.length === 4) return `${bytes[0]}.${bytes[1]}.${bytes[2]}.${bytes[3]}`;

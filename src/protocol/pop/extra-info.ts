@@ -1,5 +1,5 @@
 /**
- * The POP receipt handle (Java `ExtraInfoUtil`, advanced.md §7.3–7.4): the `extraInfo` string the
+ * The POP receipt handle (Java `ExtraInfoUtil`, docs/protocol.md §13.1): the `extraInfo` string the
  * broker's checkpoint is named by, and the per-queue lists of a POP_MESSAGE response header.
  *
  * extraInfo = `ckQueueOffset popTime invisibleTime reviveQid retryFlag brokerName queueId msgQueueOffset`

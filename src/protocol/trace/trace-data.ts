@@ -1,6 +1,6 @@
 /**
  * Java's message trace records (`TraceDataEncoder#encoderFromContextBean`, docs/protocol.md and
- * advanced.md §5.3): fields separated by CONTENT_SPLITOR `\u0001`, each record ended by
+ * docs/operations.md §2.1): fields separated by CONTENT_SPLITOR `\u0001`, each record ended by
  * FIELD_SPLITOR `\u0002`, values written as Java's `StringBuilder.append` does (absent → `null`).
  * A trace message's body is the concatenation of records; its KEYS are the msgIds and user keys,
  * so `queryMsgTraceById` and rocketmq-dashboard find it by msgId.

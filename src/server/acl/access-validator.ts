@@ -1,6 +1,6 @@
 /**
  * The broker's ACL check, Java `PlainAccessValidator` + `PlainPermissionManager#validate`
- * (docs/admin-security.md §4.4–4.6), run as a server RPC hook before any processor: a refused
+ * (docs/security.md §2.3–§2.5), run as a server RPC hook before any processor: a refused
  * request never reaches a processor, so it changes no state. Refusals answer NO_PERMISSION (the
  * 5.x code; 4.9 used SYSTEM_ERROR) with Java's reason as the remark.
  *

@@ -1,6 +1,6 @@
 /**
- * The embedded broker's ACL configuration: the `plain_acl.yml` shape (docs/admin-security.md
- * §4.2), given inline as `BrokerOptions.acl` or read from that file, compiled once per load.
+ * The embedded broker's ACL configuration: the `plain_acl.yml` shape (docs/security.md §2.1),
+ * given inline as `BrokerOptions.acl` or read from that file, compiled once per load.
  */
 import { InvalidArgumentError } from '../../errors.js';
 import { checkBoolean, checkObject, rejectUnknownKeys } from '../../options.js';

@@ -1,5 +1,5 @@
 /**
- * ACL permissions (Java `org.apache.rocketmq.acl.common.Permission`, docs/admin-security.md §4.3):
+ * ACL permissions (Java `org.apache.rocketmq.acl.common.Permission`, docs/security.md §2.2):
  * DENY=1, ANY=2, PUB=4, SUB=8; `PUB|SUB` = 12. A missing or unknown value is DENY.
  */
 import { InvalidArgumentError } from '../../errors.js';

@@ -1,6 +1,6 @@
 /**
  * Address patterns of `globalWhiteRemoteAddresses` and `whiteRemoteAddress` (Java
- * `RemoteAddressStrategyFactory`, docs/admin-security.md §4.7). A matcher takes the client host
+ * `RemoteAddressStrategyFactory`, docs/security.md §2.6). A matcher takes the client host
  * (the remote address up to its last ':'). An invalid pattern throws when the file is loaded.
  */
 import { InvalidArgumentError } from '../../errors.js';

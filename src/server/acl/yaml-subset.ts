@@ -1,5 +1,5 @@
 /**
- * The YAML subset `plain_acl.yml` uses (docs/admin-security.md §4.2): block mappings, block
+ * The YAML subset `plain_acl.yml` uses (docs/security.md §2.1): block mappings, block
  * sequences (of scalars or mappings, also at the key's own indent), flow sequences of scalars
  * (`[a, b]`), plain and quoted scalars, `#` comments. Scalars stay strings except true/false and
  * null/~/empty, which is all the ACL file needs; anchors, multi-line scalars and flow mappings

@@ -83,12 +83,18 @@ export interface BrokerStopOptions {
   graceful?: boolean;
 }
 
-export class Broker implements BrokerContext {
+// A Broker is the BrokerContext its processors take, structurally (checked in registerProcessors):
+// no `implements` clause, since the context's members are tagged internal and left out of the
+// published .d.ts (stripInternal), where the clause would name members it no longer has.
+export class Broker {
   readonly options: BrokerOptions;
   readonly logger: Logger;
   readonly delayLevels: readonly number[];
+  /** @internal */
   readonly clients: ClientManager;
+  /** @internal */
   readonly pullHold = new PullHoldService();
+  /** @internal */
   readonly stats = new BrokerStats();
   private readonly switchboard = new FaultSwitchboard();
   private storeRef: MessageStore | undefined;
@@ -129,22 +135,25 @@ export class Broker implements BrokerContext {
     return this.storeRef;
   }
 
+  /** @internal */
   get topics(): TopicConfigManager {
     if (!this.topicsRef) throw new IllegalStateError('broker is not started');
     return this.topicsRef;
   }
 
+  /** @internal */
   get subscriptionGroups(): SubscriptionGroupManager {
     if (!this.groupsRef) throw new IllegalStateError('broker is not started');
     return this.groupsRef;
   }
 
-  /** [5.x] POP state: checkpoints, orderly locks, revive. */
+  /** @internal [5.x] POP state: checkpoints, orderly locks, revive. */
   get pop(): PopService {
     if (!this.popRef) throw new IllegalStateError('broker is not started');
     return this.popRef;
   }
 
+  /** @internal */
   get transactions(): TransactionCheckService {
     if (!this.transactionCheck) throw new IllegalStateError('broker is not started');
     return this.transactionCheck;
@@ -297,23 +306,24 @@ export class Broker implements BrokerContext {
   }
 
   private registerProcessors(server: RemotingServer): void {
+    const ctx = this satisfies BrokerContext; // checked here, as an `implements` clause would
     const all: Array<[number, RequestHandler]> = [
-      ...sendProcessors(this),
-      ...pullProcessors(this),
-      ...clientProcessors(this),
-      ...offsetProcessors(this),
-      ...adminProcessors(this),
-      ...consumerAdminProcessors(this),
-      ...brokerConfigProcessors(this),
-      ...groupAdminProcessors(this),
-      ...resetOffsetProcessors(this),
-      ...relayProcessors(this),
-      ...topicStatsProcessors(this),
-      ...queryProcessors(this),
-      ...retryProcessors(this),
-      ...transactionProcessors(this),
-      ...replyProcessors(this),
-      ...popProcessors(this, this.pop),
+      ...sendProcessors(ctx),
+      ...pullProcessors(ctx),
+      ...clientProcessors(ctx),
+      ...offsetProcessors(ctx),
+      ...adminProcessors(ctx),
+      ...consumerAdminProcessors(ctx),
+      ...brokerConfigProcessors(ctx),
+      ...groupAdminProcessors(ctx),
+      ...resetOffsetProcessors(ctx),
+      ...relayProcessors(ctx),
+      ...topicStatsProcessors(ctx),
+      ...queryProcessors(ctx),
+      ...retryProcessors(ctx),
+      ...transactionProcessors(ctx),
+      ...replyProcessors(ctx),
+      ...popProcessors(ctx, this.pop),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
@@ -372,7 +382,7 @@ export class Broker implements BrokerContext {
     return this.timerService.put(msg);
   }
 
-  /** The timer-message service (undefined while stopped). */
+  /** @internal The timer-message service (undefined while stopped). */
   get timerMessages(): TimerMessageService | undefined {
     return this.timerService;
   }

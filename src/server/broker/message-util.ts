@@ -24,18 +24,6 @@ export function parseSocketAddress(text: string): SocketAddress {
   return { address: host, port: Number.isInteger(port) && port >= 0 && port <= 65535 ? port : 0 };
 }
 
-/** Returns `properties` with `set` applied and `remove` keys deleted. */
-export function editProperties(
-  properties: string | undefined,
-  set: Record<string, string>,
-  remove: readonly string[] = [],
-): string {
-  const props = decodeProperties(properties ?? '');
-  for (const k of remove) delete props[k];
-  Object.assign(props, set);
-  return encodeProperties(props);
-}
-
 export interface PutStatusResponse {
   code: number;
   remark?: string;

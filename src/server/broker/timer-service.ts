@@ -1,5 +1,5 @@
 /**
- * [5.x] Timer messages on the embedded broker (docs: advanced.md §3.2–§3.3, Java
+ * [5.x] Timer messages on the embedded broker (docs/producer.md §3.2–§3.3, Java
  * `HookUtils#handleScheduleMessage` + `TimerMessageStore`). A message with TIMER_DELAY_SEC,
  * TIMER_DELAY_MS or TIMER_DELIVER_MS due in the future is stored in `rmq_sys_wheel_timer` queue 0
  * with TIMER_OUT_MS, REAL_TOPIC and REAL_QID, and put into its real topic when due.

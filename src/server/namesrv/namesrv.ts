@@ -60,7 +60,7 @@ export interface NameServerOptions {
   serverLimits: Partial<ServerLimits>;
   /**
    * TLS (Java `tls.server.mode` + certificate). No ACL here: like Java's NameServer, signed
-   * requests are accepted and their signature ignored (docs/admin-security.md §4.9).
+   * requests are accepted and their signature ignored (docs/security.md §2.7).
    * @default undefined: plain TCP
    */
   tls: ServerTlsOptions | undefined;
@@ -96,6 +96,7 @@ type Handler = (request: RemotingCommand, connection: Connection) => RemotingCom
 
 export class NameServer {
   readonly options: NameServerOptions;
+  /** @internal */
   readonly routes = new RouteInfoManager();
   /** KV config (Java `KVConfigManager`): kept until deleted, at most `maxKvConfigItems` items. */
   private readonly kv = new Map<string, Map<string, string>>();

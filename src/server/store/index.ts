@@ -7,6 +7,13 @@ export {
   type StoreTestHooks,
 } from './options.js';
 export { tagsHashCode } from './consume-queue.js';
-export type { GetMessageStatus, GetMessagesResult, MessageToStore, PutResult, PutStatus } from './types.js';
+export type {
+  GetMessageStatus,
+  GetMessagesResult,
+  MessageToStore,
+  PullSelection,
+  PutResult,
+  PutStatus,
+} from './types.js';
 export type { CleanResult, RetentionPin } from './retention.js';
 export type { RecoveryInfo } from './restart.js';

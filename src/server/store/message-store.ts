@@ -351,6 +351,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   }
 
   /**
+   * @internal The broker's batch path.
    * Stores a batch encoded by `encodeBatchRecords` with one write: contiguous records,
    * consecutive queue offsets, all or nothing. The result gives the first record's offsets and
    * the whole batch's size; record i is at `physicalOffset + batch.starts[i]`, queue offset

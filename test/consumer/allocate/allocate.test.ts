@@ -22,7 +22,7 @@ const mq = (brokerName: string, queueId: number, topic = TOPIC): MessageQueue =>
 });
 const short = (q: MessageQueue): string => `${q.brokerName.slice(-1)}${q.queueId}`;
 
-// Data only: the verified Java vector's client ids (consumer.md §2.2). Nothing connects to
+// Data only: the verified Java vector's client ids (docs/consumers.md §1.2). Nothing connects to
 // them; they are built from parts because the CONSISTENT_HASH result depends on these exact
 // strings and the project keeps private-range address literals out of source.
 const javaCid = (last: number): string => ['10', '0', '0', String(last)].join('.') + '@1';

@@ -1,5 +1,5 @@
 /**
- * POP on the embedded broker (advanced.md §7.8): reading a queue for a pop (checkpoint or orderly
+ * POP on the embedded broker (docs/consumers.md §3.2): reading a queue for a pop (checkpoint or orderly
  * lock, consumer offset committed at once as Java does with `enablePopBufferMerge=false`), ack,
  * change of invisible time, and the revive of expired checkpoints into the retry topic
  * `%RETRY%<group>_<topic>` (V1 naming, the 5.x default) with reconsumeTimes + 1, or into

@@ -1,5 +1,5 @@
 /**
- * The embedded broker's POP bookkeeping (advanced.md §7.8), kept in memory and in one durable
+ * The embedded broker's POP bookkeeping (docs/consumers.md §3.2), kept in memory and in one durable
  * file of our own, `config/pop.json`, instead of Java's `rmq_sys_REVIVE_LOG_<cluster>` topic:
  * - checkpoints of normal POP (Java `PopCheckPoint`): which offsets a pop handed out, when they
  *   become visible again, and which of them were acked;

@@ -1,5 +1,5 @@
 /**
- * [5.x] POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME and NOTIFICATION (advanced.md §7):
+ * [5.x] POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME and NOTIFICATION (docs/consumers.md §3):
  * request checks and answers in the order of Java's `PopMessageProcessor`, `AckMessageProcessor`,
  * `ChangeInvisibleTimeProcessor` and `NotificationProcessor`; the bookkeeping is `pop/pop-service.ts`.
  */

@@ -1,6 +1,6 @@
 /**
  * Admin requests the broker relays to one consumer (Java `AdminBrokerProcessor#callConsumer`,
- * admin-security.md §1.3): GET_CONSUMER_RUNNING_INFO (307) and CONSUME_MESSAGE_DIRECTLY (309).
+ * docs/admin-cli.md §1.3): GET_CONSUMER_RUNNING_INFO (307) and CONSUME_MESSAGE_DIRECTLY (309).
  * The client's answer goes back unchanged.
  */
 import { TimeoutError } from '../../../errors.js';
