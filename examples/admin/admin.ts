@@ -40,4 +40,4 @@ await consumer.shutdown();
 
 // with no member online: move the group back an hour (force: also forwards)
 await admin.resetOffsetByTime(group, topic, Date.now() - 3_600_000, true);
-await admin.close();
+await admin.shutdown();

@@ -8,7 +8,7 @@ const topic = 'Rpc';
 const admin = new Admin({ namesrvAddr });
 const cluster = Object.keys((await admin.clusterInfo()).clusters)[0];
 await admin.createTopic({ topic, cluster });
-await admin.close();
+await admin.shutdown();
 
 // responder: a consumer that replies to each request
 const responder = new PushConsumer({

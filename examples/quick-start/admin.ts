@@ -8,4 +8,4 @@ await admin.createTopic({ topic: 'QuickStartAdmin', readQueues: 4, writeQueues: 
 const { queues } = await admin.topicStats('QuickStartAdmin');
 console.log(queues.map((q) => `${q.brokerName}:${q.queueId} ${q.minOffset}..${q.maxOffset}`));
 console.log(await admin.consumerGroups()); // every subscription group, with its brokers
-await admin.close();
+await admin.shutdown();

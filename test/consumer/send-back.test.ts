@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ConsumerClient } from '../../src/consumer/core/client-port.js';
-import { ConcurrentConsumeService, type ConsumeContext } from '../../src/consumer/push/consume-concurrently.js';
+import {
+  ConcurrentConsumeService,
+  type ConsumeContext,
+} from '../../src/consumer/push/consume-concurrently.js';
 import { HandlerPool } from '../../src/consumer/core/handler-pool.js';
 import { BackgroundTasks } from '../../src/consumer/core/background-tasks.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
