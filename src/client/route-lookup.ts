@@ -281,21 +281,22 @@ export class RouteLookup extends EventEmitter {
     return new TopicNotFoundError(this.userTopic(topic), message, { retriable: true, cause });
   }
 
-  /** GET_ROUTEINFO_BY_TOPIC; unreachable NameServers become a no-route error, a timeout stays one. */
-  private async fetch(topic: string, name: string, deadline: Deadline): Promise<TopicRouteData | undefined> {
+  /**
+   * GET_ROUTEINFO_BY_TOPIC; unreachable NameServers are NameServerUnreachableError (retriable), not
+   * a missing topic: the topic may well exist, and the address to check is the NameServer's. A
+   * timeout stays one.
+   */
+  private async fetch(name: string, deadline: Deadline): Promise<TopicRouteData | undefined> {
     try {
       return await this.namesrv.getRouteInfo(name, deadline);
     } catch (err) {
-      if (isUnreachable(err)) {
-        const unreachable = new NameServerUnreachableError(this.namesrv.addresses, { cause: err });
-        throw this.noRoute(topic, unreachable.message, unreachable);
-      }
+      if (isUnreachable(err)) throw new NameServerUnreachableError(this.namesrv.addresses, { cause: err });
       throw err;
     }
   }
 
   private async lookup(topic: string, deadline: Deadline, purpose: RoutePurpose): Promise<TopicRouteEntry> {
-    const route = await this.fetch(topic, topic, deadline);
+    const route = await this.fetch(topic, deadline);
     if (purpose === 'subscribe') {
       if (route === undefined) throw this.noRoute(topic, 'the NameServer does not know the topic');
       return this.store(topic, route, false);
@@ -305,7 +306,7 @@ export class RouteLookup extends EventEmitter {
       throw this.noRoute(topic, 'the route has no writable queue on a master broker');
     }
     const { createTopicKey, defaultTopicQueueNums } = this.config;
-    const template = await this.fetch(topic, createTopicKey, deadline);
+    const template = await this.fetch(createTopicKey, deadline);
     if (template === undefined)
       throw this.noRoute(topic, `the NameServer knows neither the topic nor ${createTopicKey}`);
     const capped = capDefaultTopicRoute(template, defaultTopicQueueNums);

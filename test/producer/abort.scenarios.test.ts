@@ -31,7 +31,7 @@ function leftovers(p: Producer): { inFlight: number; permits: number; waiting: n
   const permits = (p as unknown as { permits: SendPermits }).permits;
   const requests = pendingRequests(p.client.pool);
   return {
-    inFlight: (p as unknown as { inFlight: number }).inFlight,
+    inFlight: (p as unknown as { sends: { size: number } }).sends.size,
     permits: permits.inFlight.count,
     waiting: permits.waiting,
     requests,

@@ -103,7 +103,7 @@ export async function runBench(flags: BenchFlags, log: (line: string) => void): 
       namesrvAddr = cluster.namesrvAddr;
       log(`embedded cluster: NameServer ${namesrvAddr}, ${cluster.brokers.map((b) => b.name).join(', ')}`);
     } else {
-      // a wrong --namesrv would otherwise run the whole --duration counting ERR_NO_ROUTE
+      // a wrong --namesrv would otherwise run the whole --duration counting ERR_NAMESRV_UNREACHABLE
       await checkNameServer(namesrvAddr, flags.security);
     }
     producer = new Producer({
