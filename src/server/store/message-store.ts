@@ -14,6 +14,14 @@
  * queue entries of the batch are written next, one write per queue. With `flush: 'sync'` the
  * batch is fdatasync'ed before any of its puts resolve (group commit). A failed write rolls the
  * files back to where the batch started, so later puts continue on a clean log.
+ *
+ * Over 500 lines on purpose: what is left here is one state machine. The put queue, its drain,
+ * the batch append with its rollback, the disk-full flag and the close that waits for the drain
+ * share the same fields (pending puts and bytes, the commit log, the consume-queue table), and
+ * each step's invariant (a put settles exactly once, a failed batch leaves the files where it
+ * started) spans them. Everything separable already lives beside it: encoding (prepare.ts,
+ * batch-records.ts), reads (reader.ts), recovery and restart, retention, checkpoint, key index,
+ * consumer offsets.
  */
 import { totalmem } from 'node:os';
 import { EventEmitter } from 'node:events';
