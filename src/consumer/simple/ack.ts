@@ -39,15 +39,7 @@ export async function ackMessage(
   message: PoppedMessage,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const info = handleOf(port, message, Date.now());
-  const instance = port.running();
-  const request = createRequest(
-    AckMessage.code,
-    AckMessage.encode(ackFields(port, message, info)),
-    undefined,
-    instance.commandDefaults,
-  );
-  await call(port, info, request, message.receiptHandle, signal);
+  await requestFor(port, message, AckMessage.code, (fields) => AckMessage.encode(fields), signal);
 }
 
 /**
@@ -60,15 +52,13 @@ export async function changeInvisibleTime(
   invisibleDurationMs: number,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const info = handleOf(port, message, Date.now());
-  const instance = port.running();
-  const request = createRequest(
+  const { info, response } = await requestFor(
+    port,
+    message,
     ChangeInvisibleTime.code,
-    ChangeInvisibleTime.encode({ ...ackFields(port, message, info), invisibleTime: invisibleDurationMs }),
-    undefined,
-    instance.commandDefaults,
+    (fields) => ChangeInvisibleTime.encode({ ...fields, invisibleTime: invisibleDurationMs }),
+    signal,
   );
-  const response = await call(port, info, request, message.receiptHandle, signal);
   const h = ChangeInvisibleTimeResponse.decode(response.extFields);
   // MQClientAPIImpl#changeInvisibleTimeAsync: the new checkpoint starts at the message itself.
   message.receiptHandle = buildExtraInfo({
@@ -78,6 +68,25 @@ export async function changeInvisibleTime(
     invisibleTime: h.invisibleTime,
     reviveQid: h.reviveQid,
   });
+}
+
+/** The handle of `message` checked, then the request `header` builds from its fields, answered. */
+async function requestFor(
+  port: AckPort,
+  message: PoppedMessage,
+  code: number,
+  header: (fields: AckFields) => object,
+  signal: AbortSignal | undefined,
+): Promise<{ info: ExtraInfo; response: RemotingCommand }> {
+  const info = handleOf(port, message, Date.now());
+  const instance = port.running();
+  const request = createRequest(
+    code,
+    header(ackFields(port, message, info)),
+    undefined,
+    instance.commandDefaults,
+  );
+  return { info, response: await call(port, info, request, message.receiptHandle, signal) };
 }
 
 /** The handle of `message`, checked: this group's, well-formed, not expired. */
@@ -105,6 +114,9 @@ function handleOf(port: AckPort, message: PoppedMessage, now: number): ExtraInfo
     );
   return info;
 }
+
+/** The header fields ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME share. */
+type AckFields = ReturnType<typeof ackFields>;
 
 /** The ack / change-invisible header fields of a handle (docs/protocol.md §13.1). */
 function ackFields(port: AckPort, message: PoppedMessage, info: ExtraInfo) {
