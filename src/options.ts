@@ -20,6 +20,9 @@
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './observability/logger.js';
 
+/** Java's `Integer.MAX_VALUE`: the upper bound of an option Java holds in an `int`. */
+export const MAX_INT = 2 ** 31 - 1;
+
 /**
  * Every key of `T` (optional ones included), checked complete by the compiler: a key missing
  * from `keys`, or one `T` does not have, is a compile error. Use it when the defaults object does

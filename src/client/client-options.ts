@@ -18,6 +18,7 @@ import {
   checkLogger,
   checkObject,
   checkString,
+  MAX_INT,
   rejectUnknownKeys,
 } from '../options.js';
 import { resolveCommandDefaults } from '../protocol/command.js';
@@ -152,7 +153,6 @@ const RENAMED: Readonly<Record<string, string>> = Object.freeze({
   requestTimeoutMs: 'mqClientApiTimeout',
 });
 
-const MAX_INT = 2 ** 31 - 1;
 const NAMESPACE_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
 const ADDRESS_PATTERN = /^[^\s;:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
 

@@ -17,7 +17,15 @@ import { InvalidArgumentError } from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { DEFAULT_MIN_SHARE } from './fault/capacity-share.js';
 import type { CompressionType } from '../protocol/message/sysflag.js';
-import { checkBoolean, checkEnum, checkFraction, checkInt, checkString, keyList } from '../options.js';
+import {
+  checkBoolean,
+  checkEnum,
+  checkFraction,
+  checkInt,
+  checkString,
+  keyList,
+  MAX_INT,
+} from '../options.js';
 
 export type LatencyFaultStrategyName = 'adaptive' | 'java-4.9' | 'java-5';
 
@@ -341,7 +349,7 @@ export function resolveProducerOptions(
     throw new InvalidArgumentError('retryResponseCodes', 'must be an iterable of response codes');
   }
   for (const c of rawCodes as Iterable<unknown>)
-    codes.add(checkInt('retryResponseCodes', c, -100000, 2 ** 31 - 1));
+    codes.add(checkInt('retryResponseCodes', c, -100000, MAX_INT));
   const compressType = checkEnum(
     'compressType',
     o.compressType ?? PRODUCER_DEFAULTS.compressType,
@@ -399,7 +407,7 @@ export function resolveProducerOptions(
       'backPressureForAsyncSendNum',
       o.backPressureForAsyncSendNum ?? PRODUCER_DEFAULTS.backPressureForAsyncSendNum,
       10,
-      2 ** 31 - 1,
+      MAX_INT,
     ),
     backPressureForAsyncSendSize: checkInt(
       'backPressureForAsyncSendSize',
@@ -416,7 +424,7 @@ export function resolveProducerOptions(
       'maxMessageSize',
       o.maxMessageSize ?? PRODUCER_DEFAULTS.maxMessageSize,
       1,
-      2 ** 31 - 1,
+      MAX_INT,
     ),
     defaultTopicQueueNums: checkInt(
       'defaultTopicQueueNums',

@@ -2,7 +2,8 @@
  * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
  * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events (docs/events.md): 'brokerIsolated',
  * 'brokerRecovered', 'routeUpdated', 'connect', 'disconnect', 'hedgedDuplicate'. Each send is
- * traced on the `rocketmq:send` diagnostics channel. The start and shutdown sequence is
+ * traced on the `rocketmq:send` diagnostics channel (send-channel.ts); what the send entry points
+ * check before anything waits is send-entry.ts. The start and shutdown sequence is
  * producer-lifecycle.ts; its states are client/lifecycle.ts's.
  */
 import { EventEmitter } from 'node:events';
@@ -27,13 +28,7 @@ import type {
   BrokerRecoveredEvent,
   LatencyFaultStrategy,
 } from './fault/latency-fault-tolerance.js';
-import {
-  prepareBatch,
-  prepareMessage,
-  type Message,
-  type PreparedMessage,
-  type PrepareSettings,
-} from './message.js';
+import type { Message, PreparedMessage, PrepareSettings } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
 import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
 import { TimerSupport } from './timer.js';
@@ -46,24 +41,18 @@ import type { HeartbeatContributor } from '../client/heartbeat.js';
 import type { Deadline } from '../client/deadline.js';
 import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
 import { closeProducer, InFlightSends, openProducer, type ProducerParts } from './producer-lifecycle.js';
-import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
+import type { QueueSelection, SendOptions } from './queue-select.js';
 import { sendRequest } from './request-reply.js';
-import { signalOf, throwIfAborted, type CallOptions } from '../remoting/abort.js';
+import type { CallOptions } from '../remoting/abort.js';
+import { checkBatch, checkSend, type CheckedSend, type SendEntrySettings } from './send-entry.js';
+import { tracedSend, type SendTraceContext } from './send-channel.js';
+
+export type { SendTraceContext } from './send-channel.js';
 
 const unchanged = (p: PreparedMessage): PreparedMessage => p;
 
 /** One UNIQ_KEY generator per process, as Java's static `MessageClientIDSetter`. */
 let sharedIds: UniqIdGenerator | undefined;
-
-/** Context object published on `rocketmq:send`. */
-export interface SendTraceContext {
-  topic: string;
-  producerGroup: string;
-  kind: 'send' | 'oneway' | 'batch';
-  count: number;
-  result?: SendResult | undefined;
-  error?: unknown;
-}
 
 /** docs/events.md: routeUpdated, connect, disconnect come from the client instance. */
 export interface ProducerEvents extends ClientInstanceEvents {
@@ -107,6 +96,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly onSettled = this.sends.settled;
   private readonly loopSettings: SendLoopSettings;
   private readonly prepareSettings: PrepareSettings;
+  /** What the send entry points check and prepare with (send-entry.ts). */
+  private readonly entry: SendEntrySettings;
   private readonly transport: SendTransport;
   private readonly timerSupport: TimerSupport;
   private readonly permits: SendPermits;
@@ -142,6 +133,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       lastTopic: undefined,
       lastWireTopic: undefined,
     };
+    this.entry = { namespace: o.namespace, prepare: this.prepareSettings, ids: this.ids };
     this.loopSettings = {
       producerGroup: wrapNamespace(o.namespace, o.producerGroup),
       createTopicKey: o.createTopicKey,
@@ -278,11 +270,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
   async sendOneway(message: Message, options?: SendOptions): Promise<void> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    const signal = signalOf(options, false); // queueSelection checks the keys of SendOptions
-    const selection = queueSelection(options, message, this.options.namespace);
-    const prepared = prepareMessage(message, this.prepareSettings, this.ids);
-    throwIfAborted(signal, 'the send');
-    await this.track('oneway', prepared, true, selection, signal);
+    await this.track('oneway', checkSend(message, options, this.entry), true);
   }
 
   /**
@@ -306,21 +294,13 @@ export class Producer extends EventEmitter<ProducerEvents> {
   ): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    let selection: QueueSelection | undefined;
-    let prepared: PreparedMessage;
-    let signal: AbortSignal | undefined;
+    let checked: CheckedSend;
     try {
-      signal = signalOf(options, false); // queueSelection checks the keys
-      selection = queueSelection(options, message, this.options.namespace);
-      prepared = prepareMessage(message, this.prepareSettings, this.ids);
-      // An adjusted message has properties prepareMessage did not write: autoBatch reads them.
-      if (adjust !== unchanged)
-        prepared = { ...adjust(prepared), batchLane: undefined, propertiesHead: undefined };
-      throwIfAborted(signal, 'the send');
+      checked = checkSend(message, options, this.entry, adjust === unchanged ? undefined : adjust);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.track('send', prepared, false, selection, signal) as Promise<SendResult>;
+    return this.track('send', checked, false) as Promise<SendResult>;
   }
 
   /**
@@ -339,16 +319,13 @@ export class Producer extends EventEmitter<ProducerEvents> {
   sendBatch(messages: readonly Message[], options?: CallOptions): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    let prepared: PreparedMessage;
-    let signal: AbortSignal | undefined;
+    let checked: CheckedSend;
     try {
-      signal = signalOf(options);
-      prepared = prepareBatch(messages, this.prepareSettings, this.ids);
-      throwIfAborted(signal, 'the send');
+      checked = checkBatch(messages, options, this.entry);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.track('batch', prepared, false, undefined, signal) as Promise<SendResult>;
+    return this.track('batch', checked, false) as Promise<SendResult>;
   }
 
   /**
@@ -468,10 +445,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
 
   private track(
     kind: SendTraceContext['kind'],
-    prepared: PreparedMessage,
+    { prepared, selection, signal }: CheckedSend,
     oneway: boolean,
-    selection: QueueSelection | undefined,
-    signal?: AbortSignal,
   ): Promise<SendResult | undefined> {
     // A selected queue is never batched with other messages: the batch goes where the batcher picks.
     const lane: BatchLane =
@@ -479,24 +454,17 @@ export class Producer extends EventEmitter<ProducerEvents> {
         ? (prepared.batchLane ?? batchLaneOf(prepared))
         : 'alone';
     this.sends.begun();
-    let promise: Promise<SendResult | undefined>;
-    if (tracingHasSubscribers(sendChannel)) {
-      const run = (): Promise<SendResult | undefined> =>
-        this.dispatch(prepared, oneway, selection, lane, signal);
-      const ctx: SendTraceContext = {
-        topic: prepared.userTopic,
-        producerGroup: this.options.producerGroup,
-        kind,
-        count: prepared.count,
-      };
-      promise = sendChannel.tracePromise(async () => {
-        const r = await run();
-        ctx.result = r;
-        return r;
-      }, ctx);
-    } else {
-      promise = this.dispatch(prepared, oneway, selection, lane, signal);
-    }
+    const promise = tracingHasSubscribers(sendChannel)
+      ? tracedSend(
+          {
+            topic: prepared.userTopic,
+            producerGroup: this.options.producerGroup,
+            kind,
+            count: prepared.count,
+          },
+          () => this.dispatch(prepared, oneway, selection, lane, signal),
+        )
+      : this.dispatch(prepared, oneway, selection, lane, signal);
     const trace = this.trace;
     if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
       const startedAt = Date.now();

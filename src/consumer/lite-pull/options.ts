@@ -7,7 +7,7 @@
  * push-only option (consumeThreadMax, consumeOrderly, …) is refused.
  */
 import { resolveClientOptions, type ClientOptions } from '../../client/client-options.js';
-import { checkBoolean, checkInt, keyList, stripUndefined } from '../../options.js';
+import { checkBoolean, checkInt, keyList, MAX_INT, stripUndefined } from '../../options.js';
 import {
   resolvePushConsumerOptions,
   type PushConsumerOptions,
@@ -103,8 +103,6 @@ const OPTION_NAMES: readonly string[] = [
     topicMetadataCheckIntervalMillis: true,
   }),
 ];
-
-const MAX_INT = 2 ** 31 - 1;
 
 /** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
 export function resolveLitePullConsumerOptions(

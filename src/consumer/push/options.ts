@@ -13,7 +13,7 @@ import {
   type TraceOptions,
 } from '../../client/client-options.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { checkBoolean, checkEnum, checkInt, keyList, stripUndefined } from '../../options.js';
+import { checkBoolean, checkEnum, checkInt, keyList, MAX_INT, stripUndefined } from '../../options.js';
 import { checkGroup } from '../../protocol/validation.js';
 import {
   resolveAllocateStrategy,
@@ -238,8 +238,6 @@ export function parseConsumeTimestamp(text: string, field = 'consumeTimestamp'):
     throw new InvalidArgumentError(field, `not a calendar date: ${text}`);
   return date.getTime();
 }
-
-const MAX_INT = 2 ** 31 - 1;
 
 /** Applies defaults and validates; throws `InvalidArgumentError` naming the option. */
 export function resolvePushConsumerOptions(options: PushConsumerOptions): ResolvedPushConsumerOptions {

@@ -10,7 +10,7 @@ import {
   type ResolvedClientOptions,
 } from '../../client/client-options.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { checkBoolean, checkInt, checkObject, keyList, stripUndefined } from '../../options.js';
+import { checkBoolean, checkInt, checkObject, keyList, MAX_INT, stripUndefined } from '../../options.js';
 import { checkGroup, checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { buildSubscriptionData } from '../core/subscription.js';
 
@@ -64,8 +64,6 @@ export const SIMPLE_CONSUMER_OPTION_NAMES = keyList<Omit<SimpleConsumerOptions, 
   fifo: true,
   maxReconsumeTimes: true,
 });
-
-const MAX_INT = 2 ** 31 - 1;
 
 /** A duration in ms: a non-negative integer (`min` and up). InvalidArgumentError naming `field`. */
 export function checkDuration(field: string, value: unknown, min = 0): number {

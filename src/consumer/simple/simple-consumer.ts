@@ -2,7 +2,7 @@
  * SimpleConsumer: RocketMQ 5 POP consumption over remoting (docs/consumers.md §3).
  * No rebalance and no offsets on the client: `receive` pops from every queue of one broker of a
  * subscribed topic (queueId −1, round robin over topics and brokers), with long polling; each
- * message carries a receipt handle for `ack` and `changeInvisibleDuration`. A message not acked
+ * message carries a receipt handle for `ack` and `changeInvisibleDuration` (ack.ts). A message not acked
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
  * its maximum of retries. `fifo: true` pops orderly. `for await (const m of consumer)` receives,
  * yields and acks (iterate.ts); every call that waits takes `{ signal }` (remoting/abort.ts), and
@@ -18,29 +18,19 @@ import { acquireClientInstance, releaseClientInstance } from '../../client/insta
 import { forwardInstanceEvents, type ClientInstanceEvents } from '../../client/instance-events.js';
 import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
 import { keyList } from '../../options.js';
-import { withoutNamespace, wrapNamespace } from '../../client/namespace.js';
-import {
-  IllegalStateError,
-  InvalidArgumentError,
-  ProtocolError,
-  InvalidReceiptHandleError,
-  PopNotSupportedError,
-} from '../../errors.js';
+import { wrapNamespace } from '../../client/namespace.js';
+import { IllegalStateError, InvalidArgumentError, PopNotSupportedError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { errorFromResponse } from '../../client/response-error.js';
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
 import {
-  AckMessage,
-  ChangeInvisibleTime,
-  ChangeInvisibleTimeResponse,
   ConsumeInitMode,
   Notification,
   POP_MAX_MSG_NUMS,
   PopMessage,
   PopMessageResponse,
 } from '../../protocol/headers/pop.js';
-import { buildExtraInfo, parseExtraInfo, realTopic, type ExtraInfo } from '../../protocol/pop/extra-info.js';
 import { PropertyKey } from '../../protocol/message/properties.js';
 import { consumerClientOf } from '../core/client-port.js';
 import { decodePullBody } from '../core/message-view.js';
@@ -49,6 +39,7 @@ import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
+import { ackMessage, changeInvisibleTime, type AckPort } from './ack.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
   checkDuration,
@@ -108,6 +99,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly parked: ParkedPops;
   /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
   private readonly settledMessages = new WeakSet<PoppedMessage>();
+  /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
+  private readonly ackPort: AckPort;
 
   constructor(options: SimpleConsumerOptions) {
     super();
@@ -116,6 +109,14 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.parked = new ParkedPops(this.logger);
     this.clientId = clientIdOf(this.options);
     this.wireGroup = wrapNamespace(this.options.namespace, this.options.consumerGroup);
+    this.ackPort = {
+      consumerGroup: this.options.consumerGroup,
+      wireGroup: this.wireGroup,
+      namespace: this.options.namespace,
+      timeoutMs: this.options.mqClientApiTimeout,
+      running: () => this.running(),
+      address: (brokerName) => this.address(brokerName),
+    };
   }
 
   get consumerGroup(): string {
@@ -352,68 +353,6 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     return keep;
   }
 
-  /** The handle of `message`, checked: this group's, well-formed, not expired. */
-  private handleOf(message: PoppedMessage, now: number): ExtraInfo {
-    if (message === null || typeof message !== 'object' || typeof message.receiptHandle !== 'string')
-      throw new InvalidArgumentError('message', 'must be a message returned by receive()');
-    const handle = message.receiptHandle;
-    if (message.consumerGroup !== this.options.consumerGroup)
-      throw new InvalidReceiptHandleError(
-        handle,
-        `received by consumer group ${String(message.consumerGroup)}, not ${this.options.consumerGroup}`,
-      );
-    let info: ExtraInfo;
-    try {
-      info = parseExtraInfo(handle);
-    } catch (err) {
-      if (err instanceof ProtocolError)
-        throw new InvalidReceiptHandleError(handle, err.message, { cause: err });
-      throw err;
-    }
-    if (info.popTime + info.invisibleTime <= now)
-      throw new InvalidReceiptHandleError(
-        handle,
-        `expired ${now - info.popTime - info.invisibleTime} ms ago; the message will be delivered again`,
-      );
-    return info;
-  }
-
-  /** The ack / change-invisible header fields of a handle (docs/protocol.md §13.1). */
-  private target(message: PoppedMessage, info: ExtraInfo) {
-    const wireTopic = wrapNamespace(
-      this.options.namespace,
-      withoutNamespace(message.topic, this.options.namespace),
-    );
-    return {
-      consumerGroup: this.wireGroup,
-      topic: realTopic(info, wireTopic, this.wireGroup),
-      queueId: info.queueId,
-      extraInfo: message.receiptHandle,
-      offset: info.msgQueueOffset,
-      bname: info.brokerName,
-    };
-  }
-
-  private async call(
-    info: ExtraInfo,
-    request: RemotingCommand,
-    handle: string,
-    signal: AbortSignal | undefined,
-  ): Promise<RemotingCommand> {
-    const instance = this.running();
-    const address = this.address(info.brokerName);
-    const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout, signal);
-    if (response.code === ResponseCode.SUCCESS) return response;
-    if (response.code === ResponseCode.NO_MESSAGE)
-      throw new InvalidReceiptHandleError(
-        handle,
-        `the broker has no un-acked message for it: ${response.remark ?? ''}`,
-      );
-    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      throw new PopNotSupportedError(info.brokerName, address);
-    throw errorFromResponse(response, { address, requestCode: request.code });
-  }
-
   /**
    * Acknowledges `message`: it is not delivered again. `options.signal` aborts the wait for the
    * broker's answer (AbortError): the ack may or may not have been applied.
@@ -421,15 +360,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   async ack(message: PoppedMessage, options?: CallOptions): Promise<void> {
     const signal = signalOf(options);
     throwIfAborted(signal, 'ack');
-    const info = this.handleOf(message, Date.now());
-    const instance = this.running();
-    const request = createRequest(
-      AckMessage.code,
-      AckMessage.encode(this.target(message, info)),
-      undefined,
-      instance.commandDefaults,
-    );
-    await this.call(info, request, message.receiptHandle, signal);
+    await ackMessage(this.ackPort, message, signal);
     this.settledMessages.add(message);
   }
 
@@ -447,25 +378,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
     const signal = signalOf(options);
     throwIfAborted(signal, 'changeInvisibleDuration');
-    const info = this.handleOf(message, Date.now());
-    const instance = this.running();
-    const request = createRequest(
-      ChangeInvisibleTime.code,
-      ChangeInvisibleTime.encode({ ...this.target(message, info), invisibleTime: invisibleDurationMs }),
-      undefined,
-      instance.commandDefaults,
-    );
-    const response = await this.call(info, request, message.receiptHandle, signal);
-    const h = ChangeInvisibleTimeResponse.decode(response.extFields);
+    await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
     this.settledMessages.add(message);
-    // MQClientAPIImpl#changeInvisibleTimeAsync: the new checkpoint starts at the message itself.
-    message.receiptHandle = buildExtraInfo({
-      ...info,
-      ckQueueOffset: info.msgQueueOffset,
-      popTime: h.popTime,
-      invisibleTime: h.invisibleTime,
-      reviveQid: h.reviveQid,
-    });
     return message;
   }
 

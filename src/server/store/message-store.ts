@@ -14,6 +14,14 @@
  * queue entries of the batch are written next, one write per queue. With `flush: 'sync'` the
  * batch is fdatasync'ed before any of its puts resolve (group commit). A failed write rolls the
  * files back to where the batch started, so later puts continue on a clean log.
+ *
+ * Over 500 lines on purpose: its core is one state machine. The put queue, its drain, the batch
+ * append with its rollback, the disk-full flag, and the open, timers and close around them share
+ * the same fields (pending puts and bytes, the commit log, the consume-queue table), and each
+ * invariant (a put settles exactly once, a failed batch leaves the files where it started, close
+ * waits for the drain) spans them. Everything separable already lives beside it: encoding (prepare.ts,
+ * batch-records.ts), reads (reader.ts), the consume-queue table (consume-queue-table.ts),
+ * recovery and restart, retention, checkpoint, key index, consumer offsets.
  */
 import { totalmem } from 'node:os';
 import { EventEmitter } from 'node:events';
@@ -22,7 +30,8 @@ import { join } from 'node:path';
 import { IllegalStateError } from '../../errors.js';
 import { encodeStoredMessage } from '../../protocol/message/stored-message.js';
 import { CommitLog, type LogAppend } from './commit-log.js';
-import { ConsumeQueue, CqEntries } from './consume-queue.js';
+import { CqEntries, type ConsumeQueue } from './consume-queue.js';
+import { ConsumeQueueTable } from './consume-queue-table.js';
 import { KeyIndex } from './key-index.js';
 import { ConsumerOffsetStore } from './offset-store.js';
 import { resolveStoreOptions, type StoreOptions } from './options.js';
@@ -92,7 +101,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   readonly options: Readonly<StoreOptions>;
   readonly consumerOffsets: ConsumerOffsetStore;
   private readonly log: CommitLog;
-  private readonly queues = new Map<string, Map<number, ConsumeQueue>>();
+  private readonly queues: ConsumeQueueTable;
   private readonly keyIndex: KeyIndex;
   private readonly reader: StoreReader;
   private readonly checkpoint: StoreCheckpoint;
@@ -119,8 +128,9 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     this.log = log;
     this.keyIndex = keyIndex;
     this.checkpoint = new StoreCheckpoint(options.dataDir);
+    this.queues = new ConsumeQueueTable(this.options);
     this.reader = new StoreReader(log.file, this.keyIndex, {
-      queueOf: (topic, queueId) => this.queueOf(topic, queueId),
+      queueOf: (topic, queueId) => this.queues.get(topic, queueId),
       confirmedPos: () => log.confirmedOffset,
       transferLimits: this.options,
       inMemoryBytes: Math.floor((totalmem() * options.accessMessageInMemoryMaxRatio) / 100),
@@ -134,8 +144,8 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
       log: log.file,
       keyIndex,
       consumerOffsets: this.consumerOffsets,
-      queues: () => this.allQueues(),
-      queueOf: (topic, queueId) => this.queueOf(topic, queueId),
+      queues: () => this.queues.all(),
+      queueOf: (topic, queueId) => this.queues.get(topic, queueId),
       pins: this.retentionPins,
       setDiskFull: (full) => this.setDiskFull(full),
     });
@@ -159,17 +169,17 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     const store = new MessageStore(options, log, index);
     try {
       await store.consumerOffsets.load();
-      for (const q of await loadConsumeQueues(store.options)) store.addQueue(q);
+      for (const q of await loadConsumeQueues(store.options)) store.queues.add(q);
       const { info, lastStoreTimestamp } = await recoverStore({
         options: store.options,
         log,
         keyIndex: index,
         keyIndexUsable: usable,
         checkpoint: store.checkpoint,
-        queues: () => store.allQueues(),
-        dropQueues: () => store.dropQueues(),
-        queueOf: (topic, queueId) => store.queueOf(topic, queueId),
-        createQueue: (topic, queueId) => store.createQueue(topic, queueId),
+        queues: () => store.queues.all(),
+        dropQueues: () => store.queues.drop(),
+        queueOf: (topic, queueId) => store.queues.get(topic, queueId),
+        createQueue: (topic, queueId) => store.queues.create(topic, queueId),
       });
       store.recoveryInfo = info;
       store.lastStoreTimestamp = lastStoreTimestamp;
@@ -206,7 +216,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
     const recoverOffset = this.log.confirmedOffset;
     const timestamp = this.lastStoreTimestamp;
     await this.log.sync();
-    for (const q of this.allQueues()) if (q.hasDirty) await q.sync();
+    for (const q of this.queues.all()) if (q.hasDirty) await q.sync();
     await this.keyIndex.flush();
     await this.checkpoint.write({ recoverOffset, timestamp });
   }
@@ -273,59 +283,22 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
 
   // ---------------------------------------------------------------- queues
 
-  private queueOf(topic: string, queueId: number): ConsumeQueue | undefined {
-    return this.queues.get(topic)?.get(queueId);
-  }
-
-  private async createQueue(topic: string, queueId: number): Promise<ConsumeQueue> {
-    const dir = join(this.options.dataDir, 'consumequeue', topic, String(queueId));
-    const queue = await ConsumeQueue.open(
-      dir,
-      topic,
-      queueId,
-      this.options.consumeQueueEntriesPerFile,
-      this.options.testHooks,
-    );
-    this.addQueue(queue);
-    return queue;
-  }
-
-  private addQueue(queue: ConsumeQueue): void {
-    let byId = this.queues.get(queue.topic);
-    if (byId === undefined) {
-      byId = new Map();
-      this.queues.set(queue.topic, byId);
-    }
-    byId.set(queue.queueId, queue);
-  }
-
-  private allQueues(): ConsumeQueue[] {
-    const out: ConsumeQueue[] = [];
-    for (const byId of this.queues.values()) for (const q of byId.values()) out.push(q);
-    return out;
-  }
-
-  private async dropQueues(): Promise<void> {
-    for (const q of this.allQueues()) await q.close();
-    this.queues.clear();
-  }
-
   getMinOffset(topic: string, queueId: number): number {
-    return this.queueOf(topic, queueId)?.minOffset ?? 0;
+    return this.queues.get(topic, queueId)?.minOffset ?? 0;
   }
 
   getMaxOffset(topic: string, queueId: number): number {
-    return this.queueOf(topic, queueId)?.maxOffset ?? 0;
+    return this.queues.get(topic, queueId)?.maxOffset ?? 0;
   }
 
   /** Topics with at least one stored message. */
   topics(): string[] {
-    return [...this.queues.keys()];
+    return this.queues.topics();
   }
 
   /** Queue ids of `topic` that hold messages. */
   queueIds(topic: string): number[] {
-    return [...(this.queues.get(topic)?.keys() ?? [])].sort((a, b) => a - b);
+    return this.queues.queueIds(topic);
   }
 
   /** Physical offset of the first stored byte. */
@@ -490,7 +463,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         const e = put.encoded;
         if (e !== undefined) {
           const plan = planOf(
-            this.queueOf(e.topic, e.queueId) ?? (await this.createQueue(e.topic, e.queueId)),
+            this.queues.get(e.topic, e.queueId) ?? (await this.queues.create(e.topic, e.queueId)),
           );
           const pos = append.pos;
           const queueOffset = plan.first + plan.entries.count;
@@ -511,8 +484,8 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
         const out: PutResult[] = [];
         for (const p of put.messages) {
           const plan = planOf(
-            this.queueOf(p.stored.topic, p.stored.queueId) ??
-              (await this.createQueue(p.stored.topic, p.stored.queueId)),
+            this.queues.get(p.stored.topic, p.stored.queueId) ??
+              (await this.queues.create(p.stored.topic, p.stored.queueId)),
           );
           const pos = append.pos;
           const queueOffset = plan.first + plan.entries.count;
@@ -682,7 +655,7 @@ export class MessageStore extends EventEmitter<MessageStoreEvents> {
   }
 
   private async closeFiles(): Promise<void> {
-    for (const q of this.allQueues()) await q.close();
+    for (const q of this.queues.all()) await q.close();
     await this.keyIndex.close();
     await this.checkpoint.close().catch(() => undefined);
     await this.log.close();
