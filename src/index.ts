@@ -55,7 +55,7 @@ export {
   StartCancelledError,
   AbortError,
 } from './errors.js';
-export type { RocketMQErrorOptions, SendAttempt, QueueRef } from './errors.js';
+export type { RocketMQErrorOptions, SendAttempt, QueueRef, ResponseDetails } from './errors.js';
 // `{ signal }`: the per-call options of every call that waits
 export type { CallOptions } from './remoting/abort.js';
 export type { LifecycleState } from './client/lifecycle.js';
@@ -68,7 +68,7 @@ export type { ProducerOptions, LatencyFaultStrategyName } from './producer/optio
 // ACL credentials and TLS, taken by every client
 export type { ClientConnectionOptions, ClientTlsOptions, Credentials } from './client/connection-options.js';
 // the options every client shares (Java ClientConfig), which each class's options extend
-export type { ClientOptions, ClientTraceOptions } from './client/client-options.js';
+export type { ClientOptions, ClientTraceOptions, ResolvedClientOptions } from './client/client-options.js';
 export type { Message } from './producer/message.js';
 export type { SendResult, SendStatus } from './producer/send-result.js';
 export type {
@@ -91,7 +91,12 @@ export type {
 export type { ReplyMessage } from './producer/request-reply.js';
 export type { ReceivedMessage } from './producer/received-message.js';
 export type { RouteUpdatedEvent } from './client/client-instance.js';
-export type { ConnectEvent, DisconnectEvent } from './client/instance-events.js';
+export type {
+  ConnectEvent,
+  DisconnectEvent,
+  ConnectionEvents,
+  ClientInstanceEvents,
+} from './client/instance-events.js';
 
 // consumers: push (callback), lite pull (poll / for await), simple (POP)
 export {

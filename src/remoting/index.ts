@@ -5,7 +5,7 @@
 export { Connection, nextOpaque, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
 export type { ConnectionOptions, RequestHandler } from './connection.js';
 export { parseAddress } from './options.js';
-export { ConnectionPool } from './pool.js';
+export { ConnectionPool, type ConnectionPoolEvents } from './pool.js';
 export { RemotingServer, DEFAULT_REMOTING_SERVER_OPTIONS } from './server.js';
 export type { RemotingServerOptions, ServerLimits } from './server.js';
 export { FrameParser } from './frame-parser.js';
