@@ -81,7 +81,7 @@ const GOOD: readonly Good[] = [
   { option: 'namespace', value: 'ns_1', read: (o) => o.namespace, expect: 'ns_1' },
   { option: 'instanceName', value: 'inst-1', read: (o) => o.instanceName, expect: 'inst-1' },
   { option: 'instanceName', value: '', read: (o) => o.instanceName, expect: 'DEFAULT' },
-  { option: 'clientIP', value: '10.1.2.3', read: (o) => o.clientIP, expect: '10.1.2.3' },
+  { option: 'clientIP', value: '127.1.2.3', read: (o) => o.clientIP, expect: '127.1.2.3' },
   { option: 'unitName', value: 'unit1', read: (o) => o.unitName, expect: 'unit1' },
   { option: 'language', value: 'GO', read: (o) => o.language, expect: 'GO' },
   { option: 'mqClientApiTimeout', value: 1234, read: (o) => o.mqClientApiTimeout, expect: 1234 },
@@ -209,7 +209,7 @@ describe('shared client options: one meaning on every class', () => {
     const { clientIdOf, clientInstanceConfig } = await import('../../src/client/client-options.js');
     const shared = {
       namesrvAddr: NAMESRV,
-      clientIP: '10.1.2.3',
+      clientIP: '127.1.2.3',
       instanceName: 'i1',
       unitName: 'u1',
       language: 'GO',
@@ -221,7 +221,7 @@ describe('shared client options: one meaning on every class', () => {
       return config;
     });
     for (const c of configs) assert.deepEqual(c, configs[0]);
-    assert.equal(configs[0]?.clientId, '10.1.2.3@i1@u1');
+    assert.equal(configs[0]?.clientId, '127.1.2.3@i1@u1');
     assert.equal(configs[0]?.language, 'GO');
     assert.equal(configs[0]?.createTopicKey, 'TBW102');
     assert.equal(configs[0]?.defaultTopicQueueNums, 4);
