@@ -5,10 +5,11 @@
  * the release at shutdown (heartbeat entry, UNREGISTER_CLIENT, route pins, instance).
  */
 import { IllegalStateError } from '../../errors.js';
-import { buildClientId, localClientIp } from '../../client/client-id.js';
+import { localClientIp } from '../../client/client-id.js';
 import type { ClientInstance } from '../../client/client-instance.js';
 import type { HeartbeatContributor } from '../../client/heartbeat.js';
-import { clientInstanceConfig } from '../../client/client-options.js';
+import { clientIdOf, clientInstanceConfig } from '../../client/client-options.js';
+import type { ConsumerData, SubscriptionData } from '../../protocol/headers/heartbeat.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
 import { registerConsumer, unregisterConsumer, type RegisteredConsumer } from '../push/broker-requests.js';
 import { consumerClientOf, type ConsumerClient } from './client-port.js';
@@ -19,10 +20,25 @@ import type { ResolvedPushConsumerOptions } from '../push/options.js';
 
 /** `clientIP@instanceName[@unitName]`; broadcasting keeps `DEFAULT` so the offset file survives restarts (§2.8). */
 export function consumerClientId(o: ResolvedPushConsumerOptions): string {
-  const ip = o.clientIP ?? localClientIp();
-  return o.messageModel === 'BROADCASTING'
-    ? `${ip}@${o.instanceName}${o.unitName ? `@${o.unitName}` : ''}`
-    : buildClientId(ip, o.instanceName, o.unitName);
+  if (o.messageModel !== 'BROADCASTING') return clientIdOf(o);
+  return `${o.clientIP ?? localClientIp()}@${o.instanceName}${o.unitName ? `@${o.unitName}` : ''}`;
+}
+
+/** What a consumer's heartbeat says of its group: push is CONSUME_PASSIVELY, lite pull CONSUME_ACTIVELY. */
+export function consumerData(
+  o: ResolvedPushConsumerOptions,
+  wireGroup: string,
+  consumeType: ConsumerData['consumeType'],
+  subscriptions: SubscriptionData[],
+): ConsumerData {
+  return {
+    groupName: wireGroup,
+    consumeType,
+    messageModel: o.messageModel,
+    consumeFromWhere: o.consumeFromWhere,
+    subscriptionDataSet: subscriptions,
+    unitMode: o.unitMode,
+  };
 }
 
 /** Takes the shared instance and registers the group; IllegalStateError when the group already runs in it. */

@@ -24,7 +24,7 @@ import type { Logger } from '../../observability/logger.js';
 import { checkInt } from '../../options.js';
 import type { ConsumeStatusData } from '../../protocol/body/consumer-running-info.js';
 import { mqKey } from '../../protocol/body/message-queue-map.js';
-import { ConsumeType, type ConsumerData, type SubscriptionData } from '../../protocol/headers/heartbeat.js';
+import { ConsumeType, type SubscriptionData } from '../../protocol/headers/heartbeat.js';
 import { checkTopic } from '../../protocol/validation.js';
 import { checkSubscriptionsSupported, searchOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
@@ -33,6 +33,7 @@ import {
   consumerClientId,
   openConsumerInstance,
   openOffsetStore,
+  consumerData,
 } from '../core/consumer-instance.js';
 import { ConsumeStats } from '../core/consume-stats.js';
 import { BackgroundTasks } from '../core/background-tasks.js';
@@ -90,7 +91,11 @@ export class LitePullConsumer
   private offsets: LiteOffsets | undefined;
   private rebalancer: Rebalancer | undefined;
   private pullCtx: PullContext | undefined;
-  private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
+  private readonly contributor: HeartbeatContributor = {
+    consumerData: () => [
+      consumerData(this.options, this.wireGroup, ConsumeType.CONSUME_ACTIVELY, this.subs.datas()),
+    ],
+  };
 
   constructor(options: LitePullConsumerOptions) {
     super();
@@ -158,17 +163,6 @@ export class LitePullConsumer
       this.instance?.routes.pin(mq.topic);
       if (this.lifecycle.running) void this.openAssigned(mq);
     }
-  }
-
-  private consumerData(): ConsumerData {
-    return {
-      groupName: this.wireGroup,
-      consumeType: ConsumeType.CONSUME_ACTIVELY,
-      messageModel: this.options.messageModel,
-      consumeFromWhere: this.options.consumeFromWhere,
-      subscriptionDataSet: this.subs.datas(),
-      unitMode: this.options.unitMode,
-    };
   }
 
   /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */

@@ -25,7 +25,7 @@ import { wrapNamespace } from '../../client/namespace.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumeStatusData } from '../../protocol/body/consumer-running-info.js';
-import { ConsumeType, type ConsumerData, type SubscriptionData } from '../../protocol/headers/heartbeat.js';
+import { ConsumeType, type SubscriptionData } from '../../protocol/headers/heartbeat.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { checkSubscriptionsSupported, queueMaxOffset } from '../core/broker-queries.js';
 import type { ConsumerClient } from '../core/client-port.js';
@@ -34,6 +34,7 @@ import {
   consumerClientId,
   openConsumerInstance,
   openOffsetStore,
+  consumerData,
 } from '../core/consumer-instance.js';
 import { ConsumeStats } from '../core/consume-stats.js';
 import { BackgroundTasks } from '../core/background-tasks.js';
@@ -106,7 +107,11 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private get rebalancer() {
     return this.services?.rebalancer;
   }
-  private readonly contributor: HeartbeatContributor = { consumerData: () => [this.consumerData()] };
+  private readonly contributor: HeartbeatContributor = {
+    consumerData: () => [
+      consumerData(this.options, this.wireGroup, ConsumeType.CONSUME_PASSIVELY, this.subs.datas()),
+    ],
+  };
 
   constructor(options: PushConsumerOptions) {
     super();
@@ -157,17 +162,6 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         .then(() => client.sendHeartbeatToAllBrokers())
         .then(() => this.rebalanceNow());
     }
-  }
-
-  private consumerData(): ConsumerData {
-    return {
-      groupName: this.wireGroup,
-      consumeType: ConsumeType.CONSUME_PASSIVELY,
-      messageModel: this.options.messageModel,
-      consumeFromWhere: this.options.consumeFromWhere,
-      subscriptionDataSet: this.subs.datas(),
-      unitMode: this.options.unitMode,
-    };
   }
 
   /** CREATED → STARTING → RUNNING → STOPPING → STOPPED (client/lifecycle.ts). */
