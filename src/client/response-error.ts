@@ -8,18 +8,21 @@
  *   not writable" (no ACL), so the remark decides, never the code alone;
  * - TOPIC_NOT_EXIST → TopicNotFoundError (with the response code, so a producer's retry list
  *   still decides whether another broker is tried);
+ * - MESSAGE_ILLEGAL with the Proxy's message-type remark → MessageTypeMismatchError (never retried);
  * - REQUEST_CODE_NOT_SUPPORTED, when the caller names its request → RequestNotSupportedError;
  * - every other code → BrokerResponseError with the code and remark.
  */
 import {
   AccessDeniedError,
   BrokerResponseError,
+  MessageTypeMismatchError,
   RequestNotSupportedError,
   TopicNotFoundError,
   type RocketMQError,
 } from '../errors.js';
 import { requestCodeName, ResponseCode, responseCodeName } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
+import { parseMessageTypeMismatch } from '../protocol/message/message-type.js';
 
 const ACL_EXCEPTION = 'AclException';
 /** Reasons of PlainPermissionManager (4.9, ours) and of the 5.x authentication/authorization handlers. */
@@ -95,6 +98,17 @@ export function errorFromResponse(response: RemotingCommand, context: ResponseCo
       cause,
       response: { responseCode: code, remark, address },
     });
+  }
+  if (code === ResponseCode.MESSAGE_ILLEGAL) {
+    const mismatch = parseMessageTypeMismatch(remark);
+    if (mismatch !== undefined)
+      return new MessageTypeMismatchError(
+        topic ?? '(unnamed)',
+        mismatch.expected,
+        mismatch.actual,
+        { responseCode: code, remark, address },
+        { cause },
+      );
   }
   if (code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED && requestCode !== undefined)
     return new RequestNotSupportedError(address ?? '(unknown)', requestCode, requestCodeName(requestCode));

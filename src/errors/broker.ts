@@ -15,16 +15,57 @@ export class BrokerResponseError extends RocketMQError {
     codeName: string,
     remark: string | undefined,
     address: string | undefined,
-    options: RocketMQErrorOptions = {},
+    options: RocketMQErrorOptions & { errorCode?: string } = {},
   ) {
     super(
-      'ERR_BROKER_RESPONSE',
+      options.errorCode ?? 'ERR_BROKER_RESPONSE',
       `${codeName} (${responseCode})${address ? ` from ${address}` : ''}${remark ? `: ${remark}` : ''}`,
       options,
     );
     this.responseCode = responseCode;
     this.remark = remark;
     this.address = address;
+  }
+}
+
+/**
+ * [5.x] The topic's `message.type` does not accept this message (a 5.x Proxy, or a broker with
+ * `enableTopicMessageTypeCheck`): a FIFO topic needs `messageGroup`, a DELAY topic a delay or
+ * timer, a TRANSACTION topic a transaction. Never retried: every broker of the topic says the same.
+ */
+export class MessageTypeMismatchError extends BrokerResponseError {
+  /** The topic as the application wrote it. */
+  readonly topic: string;
+  /** The topic's type (`message.type`). */
+  readonly expectedType: string;
+  /** The type of the message as sent. */
+  readonly actualType: string;
+  constructor(
+    topic: string,
+    expectedType: string,
+    actualType: string,
+    response: { responseCode: number; remark: string | undefined; address: string | undefined },
+    options: { cause?: unknown } = {},
+  ) {
+    super(response.responseCode, 'MESSAGE_ILLEGAL', response.remark, response.address, {
+      ...options,
+      retriable: false,
+      errorCode: 'ERR_MESSAGE_TYPE_MISMATCH',
+    });
+    this.message = `topic ${topic} is of type ${expectedType} and refuses a ${actualType} message (${
+      expectedType === 'FIFO'
+        ? 'set messageGroup'
+        : expectedType === 'DELAY'
+          ? 'set deliverAt, deliverAfterMs or delayTimeLevel'
+          : expectedType === 'TRANSACTION'
+            ? 'send it with a TransactionProducer'
+            : expectedType === 'PRIORITY'
+              ? 'set priority'
+              : `send it to a ${actualType} topic`
+    })${response.address ? ` from ${response.address}` : ''}`;
+    this.topic = topic;
+    this.expectedType = expectedType;
+    this.actualType = actualType;
   }
 }
 

@@ -57,7 +57,12 @@ export const PropertyKey = {
   POP_CK: 'POP_CK',
   POP_CK_OFFSET: 'POP_CK_OFFSET',
   FIRST_POP_TIME: '1ST_POP_TIME',
+  /** [5.x] The message group of a FIFO message (the gRPC clients' `messageGroup`). */
   SHARDING_KEY: '__SHARDINGKEY',
+  /** [5.4+] Priority of a message on a PRIORITY topic (integer ≥ 0). */
+  PRIORITY: '_SYS_MSG_PRIORITY_',
+  /** [5.5+] Lite topic of a message on a LITE topic. */
+  LITE_TOPIC: '__LITE_TOPIC',
   FORWARD_QUEUE_ID: 'PROPERTY_FORWARD_QUEUE_ID',
   REDIRECT: 'REDIRECT',
   TRACE_CONTEXT: 'TRACE_CONTEXT',
