@@ -28,6 +28,7 @@ import {
   untrack,
 } from './java.js';
 import { canConnect, rawRequest } from './raw-remoting.js';
+import { PROXY_MAIN_CLASS, proxyConfigJson, proxyReady, type ProxyOptions } from './real-proxy.js';
 
 export type BrokerRole = 'ASYNC_MASTER' | 'SYNC_MASTER' | 'SLAVE';
 
@@ -73,6 +74,11 @@ export interface RealClusterOptions {
   confFiles?: Record<string, string>;
   /** Extra JVM flags of the brokers only (e.g. `-Dtls.server.mode=enforcing`). */
   brokerJvmArgs?: string[];
+  /**
+   * [5.x] Also run a `rocketmq-proxy` (process `proxy`) in cluster mode in front of the brokers,
+   * advertising 127.0.0.1 (interop-test/real-proxy.ts); clients reach it at `proxyAddr`.
+   */
+  proxy?: boolean | ProxyOptions;
 }
 
 export interface RealBroker {
@@ -96,7 +102,8 @@ interface Proc {
   alive: boolean;
   paused: boolean;
   mainClass: string;
-  confFile: string;
+  /** Arguments after the main class (`-c <conf>`; the Proxy's `-pc <json> -pm cluster`). */
+  mainArgs: readonly string[];
   heapMb: number;
 }
 
@@ -181,6 +188,7 @@ export class RealCluster {
   /** Processes killed by `kill()`: their exit is no start failure while waiting for others. */
   private readonly killedOnPurpose = new Set<string>();
   private brokerJvm: readonly string[] = [];
+  private proxyPorts: { remoting: number; grpc: number } | undefined;
   private stopped = false;
 
   private constructor(
@@ -235,7 +243,7 @@ export class RealCluster {
         cluster.spawnServer(
           name,
           'org.apache.rocketmq.namesrv.NamesrvStartup',
-          join(dir, `${name}.conf`),
+          ['-c', join(dir, `${name}.conf`)],
           Math.min(256, Math.ceil(heapMb / 2)),
         );
       });
@@ -299,7 +307,7 @@ export class RealCluster {
         cluster.spawnServer(
           spec.node,
           'org.apache.rocketmq.broker.BrokerStartup',
-          join(dir, `${spec.node}.conf`),
+          ['-c', join(dir, `${spec.node}.conf`)],
           heapMb,
         );
       }
@@ -307,6 +315,22 @@ export class RealCluster {
         const table = await cluster.brokerAddrTable();
         return [...cluster.nodes.keys()].every((n) => cluster.isRegistered(table, n));
       });
+      if (options.proxy !== undefined && options.proxy !== false) {
+        const proxy = options.proxy === true ? {} : options.proxy;
+        cluster.proxyPorts = { remoting: await freePort(taken), grpc: await freePort(taken) };
+        const file = join(dir, 'rmq-proxy.json');
+        writeFileSync(
+          file,
+          proxyConfigJson({ ...cluster.proxyPorts, namesrvAddr: cluster.namesrvAddr, options: proxy }),
+        );
+        cluster.spawnServer(
+          PROXY_NODE,
+          PROXY_MAIN_CLASS,
+          ['-pc', file, '-pm', 'cluster'],
+          proxy.heapMb ?? Math.min(512, heapMb),
+        );
+        await cluster.waitFor('the proxy', deadline, () => proxyReady(cluster.proxyAddr));
+      }
       return cluster;
     } catch (err) {
       const logs = cluster.logTails();
@@ -433,10 +457,12 @@ export class RealCluster {
     const proc = this.procs.get(name);
     if (proc === undefined) throw new Error(`no process ${name}`);
     if (proc.alive) throw new Error(`process ${name} is still running`);
-    this.spawnServer(name, proc.mainClass, proc.confFile, proc.heapMb);
+    this.spawnServer(name, proc.mainClass, proc.mainArgs, proc.heapMb);
     const deadline = Date.now() + timeoutMs;
     const nsIndex = this.namesrvNodes.indexOf(name);
-    if (nsIndex >= 0) {
+    if (name === PROXY_NODE) {
+      await this.waitFor('the proxy to serve again', deadline, () => proxyReady(this.proxyAddr));
+    } else if (nsIndex >= 0) {
       const addr = this.namesrvAddrs[nsIndex]!;
       await this.waitFor(`${name} to accept connections`, deadline, () => canConnect(addr));
     } else {
@@ -469,6 +495,7 @@ export class RealCluster {
         join(logs, 'namesrv.log'),
         join(logs, 'broker.log'),
         join(logs, 'rocketmqlogs', 'broker.log'),
+        join(logs, 'rocketmqlogs', 'proxy.log'),
       ];
       for (const file of files) {
         try {
@@ -493,7 +520,19 @@ export class RealCluster {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private spawnServer(name: string, mainClass: string, confFile: string, heapMb: number): void {
+  /** [5.x] The Proxy's remoting endpoint (`namesrvAddr` of a client going through the Proxy). */
+  get proxyAddr(): string {
+    if (this.proxyPorts === undefined) throw new Error('this cluster runs no proxy (option `proxy`)');
+    return `127.0.0.1:${this.proxyPorts.remoting}`;
+  }
+
+  /** [5.x] The Proxy's gRPC endpoint (Apache's gRPC clients, e.g. rocketmq-client-nodejs). */
+  get proxyGrpcAddr(): string {
+    if (this.proxyPorts === undefined) throw new Error('this cluster runs no proxy (option `proxy`)');
+    return `127.0.0.1:${this.proxyPorts.grpc}`;
+  }
+
+  private spawnServer(name: string, mainClass: string, mainArgs: readonly string[], heapMb: number): void {
     this.killedOnPurpose.delete(name);
     const home = join(this.dir, 'home', name);
     mkdirSync(home, { recursive: true });
@@ -514,8 +553,7 @@ export class RealCluster {
         '-cp',
         classpath(this.version),
         mainClass,
-        '-c',
-        confFile,
+        ...mainArgs,
       ],
       { cwd: this.dir, stdio: ['ignore', fd, fd], env: { ...process.env, ROCKETMQ_HOME: this.dir } },
     );
@@ -531,7 +569,7 @@ export class RealCluster {
       alive: true,
       paused: false,
       mainClass,
-      confFile,
+      mainArgs,
       heapMb,
     };
     child.on('exit', () => {
@@ -560,6 +598,9 @@ export class RealCluster {
     throw new Error(`real cluster ${this.version}: timed out waiting for ${what}`);
   }
 }
+
+/** Process name of the Proxy (`kill`, `pause`, `restart` take it). */
+export const PROXY_NODE = 'proxy';
 
 function namesrvNodeName(index: number): string {
   return index === 0 ? 'namesrv' : `namesrv-${index + 1}`;

@@ -22,6 +22,7 @@ export {
   BackpressureError,
   // what a broker or NameServer answered
   BrokerResponseError,
+  MessageTypeMismatchError,
   AccessDeniedError,
   TopicNotFoundError,
   BrokerNotFoundError,

@@ -52,7 +52,11 @@ export class MessageTypeMismatchError extends BrokerResponseError {
       retriable: false,
       errorCode: 'ERR_MESSAGE_TYPE_MISMATCH',
     });
-    this.message = `topic ${topic} is of type ${expectedType} and refuses a ${actualType} message (${
+    this.message = `${
+      expectedType === 'UNSPECIFIED'
+        ? `topic ${topic} has no message type the Proxy knows (it refuses topics it cannot find, e.g. not created yet: create it with a messageType) and refuses a ${actualType} message`
+        : `topic ${topic} is of type ${expectedType} and refuses a ${actualType} message`
+    } (${
       expectedType === 'FIFO'
         ? 'set messageGroup'
         : expectedType === 'DELAY'
@@ -61,7 +65,9 @@ export class MessageTypeMismatchError extends BrokerResponseError {
             ? 'send it with a TransactionProducer'
             : expectedType === 'PRIORITY'
               ? 'set priority'
-              : `send it to a ${actualType} topic`
+              : expectedType === 'UNSPECIFIED'
+                ? 'Admin.createTopic first'
+                : `send it to a ${actualType} topic`
     })${response.address ? ` from ${response.address}` : ''}`;
     this.topic = topic;
     this.expectedType = expectedType;
