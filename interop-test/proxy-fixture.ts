@@ -39,9 +39,26 @@ export function startProxyCluster(options: Partial<RealClusterOptions> = {}): Pr
     version: '5.5.0',
     brokers: ['broker-a'],
     proxy: { config: PROXY_CONFIG },
+    // Five JVMs' worth of start-up on a shared 2-core machine can take minutes.
+    startTimeoutMs: 300_000,
     ...options,
     brokerConfig: { ...PROXY_BROKER_CONFIG, ...options.brokerConfig },
   });
+}
+
+/** The one cluster a test file shares among the test modules it runs (proxy-cluster.test.ts). */
+export class ProxyEnv {
+  private current: RealCluster | undefined;
+  get cluster(): RealCluster {
+    if (this.current === undefined) throw new Error('the Proxy cluster is not started (before hook)');
+    return this.current;
+  }
+  async start(options: Partial<RealClusterOptions> = {}): Promise<void> {
+    this.current = await startProxyCluster(options);
+  }
+  async stop(): Promise<void> {
+    await this.current?.stop();
+  }
 }
 
 export async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
