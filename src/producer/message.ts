@@ -332,6 +332,15 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
 }
 
 /**
+ * The batch request's own properties: WAIT, and the group of a grouped batch, which a 5.x Proxy
+ * reads to type the batch (FIFO) before it looks inside.
+ */
+function batchProperties(wait: boolean, group: string | undefined): string {
+  const props = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + (wait ? 'true' : 'false');
+  return group === undefined ? props : appendProperty(props, PropertyKey.SHARDING_KEY, group);
+}
+
+/**
  * Validates and prepares a batch (Java `MessageBatch.generateFromList` + `batch()`): one topic,
  * one waitStoreMsgOK, no delay, no %RETRY% topic, never compressed, encoded size within
  * maxMessageSize. Each message gets its own UNIQ_KEY. Every message has the same `messageGroup`
@@ -407,7 +416,7 @@ export function prepareBatch(
     body,
     sysFlag: 0,
     flag: 0,
-    properties: PropertyKey.WAIT + NAME_VALUE_SEPARATOR + (wait ? 'true' : 'false'),
+    properties: batchProperties(wait, first.messageGroup),
     msgId: idList.join(','),
     batch: true,
     count: msgs.length,

@@ -128,6 +128,16 @@ describe('messageGroup and priority on the wire', () => {
     const g = prepareMessage({ ...ok, messageGroup: 'order-42' }, settings, ids);
     assert.equal(decodeProperties(g.properties)[PropertyKey.SHARDING_KEY], 'order-42');
     assert.equal(g.batchLane, 'alone');
+    // A grouped batch says so on the batch request too: the Proxy types a batch by its header.
+    const b = prepareBatch(
+      [
+        { ...ok, messageGroup: 'g' },
+        { ...ok, messageGroup: 'g' },
+      ],
+      settings,
+      ids,
+    );
+    assert.equal(decodeProperties(b.properties)[PropertyKey.SHARDING_KEY], 'g');
     const p = prepareMessage({ ...ok, priority: 7 }, settings, ids);
     assert.equal(decodeProperties(p.properties)[PropertyKey.PRIORITY], '7');
     assert.equal(p.batchLane, 'alone');
