@@ -242,6 +242,21 @@ describe('messageGroup on the embedded cluster', () => {
     for (const s of stored) assert.equal(s.properties[PropertyKey.SHARDING_KEY], 'user:7');
   });
 
+  it('bad groups and priorities sent to a running producer reject before anything is stored', async () => {
+    const topic = uniqueTopic('GroupedBad');
+    await cluster.createTopic(topic, 2);
+    const m = { topic, body: 'x' };
+    const rejects = (p: Promise<unknown>, field: string) =>
+      assert.rejects(p, (e: unknown) => e instanceof InvalidArgumentError && e.field === field);
+    await rejects(producer.send({ ...m, messageGroup: 42 as never }), 'messageGroup');
+    await rejects(producer.send({ ...m, messageGroup: '' }), 'messageGroup');
+    await rejects(producer.sendOneway({ ...m, messageGroup: 'g', priority: 1 }), 'priority');
+    await rejects(producer.send({ ...m, priority: -1 }), 'priority');
+    await rejects(producer.send({ ...m, priority: 2, deliverAfterMs: 1000 }), 'deliverAfterMs');
+    await rejects(producer.send({ ...m, messageGroup: 'a' }, { shardingKey: 'b' }), 'shardingKey');
+    assert.equal((await readTopic(cluster, topic, 2)).length, 0);
+  });
+
   it('a TransactionProducer refuses a grouped or prioritized message before sending it', async () => {
     const topic = uniqueTopic('GroupedTx');
     await cluster.createTopic(topic, 2);
