@@ -32,6 +32,7 @@ import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/reg
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
+import { placeByPriority } from '../priority.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
 export const APPLY_TOPIC_HINT = 'http://rocketmq.apache.org/docs/faq/';
@@ -143,6 +144,8 @@ async function processSend(
     }
     let queueId = header.queueId;
     if (queueId < 0) queueId = Math.floor(Math.random() * Math.max(1, topicConfig.writeQueueNums));
+    // [5.4+] A priority message goes to the queue of its priority (priority.ts); batches keep theirs.
+    if (!batch) queueId = placeByPriority(header, topicConfig) ?? queueId;
     const body = request.body ?? new Uint8Array(0);
     // The 5.x broker's size rule: the body as stored (compressed when the producer compressed
     // it; the whole encoded batch for SEND_BATCH_MESSAGE) against maxMessageSize. Properties
