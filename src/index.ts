@@ -49,6 +49,7 @@ export {
   ConsumerGroupOnlineError,
   ProducerGroupNotOnlineError,
   MessageNotFoundError,
+  ProxyEndpointError,
   // NameServer, lifecycle, abort
   NameServerUnreachableError,
   NotANameServerError,
