@@ -10,9 +10,12 @@
  *   only address (brokerId 0);
  * - requests the Proxy forwards are routed by the `bname` field (`n` for SEND_MESSAGE_V2 and
  *   SEND_BATCH_MESSAGE) and refused with VERSION_NOT_SUPPORTED without it;
- * - LOCK/UNLOCK_BATCH_MQ go to the broker of the body's first queue; END_TRANSACTION to the broker
- *   that holds the transaction (the Proxy keeps transactionId → broker, not `bname`); HEART_BEAT
- *   and UNREGISTER_CLIENT reach every broker; CHECK_CLIENT_CONFIG is answered here;
+ * - LOCK/UNLOCK_BATCH_MQ go to the broker of the body's first queue; HEART_BEAT and
+ *   UNREGISTER_CLIENT reach every broker; CHECK_CLIENT_CONFIG is answered here;
+ * - END_TRANSACTION goes to the broker the Proxy has transaction data for, not by `bname`; for a
+ *   remoting client that data comes only from a check it relayed (SendMessageActivity forwards
+ *   the half message raw), so an END_TRANSACTION right after the send is answered and dropped
+ *   (TRANSACTION_DATA_NOT_FOUND is answered SUCCESS), and the check-back settles the transaction;
  * - broker → client requests are relayed to the client they are for, a CHECK_TRANSACTION_STATE
  *   rebuilt without `bname` as the Proxy's RemotingChannel writes it.
  *
@@ -69,7 +72,7 @@ export class FakeProxy {
   /** Requests forwarded per broker name. */
   readonly forwarded = new Map<string, number>();
   private readonly upstream = new Map<Connection, Map<string, Promise<Connection>>>();
-  /** transactionId → broker name (the Proxy's TransactionDataManager, reduced). */
+  /** transactionId → broker name of the checks relayed (the Proxy's TransactionDataManager, reduced). */
   private readonly transactions = new Map<string, string>();
   private namesrv: Promise<Connection> | undefined;
 
@@ -176,10 +179,7 @@ export class FakeProxy {
       await conn.oneway(copy);
       return undefined;
     }
-    const response = await conn.request(copy, TIMEOUT_MS);
-    const transactionId = response.extFields?.transactionId;
-    if (transactionId !== undefined && transactionId !== '') this.transactions.set(transactionId, brokerName);
-    return { ...response };
+    return { ...(await conn.request(copy, TIMEOUT_MS)) };
   }
 
   /** The upstream connection of `client` to `brokerName`, relaying the broker's requests back. */
