@@ -50,6 +50,7 @@ export {
   ConsumerGroupOnlineError,
   ProducerGroupNotOnlineError,
   MessageNotFoundError,
+  ProxyEndpointError,
   // NameServer, lifecycle, abort
   NameServerUnreachableError,
   NotANameServerError,
