@@ -33,6 +33,8 @@ export {
   NotStoreOkError,
   QueueSendFailedError,
   TimerNotSupportedError,
+  RecallDisabledError,
+  RecallRejectedError,
   RequestTimeoutError,
   // consumers
   HandlerTimeoutError,
