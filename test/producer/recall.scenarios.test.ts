@@ -183,6 +183,15 @@ describe('recall of timer messages on the embedded broker', () => {
     });
   });
 
+  it('with a namespace: the handle holds the wire topic, the recall takes the topic as the application writes it', async () => {
+    const topic = uniqueTopic('RecallNs');
+    const p = await pool.start({ namespace: 'NSR' });
+    await cluster.createTopic(`NSR%${topic}`, 1);
+    const sent = await p.send({ topic, body: 'ns', deliverAfterMs: 60_000 });
+    assert.equal(decodeRecallHandle(sent.recallHandle)?.topic, `NSR%${topic}`);
+    assert.equal(await p.recallMessage(topic, sent.recallHandle ?? ''), sent.msgId);
+  });
+
   it('no handle for delay levels, batches and plain sends (as the 5.5.0 broker)', async () => {
     const topic = uniqueTopic('RecallNone');
     await cluster.createTopic(topic, 1);
