@@ -34,6 +34,8 @@ export {
   NotStoreOkError,
   QueueSendFailedError,
   TimerNotSupportedError,
+  RecallDisabledError,
+  RecallRejectedError,
   RequestTimeoutError,
   // consumers
   HandlerTimeoutError,

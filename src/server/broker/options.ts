@@ -88,6 +88,13 @@ export interface BrokerOptions {
   timerWheelEnable: boolean;
   /** [5.x] Longest timer delay accepted, s (Java's default: 3 days). @default 259200 */
   timerMaxDelaySec: number;
+  /**
+   * [5.x 5.3.2+] Accept RECALL_MESSAGE (Java `recallMessageEnable`, off in Apache's brokers too):
+   * off, a recall gets NO_PERMISSION "recall failed, operation is forbidden". Read per request, so
+   * UPDATE_BROKER_CONFIG (`mqadmin updateBrokerConfig -k recallMessageEnable -v true`) turns it on
+   * at once. @default false
+   */
+  recallMessageEnable: boolean;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
   /** [5.x POP] How often expired POP checkpoints are revived into the retry topic, ms (Java `reviveInterval`). @default 1000 */
@@ -149,6 +156,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
   timerWheelEnable: true,
   timerMaxDelaySec: 259_200,
+  recallMessageEnable: false,
   maxReconsumeTimes: 16,
   reviveInterval: 1000,
   rejectTransactionMessage: false,
@@ -226,6 +234,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'rejectTransactionMessage',
     'faultInjection',
     'timerWheelEnable',
+    'recallMessageEnable',
   ] as const) {
     checkBoolean(field, o[field]);
   }

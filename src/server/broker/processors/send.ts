@@ -9,6 +9,7 @@ import {
   type SendMessageRequestHeader,
 } from '../../../protocol/headers/send.js';
 import { encodeOffsetMsgId, HEX_PAIR_CODES } from '../../../protocol/message/message-id.js';
+import { encodeRecallHandle } from '../../../protocol/message/recall-handle.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
 import {
   MessageSysFlag,
@@ -31,6 +32,7 @@ import { encodeBatchRecords, type EncodedBatch } from '../../store/batch-records
 import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/register.js';
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
+import type { TimerPutResult } from '../timer-service.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
 import { placeByPriority } from '../priority.js';
 
@@ -369,9 +371,26 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
     // WAIT is not stored; skipped while encoding, since `delete` would slow the object down.
     properties: encodeProperties(props, PropertyKey.WAIT),
   };
-  const result = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
+  const result: TimerPutResult = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
   const response = answerPut(ctx, request, [result], queueId);
   if (dlq !== undefined && STORED.has(response.code)) ctx.topics.commitCreated(dlq);
+  // Java `attachRecallHandle`: a single message that went to the timer wheel, not of a retry
+  // topic, gets a handle naming its real topic, this broker, TIMER_OUT_MS + 1 ("consider of
+  // floor") and its UNIQ_KEY (a message without one could never be matched, so it gets none).
+  const uniqKey = props[PropertyKey.UNIQ_KEY];
+  if (
+    result.timerOutMs !== undefined &&
+    uniqKey !== undefined &&
+    STORED.has(response.code) &&
+    !topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)
+  ) {
+    (response.extFields ??= {}).recallHandle = encodeRecallHandle({
+      topic,
+      brokerName: ctx.options.brokerName,
+      timestamp: String(result.timerOutMs + 1),
+      messageId: uniqKey,
+    });
+  }
   return response;
 };
 
