@@ -31,6 +31,7 @@ import { encodeBatchRecords, type EncodedBatch } from '../../store/batch-records
 import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/register.js';
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
+import { messageTypeRefusal } from '../message-type-check.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
@@ -137,6 +138,10 @@ async function processSend(
     const batch = request.code === RequestCode.SEND_BATCH_MESSAGE;
     const isNewTopic = ctx.topics.get(header.topic) === undefined;
     const topicConfig = checkMessage(ctx, header, batch);
+    if (ctx.options.enableTopicMessageTypeCheck) {
+      const refused = messageTypeRefusal(topicConfig, header.properties, batch ? request.body : undefined);
+      if (refused !== undefined) throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, refused);
+    }
     // Java marks single messages of a MULTI_TAG topic; batches keep the client's sysFlag.
     if (!batch && topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) {
       header.sysFlag |= MessageSysFlag.MULTI_TAGS_FLAG;
