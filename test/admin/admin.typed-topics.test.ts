@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { Admin } from '../../src/admin/admin.js';
 import { attributesText } from '../../src/admin/topics.js';
 import { BrokerResponseError, InvalidArgumentError } from '../../src/errors.js';
-import { ResponseCode } from '../../src/protocol/codes.js';
+import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import {
   alterTopicAttributes,
   encodeAttributeModification,
@@ -177,4 +177,25 @@ test("broker attribute rule: Java's alterCurrentAttributes cases", () => {
   assert.deepEqual(alterTopicAttributes(true, {}, '+cleanup.policy=COMPACTION'), {
     'cleanup.policy': 'COMPACTION',
   });
+});
+
+test('topicConfig on a broker without GET_TOPIC_CONFIG (4.x): read from GET_ALL_TOPIC_CONFIG', async () => {
+  const cluster = await EmbeddedCluster.start({ brokers: 1, faultInjection: true });
+  const admin = new Admin({ namesrvAddr: cluster.namesrvAddr });
+  try {
+    const topic = unique('Old');
+    await admin.createTopic({ topic, cluster: 'DefaultCluster', messageType: 'DELAY', writeQueues: 3 });
+    // The broker answers 351 as a 4.9 broker does.
+    cluster.broker('broker-a').faults.set({
+      errorCode: ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+      requestCodes: [RequestCode.GET_TOPIC_CONFIG],
+    });
+    const [config] = await admin.topicConfig(topic);
+    assert.equal(config?.messageType, 'DELAY');
+    assert.equal(config?.writeQueues, 3);
+    assert.equal(config?.brokerName, 'broker-a');
+  } finally {
+    await admin.close();
+    await cluster.stop();
+  }
 });
