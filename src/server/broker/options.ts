@@ -112,6 +112,14 @@ export interface BrokerOptions {
   /** Accept fault-injection control (code 9901, `broker.faults`). @default false */
   faultInjection: boolean;
   /**
+   * [5.x] Refuse a message whose type (by its properties: FIFO, DELAY, TRANSACTION, ...) the
+   * topic's `message.type` attribute does not accept, with MESSAGE_ILLEGAL and the 5.x Proxy's
+   * remark (the Proxy's `enableTopicMessageTypeCheck`; Apache's brokers never check, hence off).
+   * Retry and DLQ topics are not checked. docs/protocol.md §13.2.
+   * @default false
+   */
+  enableTopicMessageTypeCheck: boolean;
+  /**
    * ACL 1.0 (Java `aclEnable=true` + `plain_acl.yml`): the accounts inline, or the path of a
    * `plain_acl.yml`-compatible file, reloaded when it changes (src/server/acl/).
    * @default undefined: no ACL, every request allowed
@@ -165,6 +173,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   transactionCheckMax: 15,
   flushConsumerOffsetInterval: 5000,
   faultInjection: false,
+  enableTopicMessageTypeCheck: false,
   acl: undefined,
   tls: undefined,
   logger: silentLogger,
@@ -235,6 +244,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'faultInjection',
     'timerWheelEnable',
     'recallMessageEnable',
+    'enableTopicMessageTypeCheck',
   ] as const) {
     checkBoolean(field, o[field]);
   }

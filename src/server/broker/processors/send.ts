@@ -33,6 +33,7 @@ import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/reg
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
 import type { TimerPutResult } from '../timer-service.js';
+import { messageTypeRefusal } from '../message-type-check.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
 import { placeByPriority } from '../priority.js';
 
@@ -140,6 +141,10 @@ async function processSend(
     const batch = request.code === RequestCode.SEND_BATCH_MESSAGE;
     const isNewTopic = ctx.topics.get(header.topic) === undefined;
     const topicConfig = checkMessage(ctx, header, batch);
+    if (ctx.options.enableTopicMessageTypeCheck) {
+      const refused = messageTypeRefusal(topicConfig, header.properties, batch ? request.body : undefined);
+      if (refused !== undefined) throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, refused);
+    }
     // Java marks single messages of a MULTI_TAG topic; batches keep the client's sysFlag.
     if (!batch && topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) {
       header.sysFlag |= MessageSysFlag.MULTI_TAGS_FLAG;
