@@ -7,7 +7,7 @@
  * selected-queue send makes one attempt and never moves to another queue: order wins over
  * availability, and a failure names the queue.
  */
-import { InvalidArgumentError, QueueSendFailedError } from '../errors.js';
+import { InvalidArgumentError, MessageTypeMismatchError, QueueSendFailedError } from '../errors.js';
 import { javaStringHashCode } from '../protocol/java-string-hash.js';
 import { withoutNamespace } from '../client/namespace.js';
 import type { MessageQueue } from '../client/route.js';
@@ -163,7 +163,13 @@ export function queueSelection(
       return { topic: tp.topic, brokerName: picked.brokerName, queueId: picked.queueId };
     },
     wrap(err) {
-      if (chosen === undefined || err instanceof InvalidArgumentError) return err;
+      // A topic's type refuses the message on every queue: the queue is not the story.
+      if (
+        chosen === undefined ||
+        err instanceof InvalidArgumentError ||
+        err instanceof MessageTypeMismatchError
+      )
+        return err;
       return new QueueSendFailedError(chosen, err);
     },
   };

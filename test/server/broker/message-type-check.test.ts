@@ -107,10 +107,9 @@ test('message type check on two brokers: each mismatch is one MessageTypeMismatc
       'NORMAL',
       'TRANSACTION',
     );
-    // The message group's property, set as a plain property (what the producer allows today).
+    // A message group (__SHARDINGKEY) makes the message FIFO.
     await expectMismatch(
-      () =>
-        producer.send({ topic: normal, body: 'grouped', properties: { [PropertyKey.SHARDING_KEY]: 'g1' } }),
+      () => producer.send({ topic: normal, body: 'grouped', messageGroup: 'g1' }),
       normal,
       'NORMAL',
       'FIFO',
@@ -125,7 +124,7 @@ test('message type check on two brokers: each mismatch is one MessageTypeMismatc
     const grouped = await producer.send({
       topic: fifo,
       body: 'g',
-      properties: { [PropertyKey.SHARDING_KEY]: 'g1' },
+      messageGroup: 'g1',
     });
     assert.equal(grouped.status, 'SEND_OK');
 
