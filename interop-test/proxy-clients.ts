@@ -22,11 +22,6 @@ import type { RealCluster } from './real-cluster.js';
 
 const run = Date.now().toString(36);
 
-/** A property wherever our split put it (user or system map). */
-function prop(m: ConsumerMessage, key: string): string | undefined {
-  return m.properties[key] ?? m.systemProperties[key];
-}
-
 interface JavaSent {
   sent: { seq: number; status: string; msgId: string; queueId: number; recallHandle: string | null }[];
   errors: string[];
@@ -272,7 +267,7 @@ export function proxyClientTests(env: ProxyEnv): void {
       await until(() => new Set(fifoGot.map((m) => m.msgId)).size >= 12, 120_000, 'the Java FIFO messages');
       const byGroup = new Map<string, number[]>();
       for (const m of fifoGot) {
-        const group = prop(m, PropertyKey.SHARDING_KEY) ?? '?';
+        const group = m.messageGroup ?? '?';
         byGroup.set(group, [...(byGroup.get(group) ?? []), Number(m.properties.seq)]);
       }
       assert.deepEqual([...byGroup.keys()].sort(), ['g0', 'g1', 'g2']);
@@ -292,7 +287,7 @@ export function proxyClientTests(env: ProxyEnv): void {
       );
       for (const s of prio.sent) {
         const m = otherGot.get(s.msgId)!;
-        const priority = Number(prop(m, PropertyKey.PRIORITY));
+        const priority = m.priority ?? -1;
         assert.equal(priority, s.seq % 6);
         // On a PRIORITY topic the broker puts a message on queue min(priority, writeQueues − 1).
         assert.equal(m.queue.queueId, Math.min(priority, 3), `priority ${priority}`);
