@@ -16,6 +16,8 @@
  *   remoting client that data comes only from a check it relayed (SendMessageActivity forwards
  *   the half message raw), so an END_TRANSACTION right after the send is answered and dropped
  *   (TRANSACTION_DATA_NOT_FOUND is answered SUCCESS), and the check-back settles the transaction;
+ * - POP does not work: POP_MESSAGE is answered SYSTEM_ERROR and ACK_MESSAGE /
+ *   CHANGE_MESSAGE_INVISIBLETIME never (5.5.0's activities, see handle());
  * - broker → client requests are relayed to the client they are for, a CHECK_TRANSACTION_STATE
  *   rebuilt without `bname` as the Proxy's RemotingChannel writes it.
  *
@@ -41,10 +43,7 @@ const BY_BNAME: ReadonlySet<number> = new Set([
   RequestCode.RECALL_MESSAGE,
   RequestCode.PULL_MESSAGE,
   RequestCode.LITE_PULL_MESSAGE,
-  RequestCode.POP_MESSAGE,
   RequestCode.UPDATE_CONSUMER_OFFSET,
-  RequestCode.ACK_MESSAGE,
-  RequestCode.CHANGE_MESSAGE_INVISIBLETIME,
   RequestCode.GET_MAX_OFFSET,
   RequestCode.GET_MIN_OFFSET,
   RequestCode.QUERY_CONSUMER_OFFSET,
@@ -69,6 +68,8 @@ function own(request: RemotingCommand, code: number, remark?: string, body?: Uin
 export class FakeProxy {
   /** Request codes answered REQUEST_CODE_NOT_SUPPORTED, in arrival order. */
   readonly refused: number[] = [];
+  /** Requests taken and never answered (as 5.5.0 does with ACK_MESSAGE), in arrival order. */
+  readonly unanswered: number[] = [];
   /** Requests forwarded per broker name. */
   readonly forwarded = new Map<string, number>();
   private readonly upstream = new Map<Connection, Map<string, Promise<Connection>>>();
@@ -135,6 +136,15 @@ export class FakeProxy {
       // TRANSACTION_DATA_NOT_FOUND is answered SUCCESS by the Proxy (and END_TRANSACTION is oneway).
       if (brokerName === undefined) return isOneway(request) ? undefined : own(request, ResponseCode.SUCCESS);
       return this.forward(brokerName, request, client);
+    }
+    // 5.5.0 registers POP_MESSAGE to PullMessageActivity, which decodes it as a pull request and
+    // fails on the pull header's absent sysFlag; ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME go to
+    // ConsumerManagerActivity, which has no case for them and never answers.
+    if (code === RequestCode.POP_MESSAGE)
+      return own(request, ResponseCode.SYSTEM_ERROR, 'the custom field <sysFlag> is null');
+    if (code === RequestCode.ACK_MESSAGE || code === RequestCode.CHANGE_MESSAGE_INVISIBLETIME) {
+      this.unanswered.push(code);
+      return undefined;
     }
     if (BY_BNAME.has(code)) {
       const brokerName = SHORT_BNAME.has(code) ? fields.n : fields.bname;

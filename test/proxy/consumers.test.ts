@@ -6,6 +6,7 @@ import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
 import { Producer } from '../../src/producer/producer.js';
 import { RequestCode } from '../../src/protocol/codes.js';
+import { PopNotSupportedError } from '../../src/errors.js';
 import { FAST, unique, waitFor } from '../consumer/helpers.js';
 import { LITE_FAST } from '../consumer/lite-pull-helpers.js';
 import { receiveAtLeast } from '../consumer/simple-consumer-helpers.js';
@@ -103,7 +104,7 @@ test('lite pull consumer through the proxy: subscribe mode polls every message o
   });
 });
 
-test('simple consumer through the proxy: start() passes without NOTIFICATION; receive, changeInvisibleDuration and ack on both brokers', async () => {
+test('simple consumer through the proxy: start() fails at once with PopNotSupportedError naming the Proxy (5.5.0 cannot serve POP over remoting), taking no message', async () => {
   await proxyScenario(2, async (s) => {
     const consumer = s.own(
       new SimpleConsumer({
@@ -115,19 +116,31 @@ test('simple consumer through the proxy: start() passes without NOTIFICATION; re
         pollNameServerInterval: 500,
       }),
     );
-    await consumer.start();
-    const bodies = await sendThrough(s, 16);
-    const first = await receiveAtLeast(consumer, bodies.length, undefined, 20_000);
-    assert.deepEqual(first.map((m) => m.body.toString()).sort(), [...bodies].sort());
-    assert.deepEqual(brokersOf(first.map((m) => m.queue)), ['broker-a', 'broker-b']);
-    // One message of each broker comes back after a short invisible time; the rest are acked.
-    const again = ['broker-a', 'broker-b'].map((b) => first.find((m) => m.queue.brokerName === b)!);
-    for (const m of again) await consumer.changeInvisibleDuration(m, 200);
-    for (const m of first) if (!again.includes(m)) await consumer.ack(m);
-    const back = await receiveAtLeast(consumer, 2, undefined, 20_000);
-    assert.deepEqual(back.map((m) => m.msgId).sort(), again.map((m) => m.msgId).sort());
-    for (const m of back) await consumer.ack(m);
+    await sendThrough(s, 4);
+    await assert.rejects(consumer.start(), (err: unknown) => {
+      assert.ok(err instanceof PopNotSupportedError, String(err));
+      assert.equal(err.proxy, true);
+      assert.equal(err.address, s.proxy.address);
+      assert.match(err.message, /RocketMQ 5 Proxy.*NameServer/);
+      return true;
+    });
+    assert.equal(consumer.state, 'CREATED');
     assert.ok(!s.proxy.refused.includes(RequestCode.NOTIFICATION), 'no NOTIFICATION probe');
-    assertOnlyServedCodes(s);
+    assert.deepEqual(s.proxy.unanswered, [], 'nothing was left waiting for an answer');
+    // The same consumer at the NameServer works: the four messages are all still there.
+    const direct = s.own(
+      new SimpleConsumer({
+        namesrvAddr: s.cluster.namesrvAddr,
+        consumerGroup: s.group,
+        subscriptions: { [s.topic]: '*' },
+        awaitDuration: 300,
+        invisibleDuration: 30_000,
+        pollNameServerInterval: 500,
+      }),
+    );
+    await direct.start();
+    const got = await receiveAtLeast(direct, 4, undefined, 20_000);
+    assert.deepEqual(got.map((m) => m.body.toString()).sort(), ['m0', 'm1', 'm2', 'm3']);
+    for (const m of got) await direct.ack(m);
   });
 });

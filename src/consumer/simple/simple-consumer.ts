@@ -232,6 +232,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout);
     if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
       throw new PopNotSupportedError(t.brokerName, address);
+    // A broker at one of our NameServer addresses is a 5.x Proxy (it routes every broker to itself).
+    // Its remoting server takes POP_MESSAGE for a pull (SYSTEM_ERROR: the pull header's sysFlag is
+    // missing) and never answers ACK_MESSAGE, so POP cannot work there: fail now, not on the first ack.
+    if (response.code === ResponseCode.SYSTEM_ERROR && this.options.namesrvAddr.includes(address))
+      throw new PopNotSupportedError(t.brokerName, address, { proxy: true, remark: response.remark });
   }
 
   /**
