@@ -50,6 +50,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     /** Seconds each Node client sends at 64 in flight before a type's first cell (the JVMs' JIT). */
     'warm-seconds': { type: 'string', default: '3' },
+    /** The same before the first type's cells: the Proxy and brokers start cold. */
+    'first-warm-seconds': { type: 'string', default: '15' },
     /** Seconds the Java driver sends before it measures (its own JIT, in a fresh JVM per cell). */
     'java-warmup': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '1,16,64' },
@@ -236,13 +238,18 @@ async function sendRows(cluster: RealCluster, stamp: string): Promise<Row[]> {
         client,
         await child.next().then(
           () => child,
-          (err: unknown) => (child.kill(), `start failed: ${String(err)}`),
+          (err: unknown) => {
+            child.kill();
+            console.log(`${client} ${type}: start failed: ${String(err)}`);
+            return 'start failed';
+          },
         ),
       );
     }
     try {
+      const warm = Number(values[rows.length === 0 ? 'first-warm-seconds' : 'warm-seconds']);
       for (const child of children.values())
-        if (typeof child !== 'string') await child.cell(64, Number(values['warm-seconds']), 0, size);
+        if (typeof child !== 'string') await child.cell(64, warm, 0, size);
       for (const concurrency of concurrencies) {
         const row: Row = { type, concurrency, cells: {} };
         for (const client of clients) {
@@ -255,7 +262,8 @@ async function sendRows(cluster: RealCluster, stamp: string): Promise<Row[]> {
                   ? (child ?? '-')
                   : await child.cell(concurrency, seconds, warmup, size);
           } catch (err) {
-            row.cells[client] = `failed: ${String(err).slice(0, 200)}`;
+            console.log(`${client} ${type} at ${concurrency}: ${String(err).slice(0, 600)}`);
+            row.cells[client] = 'failed';
           }
         }
         rows.push(row);
@@ -346,13 +354,13 @@ async function drains(cluster: RealCluster, stamp: string): Promise<void> {
   console.log(
     `\nSimpleConsumer drain through the Proxy: ${count} prefilled messages, receive ${32} x 4 receivers, ack each`,
   );
-  console.log('client     msgs      ms   msgs/s  cpu µs/msg  redelivered');
+  console.log('client     msgs      ms   msgs/s  cpu µs/msg  redelivered  retried');
   const rate = (r: DrainResult): number => (r.msgs * 1000) / Math.max(1, r.ms);
   for (const [client, r] of results) {
     if (typeof r === 'string') console.log(`${client.padEnd(9)} ${r}`);
     else
       console.log(
-        `${client.padEnd(9)} ${String(r.msgs).padStart(6)} ${String(r.ms).padStart(7)} ${Math.round(rate(r)).toString().padStart(8)} ${(r.cpuMicros / Math.max(1, r.msgs)).toFixed(0).padStart(11)} ${String(r.redelivered).padStart(12)}`,
+        `${client.padEnd(9)} ${String(r.msgs).padStart(6)} ${String(r.ms).padStart(7)} ${Math.round(rate(r)).toString().padStart(8)} ${(r.cpuMicros / Math.max(1, r.msgs)).toFixed(0).padStart(11)} ${String(r.redelivered).padStart(12)} ${String(r.errors).padStart(8)}`,
       );
   }
   const ours = results.get('ours');
@@ -370,6 +378,8 @@ async function main(): Promise<void> {
     version: VERSION,
     proxy: true,
     quickJit: false,
+    // Full-JIT JVMs start slowly on a shared 2-core machine.
+    startTimeoutMs: 300_000,
     ...(types.includes('DELAY') ? { brokerConfig: { timerWheelEnable: true } } : {}),
   });
   const stamp = Date.now().toString(36);
