@@ -48,7 +48,8 @@ export const DELAY_MS = 600_000;
 const RECEIVERS = 4;
 const BATCH = 32;
 const INVISIBLE_MS = 60_000;
-const IDLE_MS = 3000;
+/** No message for this long ends a drain short of its count (well above a long poll). */
+const IDLE_MS = 20_000;
 /**
  * Long-poll time of a receive: the Proxy's gRPC side refuses less than its
  * grpcClientConsumerMinLongPollingTimeoutMillis (5 s), and ours uses the same.
