@@ -7,6 +7,7 @@
  * Before it closes its client it reports every non-loopback TCP peer it had (there must be none).
  */
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Official from 'rocketmq-client-nodejs';
@@ -141,6 +142,8 @@ export interface DrainResult {
   redelivered: number;
   /** Receives and acks that failed (timed out) and were retried. */
   errors: number;
+  /** The first of those failures. */
+  firstError?: string;
 }
 
 /** A SimpleConsumer as the drain loop sees it: either client's. */
@@ -160,6 +163,11 @@ async function drainLoop<M>(c: Receiver<M>, count: number): Promise<DrainResult>
   let acked = 0;
   let redelivered = 0;
   let errors = 0;
+  let firstError: string | undefined;
+  const failure = (err: unknown): void => {
+    errors++;
+    firstError ??= String(err).slice(0, 300);
+  };
   let lastMessageAt = Date.now();
   const startCpu = process.cpuUsage();
   const started = process.hrtime.bigint();
@@ -167,7 +175,13 @@ async function drainLoop<M>(c: Receiver<M>, count: number): Promise<DrainResult>
   const receiver = async (): Promise<void> => {
     while (done === undefined && Date.now() - lastMessageAt < IDLE_MS) {
       // A receive or ack that times out on a loaded machine is retried, as an application would.
-      const batch = await c.receive().catch(() => (errors++, [] as M[]));
+      let batch: M[] = [];
+      try {
+        batch = await c.receive();
+      } catch (err) {
+        failure(err);
+        await sleep(100);
+      }
       if (batch.length === 0) continue;
       lastMessageAt = Date.now();
       await Promise.all(
@@ -178,7 +192,7 @@ async function drainLoop<M>(c: Receiver<M>, count: number): Promise<DrainResult>
           if (
             !(await c.ack(m).then(
               () => true,
-              () => (errors++, false),
+              (err: unknown) => (failure(err), false),
             ))
           )
             return;
@@ -198,7 +212,14 @@ async function drainLoop<M>(c: Receiver<M>, count: number): Promise<DrainResult>
       cpuMicros: cpu.user + cpu.system,
     };
   }
-  return { msgs: seen.size, ms: Math.round(done.ms), cpuMicros: done.cpuMicros, redelivered, errors };
+  return {
+    msgs: seen.size,
+    ms: Math.round(done.ms),
+    cpuMicros: done.cpuMicros,
+    redelivered,
+    errors,
+    firstError,
+  };
 }
 
 async function drainOurs(endpoint: string, topic: string, count: number): Promise<DrainResult> {

@@ -113,6 +113,8 @@ class ClientChild {
   private readonly child: ChildProcess;
   private readonly exited: Promise<unknown>;
   private serverMark = 0;
+  private readonly inbox: FromChild[] = [];
+  private waiter: { resolve(m: FromChild): void; reject(e: Error): void } | undefined;
 
   constructor(
     job: ClientJob,
@@ -121,32 +123,41 @@ class ClientChild {
     const script = fileURLToPath(new URL('./proxy-client.js', import.meta.url));
     this.child = fork(script, [JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+    // Messages queue up: two can arrive in one read, before the caller asks for the second.
     this.child.on('message', (m: FromChild) => {
       if ('mark' in m) this.serverMark = processesCpuMs(this.serverPids);
-      if ('report' in m) {
+      else if ('report' in m) {
         const serverCpuUs = (processesCpuMs(this.serverPids) - this.serverMark) * 1000;
         this.child.send({ serverCpuUs } satisfies ToChild);
-      }
+      } else this.deliver(m);
+    });
+    this.child.once('exit', (code) => {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w?.reject(new Error(`client child exited ${code}`));
     });
   }
 
   /** The next message that is not CPU accounting; a `failed` one rejects. */
   next(): Promise<FromChild> {
+    const m = this.inbox.shift();
+    if (m !== undefined) return 'failed' in m ? Promise.reject(new Error(m.failed)) : Promise.resolve(m);
+    if (this.child.exitCode !== null)
+      return Promise.reject(new Error(`client child exited ${this.child.exitCode}`));
     return new Promise((resolve, reject) => {
-      const onMessage = (m: FromChild): void => {
-        if ('mark' in m || 'report' in m) return;
-        this.child.off('message', onMessage);
-        this.child.off('exit', onExit);
-        if ('failed' in m) reject(new Error(m.failed));
-        else resolve(m);
-      };
-      const onExit = (code: number | null): void => {
-        this.child.off('message', onMessage);
-        reject(new Error(`client child exited ${code}`));
-      };
-      this.child.on('message', onMessage);
-      this.child.once('exit', onExit);
+      this.waiter = { resolve, reject };
     });
+  }
+
+  private deliver(m: FromChild): void {
+    const w = this.waiter;
+    if (w === undefined) {
+      this.inbox.push(m);
+      return;
+    }
+    this.waiter = undefined;
+    if ('failed' in m) w.reject(new Error(m.failed));
+    else w.resolve(m);
   }
 
   async cell(concurrency: number, seconds: number, warmup: number, size: number): Promise<Cell> {
@@ -347,7 +358,7 @@ async function drains(cluster: RealCluster, stamp: string): Promise<void> {
       if ('drained' in m) results.set(client, m.drained);
       nonLoopback.push(...(await child.closed()));
     } catch (err) {
-      results.set(client, `failed: ${String(err).slice(0, 300)}`);
+      if (!results.has(client)) results.set(client, `failed: ${String(err).slice(0, 300)}`);
       child.kill();
     }
   }
@@ -360,7 +371,7 @@ async function drains(cluster: RealCluster, stamp: string): Promise<void> {
     if (typeof r === 'string') console.log(`${client.padEnd(9)} ${r}`);
     else
       console.log(
-        `${client.padEnd(9)} ${String(r.msgs).padStart(6)} ${String(r.ms).padStart(7)} ${Math.round(rate(r)).toString().padStart(8)} ${(r.cpuMicros / Math.max(1, r.msgs)).toFixed(0).padStart(11)} ${String(r.redelivered).padStart(12)} ${String(r.errors).padStart(8)}`,
+        `${client.padEnd(9)} ${String(r.msgs).padStart(6)} ${String(r.ms).padStart(7)} ${Math.round(rate(r)).toString().padStart(8)} ${(r.cpuMicros / Math.max(1, r.msgs)).toFixed(0).padStart(11)} ${String(r.redelivered).padStart(12)} ${String(r.errors).padStart(8)}${r.firstError === undefined ? '' : `  first: ${r.firstError}`}`,
       );
   }
   const ours = results.get('ours');
