@@ -383,15 +383,16 @@ async function drains(cluster: RealCluster, stamp: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // The harness runs 5.x brokers without the timer wheel; DELAY messages need it.
+  // The harness runs 5.x brokers without the timer wheel; DELAY messages and POP need it.
   const types = listOption('types', values.types, TYPES);
+  const timerWheel = types.includes('DELAY') || Number(values.drain) > 0;
   const cluster = await RealCluster.start({
     version: VERSION,
     proxy: true,
     quickJit: false,
     // Full-JIT JVMs start slowly on a shared 2-core machine.
     startTimeoutMs: 300_000,
-    ...(types.includes('DELAY') ? { brokerConfig: { timerWheelEnable: true } } : {}),
+    ...(timerWheel ? { brokerConfig: { timerWheelEnable: true } } : {}),
   });
   const stamp = Date.now().toString(36);
   try {
