@@ -24,6 +24,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { formatMs } from '../src/cli/stats.js';
 import { Admin } from '../src/admin/admin.js';
 import { Producer } from '../src/producer/producer.js';
+import { BrokerResponseError } from '../src/errors/broker.js';
+import { SendFailedError } from '../src/errors/producer.js';
+import { ResponseCode } from '../src/protocol/codes.js';
 import { RealCluster } from '../interop-test/real-cluster.js';
 import { runDriver, runMqadmin, type BenchResult } from '../interop-test/java.js';
 import { processesCpuMs } from './process-cpu.js';
@@ -322,6 +325,24 @@ function printRow(row: Row): void {
   );
 }
 
+/** SYSTEM_BUSY means the broker stored nothing: sent again after a pause, it is stored once. */
+async function sendUnlessBusy(producer: Producer, topic: string, body: Buffer): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await producer.send({ topic, body });
+      return;
+    } catch (err) {
+      const busy =
+        err instanceof SendFailedError &&
+        err.attempts.every(
+          (a) => a.error instanceof BrokerResponseError && a.error.responseCode === ResponseCode.SYSTEM_BUSY,
+        );
+      if (!busy || attempt >= 20) throw err;
+      await sleep(200);
+    }
+  }
+}
+
 /** `count` 128 B messages on a fresh NORMAL topic, written straight to the brokers. */
 async function prefill(cluster: RealCluster, topic: string, count: number): Promise<void> {
   await createTypedTopic(cluster, topic, 'NORMAL');
@@ -335,7 +356,7 @@ async function prefill(cluster: RealCluster, topic: string, count: number): Prom
     const body = Buffer.alloc(Number(values.size), 'x');
     for (let sent = 0; sent < count;) {
       const n = Math.min(256, count - sent);
-      await Promise.all(Array.from({ length: n }, () => producer.send({ topic, body })));
+      await Promise.all(Array.from({ length: n }, () => sendUnlessBusy(producer, topic, body)));
       sent += n;
     }
   } finally {
