@@ -34,6 +34,8 @@ export {
   NotStoreOkError,
   QueueSendFailedError,
   TimerNotSupportedError,
+  RecallDisabledError,
+  RecallRejectedError,
   RequestTimeoutError,
   // consumers
   HandlerTimeoutError,
@@ -50,6 +52,7 @@ export {
   ConsumerGroupOnlineError,
   ProducerGroupNotOnlineError,
   MessageNotFoundError,
+  ProxyEndpointError,
   // NameServer, lifecycle, abort
   NameServerUnreachableError,
   NotANameServerError,

@@ -14,6 +14,7 @@ import {
   ConnectionClosedError,
   IllegalStateError,
   NameServerUnreachableError,
+  ProxyEndpointError,
   TimeoutError,
   TopicNotFoundError,
 } from '../errors.js';
@@ -32,6 +33,8 @@ export class AdminContext {
   readonly instance: ClientInstance;
   /** The signal of the Admin call this view serves (`withSignal`); undefined on the shared context. */
   readonly signal: AbortSignal | undefined = undefined;
+  /** The NameServer addresses configured (`namesrvAddr`), to recognise a Proxy answering as a broker. */
+  private readonly namesrvAddresses: ReadonlySet<string>;
   /** After Admin.shutdown(): every request rejects with IllegalStateError. */
   private closed = false;
 
@@ -42,6 +45,7 @@ export class AdminContext {
     this.instance = new ClientInstance(
       clientInstanceConfig(options, clientIdOf({ ...options, instanceName })),
     );
+    this.namesrvAddresses = new Set(this.instance.namesrv.addresses);
   }
 
   /**
@@ -101,8 +105,13 @@ export class AdminContext {
     response: RemotingCommand,
     mapped?: (response: RemotingCommand) => Error | undefined,
   ): Error {
-    const own = response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED ? undefined : mapped?.(response);
-    return own ?? errorFromResponse(response, { address, requestCode: code });
+    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) {
+      // A broker at a NameServer's address is a 5.x Proxy naming itself as every broker: it
+      // serves no admin request, whichever is tried (NameServerClient tells it apart too).
+      if (this.namesrvAddresses.has(address)) return new ProxyEndpointError(address, code);
+      return errorFromResponse(response, { address, requestCode: code });
+    }
+    return mapped?.(response) ?? errorFromResponse(response, { address, requestCode: code });
   }
 
   /** NameServer request with failover; transport failures become NameServerUnreachableError. */

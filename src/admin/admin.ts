@@ -35,7 +35,15 @@ import {
   deleteSubscriptionGroup,
   type SubscriptionGroupSettings,
 } from './subscription-groups.js';
-import { createTopic, deleteTopic, topicRoute, topicStats, topics } from './topics.js';
+import {
+  createTopic,
+  deleteTopic,
+  topicConfig,
+  topicList,
+  topicRoute,
+  topicStats,
+  topics,
+} from './topics.js';
 import { messageTrace } from './traces.js';
 import type { TraceContext } from '../protocol/trace/trace-data.js';
 import type {
@@ -53,6 +61,8 @@ import type {
   CreateTopicRequest,
   QueueMessages,
   ResetOffsetResult,
+  TopicConfigResult,
+  TopicListEntry,
   TopicRouteResult,
   TopicStats,
 } from './types.js';
@@ -173,9 +183,27 @@ export class Admin extends EventEmitter<AdminEvents> {
     return this.run(options, (c) => topicConsumers(c, topic));
   }
 
-  /** Creates or updates a topic on every master of `cluster`, or on `brokers`; returns the addresses. */
+  /**
+   * Creates or updates a topic on every master of `cluster`, or on `brokers`; returns the
+   * addresses. [5.x] `messageType` and `attributes` set topic attributes (docs/admin-cli.md §5).
+   */
   createTopic(request: CreateTopicRequest, options?: CallOptions): Promise<string[]> {
     return this.run(options, (c) => createTopic(c, request));
+  }
+
+  /** The same request as createTopic (UPDATE_AND_CREATE_TOPIC both creates and updates). */
+  updateTopic(request: CreateTopicRequest, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => createTopic(c, request));
+  }
+
+  /** The topic's config on each master of its route, with its message type and attributes. */
+  topicConfig(topic: string, options?: CallOptions): Promise<TopicConfigResult[]> {
+    return this.run(options, (c) => topicConfig(c, topic));
+  }
+
+  /** Every topic on the masters (of `cluster`, else all), with its message type; sorted. */
+  topicList(cluster?: string, options?: CallOptions): Promise<TopicListEntry[]> {
+    return this.run(options, (c) => topicList(c, cluster));
   }
 
   deleteTopic(topic: string, cluster: string, options?: CallOptions): Promise<void> {

@@ -11,3 +11,4 @@ export type {
   SubTraceBean,
   TraceContext,
 } from '../protocol/trace/trace-data.js';
+export { TOPIC_MESSAGE_TYPES } from '../protocol/message/message-type.js';

@@ -1,8 +1,9 @@
 /** Results of the Admin client: plain typed objects (no class instances), ready for JSON. */
 import type { SubscriptionGroupConfig } from '../protocol/body/admin.js';
+import type { TopicMessageType } from '../protocol/message/message-type.js';
 import type { ConsumerRunningInfoData } from '../protocol/body/consumer-running-info.js';
 
-export type { SubscriptionGroupConfig, ConsumerRunningInfoData };
+export type { SubscriptionGroupConfig, ConsumerRunningInfoData, TopicMessageType };
 
 /** A queue of a topic on a broker. */
 export interface AdminQueue {
@@ -84,8 +85,24 @@ export interface CreateTopicRequest {
   writeQueues?: number | undefined;
   /** PermName bits: 2 W, 4 R, 6 RW. @default 6 */
   perm?: number | undefined;
-  /** @default false */
+  /**
+   * Java's `order` flag. @default true when `messageType` is FIFO (as Java's guide creates FIFO
+   * topics, `-o true`), else false
+   */
   order?: boolean | undefined;
+  /**
+   * [5.x] The topic's `message.type` attribute, sent as `+message.type=<type>`; a 4.x broker
+   * ignores attributes (the topic is created untyped). @default undefined: unchanged (a new topic
+   * is NORMAL)
+   */
+  messageType?: TopicMessageType | undefined;
+  /**
+   * [5.x] Other topic attributes: `{ key: value }` adds or replaces, `{ key: null }` removes, or
+   * Java's text `+key=value,-key` (`mqadmin updateTopic -a`). The broker accepts only the keys it
+   * knows (5.5.0: `message.type`, `queue.type`, `cleanup.policy`, `reserve.time`,
+   * `lite.topic.expiration`) and refuses a removal on creation. @default undefined: unchanged
+   */
+  attributes?: Readonly<Record<string, string | null>> | string | undefined;
   /** Every master of this cluster… */
   cluster?: string | undefined;
   /** …or these brokers (names or `host:port`). */
@@ -183,4 +200,33 @@ export interface ConsumeDirectlyResult {
 export interface AdminTarget {
   cluster?: string | undefined;
   brokers?: readonly string[] | undefined;
+}
+
+/** One broker's config of a topic (GET_TOPIC_CONFIG, or GET_ALL_TOPIC_CONFIG on a 4.x broker). */
+export interface TopicConfigResult {
+  topic: string;
+  brokerName: string;
+  address: string;
+  readQueues: number;
+  writeQueues: number;
+  perm: number;
+  order: boolean;
+  topicSysFlag: number;
+  topicFilterType: string;
+  /** The `message.type` attribute; NORMAL when absent (always on a 4.x broker). */
+  messageType: TopicMessageType;
+  /** Every attribute, `message.type` included; empty on a 4.x broker. */
+  attributes: Record<string, string>;
+}
+
+/** A topic as `topicList` reports it: its type and where it lives. */
+export interface TopicListEntry {
+  topic: string;
+  /** `message.type` on the first broker (by name) that has the topic; NORMAL when absent. */
+  messageType: TopicMessageType;
+  /** That broker's attributes. */
+  attributes: Record<string, string>;
+  order: boolean;
+  /** Broker names holding the topic, sorted. */
+  brokers: string[];
 }

@@ -14,7 +14,7 @@ import { GetBrokerClusterInfo, parseClusterInfo, type ClusterInfo } from '../pro
 import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../protocol/headers/route.js';
 import type { ConnectionPool } from '../remoting/pool.js';
 import type { Clock, Deadline } from './deadline.js';
-import { NotANameServerError } from '../errors.js';
+import { NotANameServerError, ProxyEndpointError } from '../errors.js';
 
 /** First backoff of a NameServer that failed to answer (ms); doubles per failure. */
 export const NAMESRV_BACKOFF_MIN_MS = 1000;
@@ -30,6 +30,9 @@ const EVERY_NAMESRV_SUPPORTS: ReadonlySet<number> = new Set([
   RequestCode.GET_BROKER_CLUSTER_INFO,
   RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER,
 ]);
+
+/** The topic whose route tells a Proxy from a broker (Java's auto-create template topic, on every cluster). */
+const PROXY_PROBE_TOPIC = 'TBW102';
 
 /** A timeout marks a NameServer down only if it had at least this long to answer (ms). */
 const MIN_TIMEOUT_EVIDENCE_MS = 200;
@@ -118,7 +121,7 @@ export class NamesrvClient {
           response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED &&
           EVERY_NAMESRV_SUPPORTS.has(request.code)
         )
-          throw new NotANameServerError(address, request.code);
+          throw await this.notANameServer(address, request.code, budget);
         this.failures[index] = 0;
         this.retryAt[index] = 0;
         if (index !== this.current) {
@@ -139,6 +142,30 @@ export class NamesrvClient {
       }
     }
     throw lastError ?? new TimeoutError(this.currentAddress, RequestCode.GET_ROUTEINFO_BY_TOPIC, 0);
+  }
+
+  /**
+   * The error for an address that refused NameServer request `code`. A 5.x Proxy serves routes
+   * but no admin request, while a broker serves neither: a refused admin request is followed by
+   * one route request to the same address, and an answer to it means a Proxy (ProxyEndpointError,
+   * which says to use a NameServer). Only on this failure path: a NameServer costs nothing extra.
+   */
+  private async notANameServer(
+    address: string,
+    code: number,
+    budgetMs: number,
+  ): Promise<NotANameServerError> {
+    if (code === RequestCode.GET_ROUTEINFO_BY_TOPIC) return new NotANameServerError(address, code);
+    const probe = createRequest(
+      GetRouteInfoByTopic.code,
+      GetRouteInfoByTopic.encode({ topic: PROXY_PROBE_TOPIC }),
+      undefined,
+      this.defaults,
+    );
+    const answer = await this.pool.request(address, probe, budgetMs).catch(() => undefined);
+    return answer !== undefined && answer.code !== ResponseCode.REQUEST_CODE_NOT_SUPPORTED
+      ? new ProxyEndpointError(address, code)
+      : new NotANameServerError(address, code);
   }
 
   /** GET_ROUTEINFO_BY_TOPIC; undefined when the NameServer answers TOPIC_NOT_EXIST. */

@@ -339,11 +339,13 @@ export class RouteLookup extends EventEmitter {
     const next = new Map<number, string>();
     for (const [id, addr] of Object.entries(addrs)) next.set(Number(id), addr);
     const before = this.brokers.get(brokerName);
+    // Events are per address, not per broker name: behind a 5.x Proxy every broker name has the
+    // same address, and one name leaving must not close the connection the others use.
+    const had = new Set(this.brokerAddresses(true));
     this.brokers.set(brokerName, next);
-    const kept = new Set(next.values());
+    const has = new Set(this.brokerAddresses(true));
     if (before !== undefined)
-      for (const addr of before.values()) if (!kept.has(addr)) this.emit('brokerAddressRemoved', addr);
-    const had = new Set(before?.values());
+      for (const addr of before.values()) if (!has.has(addr)) this.emit('brokerAddressRemoved', addr);
     for (const [id, addr] of next) if (!had.has(addr)) this.emit('brokerAddressAdded', addr, id);
   }
 
@@ -449,17 +451,23 @@ export class RouteLookup extends EventEmitter {
         if (set === undefined) live.set(b.brokerName, (set = new Set()));
         for (const addr of Object.values(b.brokerAddrs)) set.add(addr);
       }
+    const gone: [string, string][] = [];
     for (const [name, ids] of [...this.brokers]) {
       const keep = live.get(name);
       const next = new Map([...ids].filter(([, addr]) => keep?.has(addr) === true));
       if (next.size === ids.size) continue;
       if (next.size === 0) this.brokers.delete(name);
       else this.brokers.set(name, next);
-      for (const [, addr] of ids) {
-        if (next.size > 0 && [...next.values()].includes(addr)) continue;
-        this.config.logger.info('broker left every route; connection closed', { brokerName: name, addr });
-        this.emit('brokerAddressRemoved', addr);
-      }
+      for (const [, addr] of ids) if (!keep?.has(addr)) gone.push([name, addr]);
+    }
+    // Several broker names may share one address (a 5.x Proxy names itself as every broker):
+    // the connection closes only when no broker left uses it.
+    const inUse = new Set(this.brokerAddresses(true));
+    for (const [name, addr] of gone) {
+      if (inUse.has(addr)) continue;
+      inUse.add(addr);
+      this.config.logger.info('broker left every route; connection closed', { brokerName: name, addr });
+      this.emit('brokerAddressRemoved', addr);
     }
   }
 

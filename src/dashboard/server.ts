@@ -19,6 +19,7 @@ import {
   AccessDeniedError,
   InvalidArgumentError,
   NameServerUnreachableError,
+  NotANameServerError,
   RocketMQError,
 } from '../errors.js';
 import { APP_CSS, APP_JS } from './assets.js';
@@ -123,6 +124,7 @@ export class Dashboard {
   /** Listens; resolves to the dashboard's URL. */
   async start(): Promise<string> {
     if (this.server) return this.url;
+    await this.refuseWrongEndpoint();
     const server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -134,6 +136,20 @@ export class Dashboard {
     this.server = server;
     if (isLoopbackHost(this.options.host)) this.hosts = loopbackHosts(this.port);
     return this.url;
+  }
+
+  /**
+   * Refuses to start at an address that can never work (a 5.x Proxy or a broker given as the
+   * NameServer: ProxyEndpointError, NotANameServerError), where every page would show the same
+   * error. A NameServer that is down is not refused: the pages show it, and recover with it.
+   */
+  private async refuseWrongEndpoint(): Promise<void> {
+    if (!this.ownsAdmin) return;
+    try {
+      await this.admin.clusterInfo();
+    } catch (err) {
+      if (err instanceof NotANameServerError) throw err;
+    }
   }
 
   get port(): number {

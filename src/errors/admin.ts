@@ -4,6 +4,7 @@
  * broker.ts, shared with the other clients.
  */
 import { RocketMQError, type RocketMQErrorOptions } from './base.js';
+import { NotANameServerError } from './namesrv.js';
 
 /** The consumer group is unknown: no online member and no stored progress. */
 export class ConsumerGroupNotFoundError extends RocketMQError {
@@ -61,5 +62,23 @@ export class MessageNotFoundError extends RocketMQError {
     options: RocketMQErrorOptions = {},
   ) {
     super('ERR_MESSAGE_NOT_FOUND', `no message found for ${query}`, options);
+  }
+}
+
+/**
+ * The address given as a NameServer is a RocketMQ 5 Proxy's remoting endpoint: it answers routes
+ * (naming itself as every broker) but serves no NameServer or broker admin request. Producers and
+ * consumers work through it; Admin, the CLI's admin commands and the dashboard need a NameServer
+ * (docs/proxy.md). A NotANameServerError, so code that handles that handles this too.
+ */
+export class ProxyEndpointError extends NotANameServerError {
+  constructor(address: string, requestCode: number) {
+    super(address, requestCode, {
+      code: 'ERR_PROXY_ENDPOINT',
+      message:
+        `${address} is a RocketMQ 5 Proxy, not a NameServer: it does not serve admin request ${requestCode}. ` +
+        'Point Admin, the CLI admin commands and the dashboard at a NameServer address ' +
+        '(producers and consumers may keep using the Proxy)',
+    });
   }
 }

@@ -63,14 +63,27 @@ export class ReplyNotPossibleError extends RocketMQError {
 /** The broker does not speak POP (a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED): POP needs RocketMQ 5. */
 export class PopNotSupportedError extends RocketMQError {
   readonly address: string;
-  constructor(brokerName: string, address: string, options: RocketMQErrorOptions = {}) {
+  /** True when the address is a RocketMQ 5 Proxy's remoting endpoint rather than a 4.x broker. */
+  readonly proxy: boolean;
+  constructor(
+    brokerName: string,
+    address: string,
+    options: RocketMQErrorOptions & { proxy?: boolean; remark?: string | undefined } = {},
+  ) {
+    const { proxy = false, remark, ...rest } = options;
     super(
       'ERR_POP_NOT_SUPPORTED',
-      `broker ${brokerName} at ${address} does not support POP (REQUEST_CODE_NOT_SUPPORTED): ` +
-        'SimpleConsumer needs a RocketMQ 5.x broker; use PushConsumer or LitePullConsumer with RocketMQ 4.x',
-      { ...options, retriable: false },
+      proxy
+        ? `broker ${brokerName} is reached through a RocketMQ 5 Proxy at ${address}, whose remoting ` +
+            'endpoint does not serve POP consumption (5.5.0 reads POP_MESSAGE as a pull and never ' +
+            `answers ACK_MESSAGE${remark ? `; it answered: ${remark.slice(0, 160)}` : ''}): point the ` +
+            'SimpleConsumer at a NameServer, or consume through the Proxy with PushConsumer or LitePullConsumer'
+        : `broker ${brokerName} at ${address} does not support POP (REQUEST_CODE_NOT_SUPPORTED): ` +
+            'SimpleConsumer needs a RocketMQ 5.x broker; use PushConsumer or LitePullConsumer with RocketMQ 4.x',
+      { ...rest, retriable: false },
     );
     this.address = address;
+    this.proxy = proxy;
   }
 }
 

@@ -27,10 +27,13 @@ export class NotANameServerError extends RocketMQError {
   constructor(
     readonly address: string,
     readonly requestCode: number,
+    /** A subclass's own code and message (ProxyEndpointError). */
+    own?: { code: string; message: string },
   ) {
     super(
-      'ERR_NOT_A_NAMESRV',
-      `${address} looks like a broker, not a NameServer: it does not support NameServer request ${requestCode}`,
+      own?.code ?? 'ERR_NOT_A_NAMESRV',
+      own?.message ??
+        `${address} looks like a broker, not a NameServer: it does not support NameServer request ${requestCode}`,
     );
   }
 }

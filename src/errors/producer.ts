@@ -1,4 +1,4 @@
-/** Producer errors: sends that failed, selected-queue sends, timer messages, request-reply. */
+/** Producer errors: sends that failed, selected-queue sends, timer messages, recall, request-reply. */
 import { RocketMQError, type QueueRef } from './base.js';
 
 /** One try of a send: where it went and how it ended. */
@@ -107,6 +107,47 @@ export class TimerNotSupportedError extends RocketMQError {
     );
     this.brokerName = brokerName;
     this.address = address;
+  }
+}
+
+/**
+ * [5.x] The broker refused RECALL_MESSAGE because recall is off there (NO_PERMISSION "recall
+ * failed, operation is forbidden"): Apache brokers ship with `recallMessageEnable=false`. Never
+ * retriable: the same broker says the same until its setting changes.
+ */
+export class RecallDisabledError extends RocketMQError {
+  readonly brokerName: string;
+  readonly address: string;
+  /** The broker's remark, verbatim. */
+  readonly remark: string | undefined;
+  constructor(brokerName: string, address: string, remark: string | undefined) {
+    super(
+      'ERR_RECALL_DISABLED',
+      `broker ${brokerName} (${address}) has message recall turned off${remark ? ` (${remark})` : ''}; set recallMessageEnable=true on it (mqadmin updateBrokerConfig -k recallMessageEnable -v true)`,
+      { retriable: false },
+    );
+    this.brokerName = brokerName;
+    this.address = address;
+    this.remark = remark;
+  }
+}
+
+/**
+ * [5.x] The broker refused the recall handle (ILLEGAL_OPERATION): unreadable, for another topic
+ * or broker, or its message's time has come (delivered already) or lies beyond
+ * `timerMaxDelaySec`. `remark` is the broker's reason. Never retriable.
+ */
+export class RecallRejectedError extends RocketMQError {
+  readonly topic: string;
+  readonly address: string;
+  readonly remark: string | undefined;
+  constructor(topic: string, address: string, remark: string | undefined) {
+    super('ERR_RECALL_REJECTED', `recall on ${topic} refused by ${address}: ${remark ?? 'no reason given'}`, {
+      retriable: false,
+    });
+    this.topic = topic;
+    this.address = address;
+    this.remark = remark;
   }
 }
 

@@ -22,8 +22,8 @@
  *
  * Each message is written into its batch's buffer when it is added (BatchWriter), so a flush
  * encodes nothing. Like Java, messages with a delay level or a timer, %RETRY% topics,
- * transaction halves (PGROUP) and, here, bodies already compressed (a batch has one sysFlag for
- * all) are sent alone; so is everything while the accumulator holds `totalBatchMaxBytes`.
+ * transaction halves (PGROUP) and, here, message groups and priorities (they pick their queue),
+ * and bodies already compressed (a batch has one sysFlag for all) are sent alone; so is everything while the accumulator holds `totalBatchMaxBytes`.
  * prepareMessage decides a message's {@link BatchLane} from what it wrote; a message whose
  * properties were rewritten after (transaction halves, requests) is judged by its properties.
  * Grouping is by wire topic and WAIT (Java also splits by tag, which changes nothing on the
@@ -105,8 +105,10 @@ interface Batch {
 const BATCH_PROPERTIES_WAIT = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'true';
 const BATCH_PROPERTIES_NO_WAIT = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + 'false';
 /**
- * A property that keeps a message out of batches (delay level, timer, transaction group), or
- * WAIT=false, as a whole name: one scan of the properties instead of one per name.
+ * A property that keeps a message out of batches (delay level, timer, transaction group, message
+ * group, priority), as a whole name: one scan of the properties instead of one per name. A grouped
+ * message is a selected-queue send, never batched (producer.ts `track`); a priority message is
+ * placed by the broker one by one (SEND_BATCH_MESSAGE ignores the property).
  */
 const UNBATCHABLE = new RegExp(
   `(?:^|${PROPERTY_SEPARATOR})(?:${[
@@ -115,6 +117,8 @@ const UNBATCHABLE = new RegExp(
     PropertyKey.TIMER_DELAY_SEC,
     PropertyKey.TIMER_DELIVER_MS,
     PropertyKey.PGROUP,
+    PropertyKey.SHARDING_KEY,
+    PropertyKey.PRIORITY,
   ].join('|')})${NAME_VALUE_SEPARATOR}`,
 );
 const NO_WAIT = new RegExp(
@@ -131,8 +135,8 @@ export function batchLaneOf(p: PreparedMessage): BatchLane {
 }
 
 /**
- * The lane of a single message: alone when compressed (a batch has one sysFlag), delayed or
- * timed (`special`) or on a %RETRY% topic; else by its WAIT.
+ * The lane of a single message: alone when compressed (a batch has one sysFlag), delayed, timed,
+ * grouped or with a priority (`special`) or on a %RETRY% topic; else by its WAIT.
  */
 export function batchLane(topic: string, sysFlag: number, special: boolean, waitStore: boolean): BatchLane {
   if (special || sysFlag !== 0 || topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return 'alone';

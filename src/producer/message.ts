@@ -11,6 +11,7 @@ import type { CompressionType } from '../protocol/message/sysflag.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
 import { batchLane, type BatchLane } from './auto-batch.js';
 import { timerProperty } from './timer.js';
+import { checkMessageGroup, checkOneMessageType, checkPriority } from './group-priority.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
   appendProperty,
@@ -46,6 +47,19 @@ export interface Message {
   waitStoreMsgOK?: boolean | undefined;
   /** User int, stored with the message. @default 0 */
   flag?: number | undefined;
+  /**
+   * [5.x] Message group (FIFO, property `__SHARDINGKEY`): the send goes to the queue the group
+   * hashes to, as the per-send `shardingKey` option (Java's `SelectMessageQueueByHash`), so one
+   * group's messages keep their order. Not blank, no control characters, under 64 UTF-8 bytes;
+   * never with `priority`, a delay, a timer or a transaction (docs/producer.md §5.1).
+   */
+  messageGroup?: string | undefined;
+  /**
+   * [5.4+] Priority (property `_SYS_MSG_PRIORITY_`), an integer ≥ 0: on a PRIORITY topic the
+   * broker stores it in queue `min(priority, writeQueueNums − 1)` and POP consumers get higher
+   * queues first. Never with `messageGroup`, a delay, a timer or a transaction (docs/producer.md §5.2).
+   */
+  priority?: number | undefined;
 }
 
 /** What the request builder needs; built once per send and shared by every attempt. */
@@ -124,6 +138,8 @@ export const MESSAGE_FIELD_NAMES = keyList<Message>({
   deliverAfterMs: true,
   waitStoreMsgOK: true,
   flag: true,
+  messageGroup: true,
+  priority: true,
 });
 
 function bodyBytes(body: unknown, field: string): Uint8Array {
@@ -178,7 +194,9 @@ function encodeMessageProperties(msg: Message, field: string): string {
     msg.keys === undefined &&
     msg.tags === undefined &&
     (msg.delayTimeLevel === undefined || msg.delayTimeLevel === 0) &&
-    msg.properties === undefined
+    msg.properties === undefined &&
+    msg.messageGroup === undefined &&
+    msg.priority === undefined
   ) {
     return checkBoolean(`${field}waitStoreMsgOK`, msg.waitStoreMsgOK ?? true) ? WAIT_TRUE : WAIT_FALSE;
   }
@@ -207,6 +225,15 @@ function encodeMessageProperties(msg: Message, field: string): string {
     const d = checkInt(`${field}delayTimeLevel`, msg.delayTimeLevel, 1, MAX_DELAY_LEVEL);
     props = appendProperty(props, PropertyKey.DELAY, String(d));
   }
+  if (msg.messageGroup !== undefined) {
+    const group = checkMessageGroup(msg.messageGroup, `${field}messageGroup`);
+    props = appendProperty(props, PropertyKey.SHARDING_KEY, group);
+  }
+  if (msg.priority !== undefined) {
+    const priority = checkPriority(msg.priority, `${field}priority`);
+    props = appendProperty(props, PropertyKey.PRIORITY, String(priority));
+  }
+  checkOneMessageType(msg, msg.messageGroup === undefined ? undefined : 'messageGroup', field);
   if (msg.properties !== undefined) {
     if (msg.properties === null || typeof msg.properties !== 'object') {
       throw new InvalidArgumentError(`${field}properties`, 'must be an object of string values');
@@ -216,6 +243,9 @@ function encodeMessageProperties(msg: Message, field: string): string {
         throw new InvalidArgumentError(`${field}properties.${name}`, 'value must be a string');
       const problem = checkUserProperty(name, value);
       if (problem !== undefined) throw new InvalidArgumentError(`${field}properties.${name}`, problem);
+      // Java lets a user property set it; here the group has one way in, with its checks.
+      if (name === PropertyKey.SHARDING_KEY)
+        throw new InvalidArgumentError(`${field}properties.${name}`, 'set messageGroup instead');
       props = appendProperty(props, name, value);
     }
   }
@@ -291,15 +321,31 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
     batch: false,
     count: 1,
     // Validated above: WAIT is false exactly when waitStoreMsgOK is.
-    batchLane: batchLane(topic, sysFlag, delayed || timer !== undefined, msg.waitStoreMsgOK !== false),
+    batchLane: batchLane(
+      topic,
+      sysFlag,
+      delayed || timer !== undefined || msg.messageGroup !== undefined || msg.priority !== undefined,
+      msg.waitStoreMsgOK !== false,
+    ),
   };
   return timer === undefined ? prepared : { ...prepared, deliverAt: timer.deliverAt };
 }
 
 /**
+ * The batch request's own properties: WAIT, and the group of a grouped batch, which a 5.x Proxy
+ * reads to type the batch (FIFO) before it looks inside.
+ */
+function batchProperties(wait: boolean, group: string | undefined): string {
+  const props = PropertyKey.WAIT + NAME_VALUE_SEPARATOR + (wait ? 'true' : 'false');
+  return group === undefined ? props : appendProperty(props, PropertyKey.SHARDING_KEY, group);
+}
+
+/**
  * Validates and prepares a batch (Java `MessageBatch.generateFromList` + `batch()`): one topic,
  * one waitStoreMsgOK, no delay, no %RETRY% topic, never compressed, encoded size within
- * maxMessageSize. Each message gets its own UNIQ_KEY.
+ * maxMessageSize. Each message gets its own UNIQ_KEY. Every message has the same `messageGroup`
+ * or none (a batch goes to one queue); none has a `priority` (the broker places only single
+ * messages by priority).
  */
 export function prepareBatch(
   msgs: readonly Message[],
@@ -332,6 +378,14 @@ export function prepareBatch(
     if (m.delayTimeLevel !== undefined && m.delayTimeLevel !== 0) {
       throw new InvalidArgumentError(`${f}delayTimeLevel`, 'delayed messages are not supported in a batch');
     }
+    if (m.messageGroup !== first.messageGroup) {
+      throw new InvalidArgumentError(
+        `${f}messageGroup`,
+        'every message of a batch must have the same messageGroup (or none)',
+      );
+    }
+    if (m.priority !== undefined)
+      throw new InvalidArgumentError(`${f}priority`, 'priority messages are not supported in a batch');
     if (m.deliverAt !== undefined || m.deliverAfterMs !== undefined) {
       const which = m.deliverAt !== undefined ? 'deliverAt' : 'deliverAfterMs';
       throw new InvalidArgumentError(`${f}${which}`, 'timer messages are not supported in a batch');
@@ -362,7 +416,7 @@ export function prepareBatch(
     body,
     sysFlag: 0,
     flag: 0,
-    properties: PropertyKey.WAIT + NAME_VALUE_SEPARATOR + (wait ? 'true' : 'false'),
+    properties: batchProperties(wait, first.messageGroup),
     msgId: idList.join(','),
     batch: true,
     count: msgs.length,

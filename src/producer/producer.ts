@@ -1,6 +1,6 @@
 /**
  * The public producer: `new Producer(options)`, `start()`, `send()`, `sendOneway()`,
- * `sendBatch()`, `brokerHealth()`, `shutdown()`. Events (docs/events.md): 'brokerIsolated',
+ * `sendBatch()`, `recallMessage()` (recall.ts), `brokerHealth()`, `shutdown()`. Events (docs/events.md): 'brokerIsolated',
  * 'brokerRecovered', 'routeUpdated', 'connect', 'disconnect', 'hedgedDuplicate'. Each send is
  * traced on the `rocketmq:send` diagnostics channel (send-channel.ts); what the send entry points
  * check before anything waits is send-entry.ts. The start and shutdown sequence is
@@ -43,6 +43,7 @@ import { resolveCommandDefaults, SerializeType } from '../protocol/command.js';
 import { closeProducer, InFlightSends, openProducer, type ProducerParts } from './producer-lifecycle.js';
 import type { QueueSelection, SendOptions } from './queue-select.js';
 import { sendRequest } from './request-reply.js';
+import { recallMessage } from './recall.js';
 import type { CallOptions } from '../remoting/abort.js';
 import { checkBatch, checkSend, type CheckedSend, type SendEntrySettings } from './send-entry.js';
 import { tracedSend, type SendTraceContext } from './send-channel.js';
@@ -326,6 +327,27 @@ export class Producer extends EventEmitter<ProducerEvents> {
       return Promise.reject(err);
     }
     return this.track('batch', checked, false) as Promise<SendResult>;
+  }
+
+  /**
+   * [5.x 5.3.2+] Cancels a timer message before its time (Java `recallMessage`): `recallHandle`
+   * is its SendResult's. Resolves with its msgId. InvalidArgumentError for a malformed handle or
+   * one of another topic (nothing sent); RecallDisabledError when the broker has
+   * `recallMessageEnable=false`; RecallRejectedError when its time has come or the handle is
+   * refused; `options.signal` aborts it (AbortError).
+   */
+  recallMessage(topic: string, recallHandle: string, options?: CallOptions): Promise<string> {
+    const refused = this.refusal();
+    if (refused !== undefined) return refused;
+    const o = this.options;
+    const ctx = {
+      instance: this.requireInstance(),
+      namespace: o.namespace,
+      producerGroup: this.loopSettings.producerGroup,
+      timeoutMs: o.sendMsgTimeout,
+      commandDefaults: this.loopSettings.commandDefaults,
+    };
+    return recallMessage(ctx, topic, recallHandle, options);
   }
 
   /**

@@ -8,6 +8,7 @@ import { decompressBody } from '../protocol/message/compression.js';
 import { MessageSysFlag } from '../protocol/message/sysflag.js';
 import { isSystemPropertyName } from '../protocol/validation.js';
 import { withoutNamespace } from '../client/namespace.js';
+import { priorityOf } from '../protocol/message/priority.js';
 
 export interface ReceivedMessage {
   /** Topic as the application names it (namespace removed). */
@@ -24,6 +25,10 @@ export interface ReceivedMessage {
   readonly msgId: string;
   readonly bornTimestamp: number;
   readonly flag: number;
+  /** [5.x] Property `__SHARDINGKEY`: the message group it was sent with. */
+  readonly messageGroup?: string | undefined;
+  /** [5.4+] Property `_SYS_MSG_PRIORITY_` as a number (absent unless a whole number ≥ 0). */
+  readonly priority?: number | undefined;
 }
 
 export interface ReceivedFields {
@@ -55,5 +60,7 @@ export function receivedMessage(f: ReceivedFields): ReceivedMessage {
     msgId: all[PropertyKey.UNIQ_KEY] ?? '',
     bornTimestamp: f.bornTimestamp,
     flag: f.flag,
+    messageGroup: all[PropertyKey.SHARDING_KEY],
+    priority: priorityOf(all[PropertyKey.PRIORITY]),
   };
 }

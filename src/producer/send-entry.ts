@@ -42,7 +42,13 @@ export function checkSend(
 ): CheckedSend {
   const signal = signalOf(options, false); // queueSelection checks the keys of SendOptions
   const selection = queueSelection(options, message, settings.namespace);
-  let prepared = prepareMessage(message, settings.prepare, settings.ids);
+  // The shardingKey option is the message group: it goes on the wire as `__SHARDINGKEY` too.
+  const key = selection === undefined ? undefined : options?.shardingKey;
+  const grouped =
+    key !== undefined && typeof message === 'object' && message !== null && message.messageGroup === undefined
+      ? { ...message, messageGroup: key }
+      : message;
+  let prepared = prepareMessage(grouped, settings.prepare, settings.ids);
   // An adjusted message has properties prepareMessage did not write: autoBatch reads them.
   if (adjust !== undefined)
     prepared = { ...adjust(prepared), batchLane: undefined, propertiesHead: undefined };
@@ -50,7 +56,10 @@ export function checkSend(
   return { prepared, selection, signal };
 }
 
-/** Messages of one topic as one batch, with CallOptions (no queue selection). */
+/**
+ * Messages of one topic as one batch, with CallOptions; a batch of one message group (prepareBatch
+ * refuses mixed groups) goes to that group's queue.
+ */
 export function checkBatch(
   messages: readonly Message[],
   options: CallOptions | undefined,
@@ -58,6 +67,7 @@ export function checkBatch(
 ): CheckedSend {
   const signal = signalOf(options);
   const prepared = prepareBatch(messages, settings.prepare, settings.ids);
+  const selection = queueSelection(undefined, messages[0] as Message, settings.namespace);
   throwIfAborted(signal, 'the send');
-  return { prepared, selection: undefined, signal };
+  return { prepared, selection, signal };
 }

@@ -20,6 +20,12 @@ export interface SendResult {
   regionId: string;
   traceOn: boolean;
   transactionId?: string;
+  /**
+   * [5.x 5.3.2+] For a single timer send (`deliverAt` / `deliverAfterMs`) to a broker that
+   * issues one: pass it to `producer.recallMessage` to cancel the delivery before its time.
+   * Never set for batches or delay levels.
+   */
+  recallHandle?: string;
 }
 
 const STATUS_BY_CODE: ReadonlyMap<number, SendStatus> = new Map([
@@ -61,5 +67,6 @@ export function interpretSendResponse(
     traceOn: h.traceOn ?? true,
   };
   if (h.transactionId !== undefined) result.transactionId = h.transactionId;
+  if (h.recallHandle !== undefined) result.recallHandle = h.recallHandle;
   return result;
 }

@@ -22,6 +22,7 @@ import type { ReceivedMessage } from './received-message.js';
 import type { SendResult } from './send-result.js';
 import { signalOf, type CallOptions } from '../remoting/abort.js';
 import { registerCheckListener, type CheckRequest } from './transaction-checks.js';
+import { checkNotInTransaction } from './group-priority.js';
 
 export type LocalTransactionState = 'COMMIT' | 'ROLLBACK' | 'UNKNOWN';
 
@@ -137,6 +138,7 @@ export class TransactionProducer extends Producer {
     if (typeof executeLocal !== 'function')
       throw new InvalidArgumentError('executeLocal', 'must be a function (message, sendResult) => state');
     checkObject('message', message);
+    checkNotInTransaction(message);
     // Java clears DELAY: a half message is never delayed.
     const half: Message = { ...message, delayTimeLevel: undefined };
     const group = this.wireGroup;

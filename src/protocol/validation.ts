@@ -173,6 +173,8 @@ export const SYSTEM_PROPERTY_NAMES: ReadonlySet<string> = new Set([
   'DLQ_ORIGIN_TOPIC',
   'DLQ_ORIGIN_MESSAGE_ID',
   '__CRC32#',
+  // [5.4+] Set through `Message.priority`, never as a user property (Java 5.5.0's list has it).
+  '_SYS_MSG_PRIORITY_',
 ]);
 
 export function isSystemPropertyName(name: string): boolean {

@@ -11,6 +11,7 @@ export type { BrokerFaults, BrokerStopOptions } from './broker/broker.js';
 export { DEFAULT_BROKER_OPTIONS } from './broker/options.js';
 export { BROKER_NODE_FLAGS, BROKER_SEMI_SPACE_MB, BROKER_THREAD_RESOURCE_LIMITS } from './broker-heap.js';
 export type { BrokerOptions, FlushDiskType } from './broker/options.js';
+export type { TimerPutResult } from './broker/timer-service.js';
 export type { AclAccount, AclConfig } from './acl/acl-config.js';
 export type { ServerTlsOptions, TlsServerMode, PemInput } from '../remoting/tls-server.js';
 export {

@@ -232,7 +232,18 @@ describe('dashboard on an embedded cluster with traffic', () => {
     const page = await get('/topics');
     const csrf = csrfOf(page.html);
     const topic = `${f.topic}-new`;
-    const form = { topic, cluster: 'DefaultCluster', readQueues: '2', writeQueues: '2', perm: '6' };
+    const form = {
+      topic,
+      cluster: 'DefaultCluster',
+      readQueues: '2',
+      writeQueues: '2',
+      perm: '6',
+      messageType: 'FIFO',
+    };
+    assert.match(
+      page.html,
+      /<select id="create-type" name="messageType"><option>NORMAL<\/option><option>FIFO<\/option>/,
+    );
 
     const noToken = await post('/topics/create', form);
     assert.equal(noToken.status, 403);
@@ -248,12 +259,25 @@ describe('dashboard on an embedded cluster with traffic', () => {
 
     const ok = await post('/topics/create', { ...form, csrf }, { 'sec-fetch-site': 'same-origin' });
     assert.equal(ok.status, 200);
-    assert.match(ok.html, /role="status">Topic .* created or updated/);
+    assert.match(ok.html, /role="status">Topic .* created or updated on .* as FIFO/);
     const route = await f.admin.topicRoute(topic);
     assert.deepEqual(
       route.queues.map((q) => q.readQueueNums),
       [2, 2],
     );
+    assert.deepEqual(
+      (await f.admin.topicConfig(topic)).map((c) => [c.messageType, c.order]),
+      [
+        ['FIFO', true],
+        ['FIFO', true],
+      ],
+    );
+    const listed = await get(`/topics?q=${encodeURIComponent(topic)}`);
+    assert.match(listed.html, />FIFO<\/td>/);
+    const badType = await post('/topics/create', { ...form, messageType: '<b>X', csrf });
+    assert.equal(badType.status, 400);
+    assert.match(inlineError(badType.html), /messageType: must be one of NORMAL/);
+    assert.doesNotMatch(badType.html, /<b>X/);
 
     // deletion wants the name typed again
     const unconfirmed = await post('/topics/delete', {

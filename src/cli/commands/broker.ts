@@ -20,6 +20,7 @@ const FLAGS = {
   cluster: { type: 'string' },
   flush: { type: 'string' },
   'fault-injection': { type: 'boolean' },
+  'enable-topic-message-type-check': { type: 'boolean' },
   ...SERVER_SECURITY_FLAGS,
 } as const;
 
@@ -27,7 +28,8 @@ export const brokerCommand: CliCommand = {
   path: ['broker'],
   summary: 'Run an embedded broker',
   help: `Usage: rocketmq-ts broker --namesrv HOST:PORT --data-dir D [--name broker-a] [--port P]
-                         [--cluster C] [--flush sync|async] [--fault-injection] [--verbose]
+                         [--cluster C] [--flush sync|async] [--fault-injection]
+                         [--enable-topic-message-type-check] [--verbose]
 
 Runs one master broker that registers with the NameServer(s), until SIGINT/SIGTERM.
 
@@ -40,6 +42,9 @@ ${SERVER_SECURITY_HELP}
   --cluster C        cluster name (default DefaultCluster)
   --flush MODE       sync: acknowledge a send only after fsync; async (default)
   --fault-injection  accept fault control (rocketmq-ts fault, request code 9901)
+  --enable-topic-message-type-check
+                     [5.x] refuse a message its topic's message.type does not accept, as the
+                     5.x Proxy does (MESSAGE_ILLEGAL); off by default, as on Apache's brokers
   --verbose          log to stderr
 Prints "broker NAME listening on HOST:PORT" once registered.`,
   flags: FLAGS,
@@ -56,6 +61,7 @@ Prints "broker NAME listening on HOST:PORT" once registered.`,
       brokerClusterName: values.cluster ?? 'DefaultCluster',
       flushDiskType: parseFlush(values.flush) === 'sync' ? 'SYNC_FLUSH' : 'ASYNC_FLUSH',
       faultInjection: values['fault-injection'] ?? false,
+      enableTopicMessageTypeCheck: values['enable-topic-message-type-check'] ?? false,
       ...serverSecurity(values),
       ...(values.verbose ? { logger: consoleLogger(`broker:${values.name ?? 'broker-a'}`) } : {}),
     });

@@ -7,6 +7,7 @@ import { clusterCommand } from './cluster.js';
 import { faultCommand } from './fault.js';
 import { namesrvCommand } from './namesrv.js';
 import { sendCommand } from './send.js';
+import { recallCommand } from './recall.js';
 import { consumeCommand } from './consume.js';
 import { adminCommands } from './admin/index.js';
 import { clusterInfoCommand, routeCommand, topicCreateCommand } from './admin/aliases.js';
@@ -27,6 +28,7 @@ export const commands: CliCommand[] = [
   chaosCommand,
   benchCommand,
   sendCommand,
+  recallCommand,
   consumeCommand,
   routeCommand,
   ...adminCommands,

@@ -1,5 +1,6 @@
 import { Producer } from '../../producer/producer.js';
 import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
+import type { ProducerOptions } from '../../producer/options.js';
 import type { SendResult } from '../../producer/send-result.js';
 import type { CliCommand } from '../command.js';
 import { STRATEGIES, intFlag, oneOf, parseFlags, parseNamesrv, requiredFlag } from '../flags.js';
@@ -20,6 +21,8 @@ export interface SendSummary {
   offsetMsgId?: string;
   messageQueue?: SendResult['messageQueue'];
   queueOffset?: number;
+  /** With --count 1 and --deliver-after, when the broker issued one (5.3.2+). */
+  recallHandle?: string;
 }
 
 const FLAGS = {
@@ -32,6 +35,7 @@ const FLAGS = {
   keys: { type: 'string' },
   group: { type: 'string' },
   timeout: { type: 'string' },
+  'deliver-after': { type: 'string' },
   strategy: { type: 'string' },
   json: { type: 'boolean' },
   ...CLIENT_SECURITY_FLAGS,
@@ -57,29 +61,29 @@ ${CLIENT_SECURITY_HELP}
   --keys K            KEYS (comma separated)
   --group G           producer group (default rocketmq_ts_cli)
   --timeout MS        sendMsgTimeout (default 3000)
+  --deliver-after MS  a timer message, delivered MS ms after the send (deliverAfterMs); a 5.3.2+
+                      broker answers with a recallHandle for "rocketmq-ts recall"
   --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
   --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms};
-                      with --count 1 also msgId, offsetMsgId, messageQueue and queueOffset`,
+                      with --count 1 also msgId, offsetMsgId, messageQueue, queueOffset and
+                      recallHandle (when the broker gave one)`,
   flags: FLAGS,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
-    const namesrv = parseNamesrv('--namesrv', requiredFlag('--namesrv', values.namesrv));
-    const topic = requiredFlag('--topic', values.topic);
-    validateTopic(topic, '--topic');
+    const { producer, topic } = cliProducer(
+      values,
+      values.strategy ? { latencyFaultStrategy: oneOf('--strategy', values.strategy, STRATEGIES) } : {},
+    );
     const count = intFlag('--count', values.count, 1, 1, 1e9);
     const size = intFlag('--size', values.size, 128, 1, 4 * 1024 * 1024);
     const concurrency = intFlag('--concurrency', values.concurrency, 1, 1, 10000);
-    const timeout = intFlag('--timeout', values.timeout, 3000, 1, 600000);
-    const producer = new Producer({
-      namesrvAddr: namesrv,
-      producerGroup: values.group ?? 'rocketmq_ts_cli',
-      sendMsgTimeout: timeout,
-      ...clientSecurity(values),
-      ...(values.strategy ? { latencyFaultStrategy: oneOf('--strategy', values.strategy, STRATEGIES) } : {}),
-    });
+    const deliverAfterMs =
+      values['deliver-after'] === undefined
+        ? undefined
+        : intFlag('--deliver-after', values['deliver-after'], 0, 0, 259_200_000);
     const body = Buffer.alloc(size, 'x');
     const keys = values.keys ? values.keys.split(',').filter((k) => k.length > 0) : undefined;
-    const message = { topic: topic, body, tags: values.tag, keys };
+    const message = { topic: topic, body, tags: values.tag, keys, deliverAfterMs };
     await producer.start();
     try {
       if (count === 1 && !values.json) {
@@ -97,6 +101,33 @@ ${CLIENT_SECURITY_HELP}
     }
   },
 };
+
+/**
+ * The (not started) producer of `send` and `recall`, from --namesrv, --topic (checked), --group,
+ * --timeout and the security flags.
+ */
+export function cliProducer(
+  values: Parameters<typeof clientSecurity>[0] & {
+    namesrv?: string;
+    topic?: string;
+    group?: string;
+    timeout?: string;
+  },
+  extra: Partial<ProducerOptions> = {},
+): { producer: Producer; topic: string } {
+  const namesrv = parseNamesrv('--namesrv', requiredFlag('--namesrv', values.namesrv));
+  const topic = requiredFlag('--topic', values.topic);
+  validateTopic(topic, '--topic');
+  const timeout = intFlag('--timeout', values.timeout, 3000, 1, 600000);
+  const producer = new Producer({
+    namesrvAddr: namesrv,
+    producerGroup: values.group ?? 'rocketmq_ts_cli',
+    sendMsgTimeout: timeout,
+    ...clientSecurity(values),
+    ...extra,
+  });
+  return { producer, topic };
+}
 
 /** Sends `count` messages with `concurrency` in flight; collects the summary. */
 export async function sendMany(
@@ -154,8 +185,15 @@ export async function sendMany(
 /** The summary of a one-message run with that message's ids (a script needs its msgId). */
 function withResult(s: SendSummary, r: SendResult | undefined): SendSummary {
   if (r === undefined) return s;
-  const { msgId, offsetMsgId, messageQueue, queueOffset } = r;
-  return { ...s, msgId, offsetMsgId, messageQueue, queueOffset };
+  const { msgId, offsetMsgId, messageQueue, queueOffset, recallHandle } = r;
+  return {
+    ...s,
+    msgId,
+    offsetMsgId,
+    messageQueue,
+    queueOffset,
+    ...(recallHandle === undefined ? {} : { recallHandle }),
+  };
 }
 
 function printSummary(s: SendSummary): void {

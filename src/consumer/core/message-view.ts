@@ -10,6 +10,7 @@ import { UnsupportedCompressionError } from '../../errors.js';
 import { decodeBatch } from '../../protocol/message/batch.js';
 import { decompressBody } from '../../protocol/message/compression.js';
 import { decodeProperties, PropertyKey } from '../../protocol/message/properties.js';
+import { priorityOf } from '../../protocol/message/priority.js';
 import {
   StoredField,
   StoredRecordLayout,
@@ -62,6 +63,10 @@ export interface ConsumerMessage {
   readonly preparedTransactionOffset: number;
   /** UNIQ_KEY of a half message (TRAN_MSG=true), as Java's `PullAPIWrapper` sets it. */
   readonly transactionId: string | undefined;
+  /** [5.x] The message group (property `__SHARDINGKEY`) a FIFO producer sent it with. */
+  readonly messageGroup?: string | undefined;
+  /** [5.4+] Its priority (property `_SYS_MSG_PRIORITY_`); absent when none or not a whole number ≥ 0. */
+  readonly priority?: number | undefined;
 }
 
 /** The algorithms of sysFlag bits 8–10 whose inflater an application may replace. */
@@ -274,6 +279,14 @@ class PulledMessage implements ConsumerMessage {
     return all[PropertyKey.TRAN_MSG] === 'true' ? all[PropertyKey.UNIQ_KEY] : undefined;
   }
 
+  get messageGroup(): string | undefined {
+    return this.allProperties()[PropertyKey.SHARDING_KEY];
+  }
+
+  get priority(): number | undefined {
+    return priorityOf(this.allProperties()[PropertyKey.PRIORITY]);
+  }
+
   /** Every field as a plain object (JSON.stringify, logging). */
   toJSON(): ConsumerMessage {
     return {
@@ -299,6 +312,8 @@ class PulledMessage implements ConsumerMessage {
       bodyCRC: this.bodyCRC,
       preparedTransactionOffset: this.preparedTransactionOffset,
       transactionId: this.transactionId,
+      messageGroup: this.messageGroup,
+      priority: this.priority,
     };
   }
 

@@ -26,7 +26,6 @@ import { errorFromResponse } from '../../client/response-error.js';
 import { createRequest, type RemotingCommand } from '../../protocol/command.js';
 import {
   ConsumeInitMode,
-  Notification,
   POP_MAX_MSG_NUMS,
   PopMessage,
   PopMessageResponse,
@@ -200,17 +199,30 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     return address;
   }
 
+  /**
+   * Does this broker serve POP? A POP asking for one message more than the broker allows
+   * (POP_MAX_MSG_NUMS + 1): a 5.x broker refuses it with INVALID_PARAMETER before it reads a
+   * queue (PopMessageProcessor checks the count first), so the probe can never take a message and
+   * start its invisible time; a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED. POP_MESSAGE rather
+   * than NOTIFICATION, because a 5.x Proxy serves POP_MESSAGE but not NOTIFICATION (docs/protocol.md
+   * §13.5): one request per broker name, whatever address it sits at.
+   */
   private async probe(t: Target): Promise<void> {
     const instance = this.running();
     const address = this.address(t.brokerName);
     const request = createRequest(
-      Notification.code,
-      Notification.encode({
+      PopMessage.code,
+      PopMessage.encode({
         consumerGroup: this.wireGroup,
         topic: t.wireTopic,
         queueId: -1,
+        maxMsgNums: POP_MAX_MSG_NUMS + 1,
+        invisibleTime: this.options.invisibleDuration,
         pollTime: 0,
         bornTime: Date.now(),
+        initMode: ConsumeInitMode.MAX,
+        expType: 'TAG',
+        exp: t.expression,
         order: this.options.fifo,
         bname: t.brokerName,
       }),
@@ -220,6 +232,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout);
     if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
       throw new PopNotSupportedError(t.brokerName, address);
+    // A broker at one of our NameServer addresses is a 5.x Proxy (it routes every broker to itself).
+    // Its remoting server takes POP_MESSAGE for a pull (SYSTEM_ERROR: the pull header's sysFlag is
+    // missing) and never answers ACK_MESSAGE, so POP cannot work there: fail now, not on the first ack.
+    if (response.code === ResponseCode.SYSTEM_ERROR && this.options.namesrvAddr.includes(address))
+      throw new PopNotSupportedError(t.brokerName, address, { proxy: true, remark: response.remark });
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { TopicStats } from '../../admin/types.js';
 import { InvalidArgumentError } from '../../errors.js';
+import { TOPIC_MESSAGE_TYPES, type TopicMessageType } from '../../protocol/message/message-type.js';
 import {
   DLQ_GROUP_TOPIC_PREFIX,
   isSystemTopic,
@@ -14,6 +15,11 @@ import { errorText, esc, field, getForm, link, num, postForm, table, time } from
 import { History, type Fragments, type LiveView } from '../live.js';
 import { historyChart, intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
 
+/** The types the create form offers: what a broker accepts (MIXED is refused, UNSPECIFIED accepts nothing). */
+const CREATABLE_TYPES = TOPIC_MESSAGE_TYPES.filter(
+  (t) => t !== 'UNSPECIFIED' && t !== 'MIXED',
+) as readonly TopicMessageType[];
+
 /** Retry, DLQ and system topics (Java's TopicValidator), hidden unless asked. */
 export function isHiddenTopic(t: string): boolean {
   return t.startsWith(RETRY_GROUP_TOPIC_PREFIX) || t.startsWith(DLQ_GROUP_TOPIC_PREFIX) || isSystemTopic(t);
@@ -22,7 +28,13 @@ export function isHiddenTopic(t: string): boolean {
 export async function topicsPage(ctx: ViewContext, p: Params): Promise<string> {
   const q = param(p, 'q') ?? '';
   const all = p.get('all') === '1';
-  const [topics, info] = await Promise.all([ctx.admin.topics(), ctx.admin.clusterInfo()]);
+  const [topics, info, typed] = await Promise.all([
+    ctx.admin.topics(),
+    ctx.admin.clusterInfo(),
+    // A broker that cannot list its topics leaves the type column empty, not the page broken.
+    ctx.admin.topicList().catch(() => []),
+  ]);
+  const types = new Map(typed.map((e) => [e.topic, e.messageType]));
   const clusters = Object.keys(info.clusters);
   const shown = topics
     .filter((t) => (all || !isHiddenTopic(t)) && t.toLowerCase().includes(q.toLowerCase()))
@@ -35,11 +47,13 @@ export async function topicsPage(ctx: ViewContext, p: Params): Promise<string> {
   );
   const list = table(
     `Topics (${shown.length} of ${topics.length})`,
-    [{ label: 'Topic' }],
-    shown.map((t) => [link('/topic', { name: t }, t)]),
+    [{ label: 'Topic' }, { label: 'Message type' }],
+    shown.map((t) => [link('/topic', { name: t }, t), esc(types.get(t) ?? '')]),
     shown,
   );
   const clusterOptions = clusters.map((c) => `<option>${esc(c)}</option>`).join('');
+  // NORMAL first (the default); a 4.x broker ignores the type (docs/admin-cli.md §5).
+  const typeOptions = CREATABLE_TYPES.map((t) => `<option>${esc(t)}</option>`).join('');
   const create = postForm(
     '/topics/create',
     ctx.csrf,
@@ -47,7 +61,8 @@ export async function topicsPage(ctx: ViewContext, p: Params): Promise<string> {
 <p class="field"><label for="create-cluster">Cluster</label> <select id="create-cluster" name="cluster">${clusterOptions}</select></p>
 ${field('readQueues', 'Read queues', param(p, 'readQueues') ?? '8', 'required min="1" max="1024"', 'number', 'create')}
 ${field('writeQueues', 'Write queues', param(p, 'writeQueues') ?? '8', 'required min="1" max="1024"', 'number', 'create')}
-<p class="field"><label for="create-perm">Permission</label> <select id="create-perm" name="perm"><option value="6">read and write</option><option value="4">read only</option><option value="2">write only</option></select></p>`,
+<p class="field"><label for="create-perm">Permission</label> <select id="create-perm" name="perm"><option value="6">read and write</option><option value="4">read only</option><option value="2">write only</option></select></p>
+<p class="field"><label for="create-type">Message type (5.x)</label> <select id="create-type" name="messageType">${typeOptions}</select></p>`,
     'Create topic',
     undefined,
     'Create a topic',
@@ -63,14 +78,18 @@ export async function createTopic(ctx: ViewContext, form: Params): Promise<strin
   const cluster = requiredParam(form, 'cluster');
   const perm = intParam(form, 'perm', 6, 2, 6);
   if (![2, 4, 6].includes(perm)) throw new InvalidArgumentError('perm', 'must be 2, 4 or 6');
+  const type = param(form, 'messageType');
+  if (type !== undefined && !(CREATABLE_TYPES as readonly string[]).includes(type))
+    throw new InvalidArgumentError('messageType', `must be one of ${CREATABLE_TYPES.join(', ')}`);
   const addresses = await ctx.admin.createTopic({
     topic,
     cluster,
     readQueues: intParam(form, 'readQueues', 8, 1, 1024),
     writeQueues: intParam(form, 'writeQueues', 8, 1, 1024),
     perm,
+    ...(type === undefined ? {} : { messageType: type as TopicMessageType }),
   });
-  return `Topic ${topic} created or updated on ${addresses.join(', ')}.`;
+  return `Topic ${topic} created or updated on ${addresses.join(', ')}${type === undefined ? '' : ` as ${type}`}.`;
 }
 
 /** POST /topics/delete: the name must be typed again. */

@@ -15,4 +15,5 @@ export * from './transaction.js';
 export * from './reply.js';
 
 export * from './pop.js';
+export * from './recall.js';
 export * from './registry.js';

@@ -56,6 +56,7 @@ import {
   UnregisterBroker,
 } from './register.js';
 import { GetAllTopicListFromNameserver, GetRouteInfoByTopic } from './route.js';
+import { RecallMessage } from './recall.js';
 import { PushReplyMessageToClient } from './reply.js';
 import { SendBatchMessage, SendMessage, SendMessageV2, SendReplyMessageV2 } from './send.js';
 import { CheckTransactionState, EndTransaction } from './transaction.js';
@@ -123,6 +124,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   AckMessage,
   ChangeInvisibleTime,
   Notification,
+  RecallMessage,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -94,7 +94,10 @@ const sendResponseSpec = {
   transactionId: F.string.optional(),
   /** [5.x] */
   batchUniqId: F.string.optional(),
-  /** [5.x 5.3] */
+  /**
+   * [5.x 5.3.2+] Single timer sends only (not batches, not delay levels, not retry topics):
+   * the handle for RECALL_MESSAGE (protocol/message/recall-handle.ts).
+   */
   recallHandle: F.string.optional(),
   /** Broker `regionId`; always sent by the broker. */
   regionId: F.string.optional('MSG_REGION'),

@@ -7,3 +7,4 @@ export * from './message-id.js';
 export * from './batch.js';
 export * from './stored-message.js';
 export * from './inet.js';
+export * from './recall-handle.js';

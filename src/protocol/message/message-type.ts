@@ -1,5 +1,5 @@
 /**
- * [5.x] Topic message types (docs/protocol.md §4.5): the topic attribute `message.type` and the
+ * [5.x] Topic message types (docs/protocol.md §13.2): the topic attribute `message.type` and the
  * type a message has by its properties, in the order Java's `TopicMessageType.parseFromMessageProperty`
  * tests them, so a message is exactly one type. The embedded broker's check and the client's
  * reading of a refusal both use this file, so the remark they agree on has one home.

@@ -17,7 +17,7 @@ import { AclSource } from '../acl/acl-source.js';
 import type { Logger } from '../../observability/logger.js';
 import { setDiskFull } from '../store/fault-injection.js';
 import { MessageStore } from '../store/message-store.js';
-import type { MessageToStore, PutResult } from '../store/types.js';
+import type { MessageToStore } from '../store/types.js';
 import { BrokerStats } from './broker-stats.js';
 import { ClientManager } from './client-manager.js';
 import type { BrokerContext } from './context.js';
@@ -42,6 +42,7 @@ import { clientProcessors } from './processors/client.js';
 import { offsetProcessors } from './processors/offsets.js';
 import { pullProcessors } from './processors/pull.js';
 import { queryProcessors } from './processors/query.js';
+import { recallProcessors } from './processors/recall.js';
 import { retryProcessors } from './processors/send-back.js';
 import { sendProcessors } from './processors/send.js';
 import { transactionProcessors } from './processors/transaction.js';
@@ -50,7 +51,7 @@ import { PopService } from './pop/pop-service.js';
 import { popProcessors } from './processors/pop.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
-import { TimerMessageService } from './timer-service.js';
+import { TimerMessageService, type TimerPutResult } from './timer-service.js';
 import { TopicConfigManager, newTopicConfig } from './topic-config-manager.js';
 import { TransactionCheckService } from './transaction-check.js';
 
@@ -324,6 +325,7 @@ export class Broker {
       ...transactionProcessors(ctx),
       ...replyProcessors(ctx),
       ...popProcessors(ctx, this.pop),
+      ...recallProcessors(ctx),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
@@ -375,7 +377,7 @@ export class Broker {
     };
   }
 
-  putMessage(msg: MessageToStore): Promise<PutResult> {
+  putMessage(msg: MessageToStore): Promise<TimerPutResult> {
     const delayed = applyDelayLevel(msg, this.delayLevels.length);
     // A DELAY level wins over timer properties, as in Java 5.x.
     if (delayed !== msg || this.timerService === undefined) return this.store.putMessage(delayed);

@@ -2,13 +2,14 @@
 import type { Logger } from '../../observability/logger.js';
 import type { SocketAddress } from '../../protocol/message/stored-message.js';
 import type { MessageStore } from '../store/message-store.js';
-import type { MessageToStore, PutResult } from '../store/types.js';
+import type { MessageToStore } from '../store/types.js';
 import type { ClientManager } from './client-manager.js';
 import type { BrokerStats } from './broker-stats.js';
 import type { BrokerOptions } from './options.js';
 import type { PullHoldService } from './pull-hold.js';
 import type { SubscriptionGroupManager } from './subscription-group-manager.js';
 import type { TopicConfigManager } from './topic-config-manager.js';
+import type { TimerPutResult } from './timer-service.js';
 
 /** Resolved half messages, by commit-log offset (END_TRANSACTION and the check service share it). */
 export interface TransactionLedger {
@@ -34,9 +35,9 @@ export interface BrokerContext {
   readonly stopping: boolean;
   /**
    * Puts one message, turning DELAY > 0 into a SCHEDULE_TOPIC_XXXX message (Java CommitLog) and
-   * a future timer into a `rmq_sys_wheel_timer` message (timer-service.ts).
+   * a future timer into a `rmq_sys_wheel_timer` message (timer-service.ts; `timerOutMs` set then).
    */
-  putMessage(msg: MessageToStore): Promise<PutResult>;
+  putMessage(msg: MessageToStore): Promise<TimerPutResult>;
   /** Registers with every NameServer now. */
   registerBrokerAll(): Promise<void>;
 }

@@ -88,6 +88,13 @@ export interface BrokerOptions {
   timerWheelEnable: boolean;
   /** [5.x] Longest timer delay accepted, s (Java's default: 3 days). @default 259200 */
   timerMaxDelaySec: number;
+  /**
+   * [5.x 5.3.2+] Accept RECALL_MESSAGE (Java `recallMessageEnable`, off in Apache's brokers too):
+   * off, a recall gets NO_PERMISSION "recall failed, operation is forbidden". Read per request, so
+   * UPDATE_BROKER_CONFIG (`mqadmin updateBrokerConfig -k recallMessageEnable -v true`) turns it on
+   * at once. @default false
+   */
+  recallMessageEnable: boolean;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
   /** [5.x POP] How often expired POP checkpoints are revived into the retry topic, ms (Java `reviveInterval`). @default 1000 */
@@ -104,6 +111,14 @@ export interface BrokerOptions {
   flushConsumerOffsetInterval: number;
   /** Accept fault-injection control (code 9901, `broker.faults`). @default false */
   faultInjection: boolean;
+  /**
+   * [5.x] Refuse a message whose type (by its properties: FIFO, DELAY, TRANSACTION, ...) the
+   * topic's `message.type` attribute does not accept, with MESSAGE_ILLEGAL and the 5.x Proxy's
+   * remark (the Proxy's `enableTopicMessageTypeCheck`; Apache's brokers never check, hence off).
+   * Retry and DLQ topics are not checked. docs/protocol.md §13.2.
+   * @default false
+   */
+  enableTopicMessageTypeCheck: boolean;
   /**
    * ACL 1.0 (Java `aclEnable=true` + `plain_acl.yml`): the accounts inline, or the path of a
    * `plain_acl.yml`-compatible file, reloaded when it changes (src/server/acl/).
@@ -149,6 +164,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   messageDelayLevel: DEFAULT_DELAY_LEVELS,
   timerWheelEnable: true,
   timerMaxDelaySec: 259_200,
+  recallMessageEnable: false,
   maxReconsumeTimes: 16,
   reviveInterval: 1000,
   rejectTransactionMessage: false,
@@ -157,6 +173,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   transactionCheckMax: 15,
   flushConsumerOffsetInterval: 5000,
   faultInjection: false,
+  enableTopicMessageTypeCheck: false,
   acl: undefined,
   tls: undefined,
   logger: silentLogger,
@@ -226,6 +243,8 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'rejectTransactionMessage',
     'faultInjection',
     'timerWheelEnable',
+    'recallMessageEnable',
+    'enableTopicMessageTypeCheck',
   ] as const) {
     checkBoolean(field, o[field]);
   }

@@ -10,7 +10,8 @@
  * queue is the durable log: `config/timerCheckpoint.json` keeps the offset below which every
  * timer was delivered plus the delivered offsets above it; a restart rescans the rest. A crash
  * between a delivery and the next checkpoint write delivers that message again (at least once,
- * like Java).
+ * like Java). Recall markers (recall-markers.ts) go through the same wheel; a recalled message
+ * is dropped when it falls due.
  */
 import { decodeProperties, encodeProperties, PropertyKey } from '../../protocol/message/properties.js';
 import { decodeStoredMessage } from '../../protocol/message/stored-message.js';
@@ -19,6 +20,7 @@ import type { MessageToStore, PutResult } from '../store/types.js';
 import type { BrokerContext } from './context.js';
 import { StateFile } from './state-file.js';
 import { toRealTopic } from './message-util.js';
+import { RecallMarkers } from './recall-markers.js';
 
 /** Java `TimerMessageStore.TIMER_TOPIC`: one queue. */
 export const TIMER_TOPIC = 'rmq_sys_wheel_timer';
@@ -105,8 +107,14 @@ export function timerOf(
   return { kind: 'due', deliverMs };
 }
 
+/** A put's result; `timerOutMs` when the message went to the wheel (the send builds its recall handle from it). */
+export interface TimerPutResult extends PutResult {
+  timerOutMs?: number;
+}
+
 export class TimerMessageService {
   private readonly heap = new TimerHeap();
+  private readonly markers = new RecallMarkers();
   /** Every wheel offset below this was delivered. */
   private checkpoint = 0;
   /** Delivered wheel offsets at or above the checkpoint. */
@@ -161,7 +169,10 @@ export class TimerMessageService {
         const msg = decodeStoredMessage(record).message;
         offset = msg.queueOffset + 1;
         if (msg.queueOffset < this.checkpoint || this.delivered.has(msg.queueOffset)) continue;
-        const at = Number(decodeProperties(msg.properties)[PropertyKey.TIMER_OUT_MS]);
+        const props = decodeProperties(msg.properties);
+        const marker = RecallMarkers.markerKey(props);
+        if (marker !== undefined) this.markers.add(marker);
+        const at = Number(props[PropertyKey.TIMER_OUT_MS]);
         this.heap.push({ at: Number.isFinite(at) ? at : 0, offset: msg.queueOffset });
       }
     }
@@ -171,7 +182,7 @@ export class TimerMessageService {
    * Stores `msg`: a future timer goes to the wheel, an illegal one is refused, anything else
    * (no timer, due already, a DELAY level, a transaction half) is stored as it is.
    */
-  async put(msg: MessageToStore): Promise<PutResult> {
+  async put(msg: MessageToStore): Promise<TimerPutResult> {
     const store = this.ctx.store;
     if (msg.topic === TIMER_TOPIC || !TIMER_KEYS.some((k) => msg.properties.includes(k + '\u0001')))
       return store.putMessage(msg);
@@ -186,11 +197,17 @@ export class TimerMessageService {
     const verdict = timerOf(props, now, this.ctx.options.timerMaxDelaySec);
     if (verdict.kind === 'none') return store.putMessage(msg);
     if (verdict.kind === 'illegal') return illegal('MESSAGE_ILLEGAL', verdict.reason);
-    if (verdict.deliverMs <= now) return store.putMessage(msg);
+    if (verdict.deliverMs <= now) {
+      // Java: WHEEL_TIMER_MSG_ILLEGAL; a marker stored as a plain message would reach consumers.
+      if (props[PropertyKey.TIMER_DEL_UNIQKEY] !== undefined)
+        return illegal('MESSAGE_ILLEGAL', 'recall marker is due already');
+      return store.putMessage(msg);
+    }
     props[PropertyKey.TIMER_OUT_MS] = String(verdict.deliverMs);
     props[PropertyKey.TIMER_ENQUEUE_MS] = String(now);
     props[PropertyKey.REAL_TOPIC] = msg.topic;
     props[PropertyKey.REAL_QID] = String(msg.queueId);
+    const marker = RecallMarkers.markerKey(props);
     const result = await store.putMessage({
       ...msg,
       topic: TIMER_TOPIC,
@@ -198,8 +215,10 @@ export class TimerMessageService {
       properties: encodeProperties(props),
     });
     if (result.status === 'PUT_OK' || result.status === 'FLUSH_DISK_TIMEOUT') {
+      if (marker !== undefined) this.markers.add(marker);
       this.heap.push({ at: verdict.deliverMs, offset: result.queueOffset });
       if (this.heap.peek()?.offset === result.queueOffset) this.arm();
+      return { ...result, timerOutMs: verdict.deliverMs };
     }
     return result;
   }
@@ -246,12 +265,16 @@ export class TimerMessageService {
       if (record !== undefined) {
         const msg = decodeStoredMessage(record).message;
         const props = decodeProperties(msg.properties);
+        const marker = RecallMarkers.markerKey(props);
+        if (marker !== undefined) this.markers.remove(marker);
+        // A marker is never delivered; a recalled message is dropped (Java's delete list).
+        const drop = marker !== undefined || this.markers.recalled(props);
         const realTopic = props[PropertyKey.REAL_TOPIC];
         const realQid = Number(props[PropertyKey.REAL_QID]);
         delete props[PropertyKey.REAL_TOPIC];
         delete props[PropertyKey.REAL_QID];
         props[PropertyKey.TIMER_DEQUEUE_MS] = String(Date.now());
-        const real = toRealTopic(msg, props, realTopic, realQid, this.ctx.storeHost);
+        const real = drop ? undefined : toRealTopic(msg, props, realTopic, realQid, this.ctx.storeHost);
         if (real !== undefined) {
           const result = await this.ctx.store.putMessage(real);
           // The store refused: leave it in the heap and try again on the next tick.

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { isInherited, PermName } from '../../protocol/perm.js';
 import { DEFAULT_TOPIC, SystemTopic } from '../../protocol/validation.js';
 import { replyTopicOf } from '../../protocol/headers/reply.js';
+import { alterTopicAttributes } from '../../protocol/topic-attributes.js';
 import type { Logger } from '../../observability/logger.js';
 import {
   parseTopicConfigSerializeWrapper,
@@ -107,9 +108,20 @@ export class TopicConfigManager {
     return { ...this.dataVersion };
   }
 
-  /** Creates or replaces a topic (UPDATE_AND_CREATE_TOPIC). */
-  update(config: TopicConfig): void {
-    this.table.set(config.topicName, { ...config });
+  /**
+   * Creates or replaces a topic (UPDATE_AND_CREATE_TOPIC). `attributes` is the request's
+   * `+key=value,-key` text, applied to the topic's current attributes as Java's broker does
+   * (protocol/topic-attributes.ts): without it the topic keeps the ones it has. A refused
+   * modification throws (Java's message) and changes nothing.
+   */
+  update(config: TopicConfig, attributes?: string): void {
+    const current = this.table.get(config.topicName);
+    const next = alterTopicAttributes(current === undefined, current?.attributes ?? {}, attributes);
+    const stored: TopicConfig = { ...config };
+    // Left out when empty, so a topic without attributes looks as it does on a 4.x broker.
+    if (Object.keys(next).length > 0) stored.attributes = next;
+    else delete stored.attributes;
+    this.table.set(config.topicName, stored);
     this.changed();
   }
 

@@ -8,7 +8,13 @@
 import type { ClusterInfoResult, TopicRouteResult } from '../../../admin/types.js';
 import { clusterListOutput } from './cluster.js';
 import { defineAdminCommand, intWord, need } from './define.js';
-import { createTopicOutput, routeTable } from './topic.js';
+import {
+  createTopicOutput,
+  routeTable,
+  TYPED_TOPIC_DOCS,
+  TYPED_TOPIC_FLAGS,
+  typedTopicFields,
+} from './topic.js';
 
 export const topicCreateCommand = defineAdminCommand({
   name: 'updateTopic',
@@ -21,12 +27,14 @@ cluster C with --cluster), each with --queues read and write queues. Prints what
     queues: { type: 'string', short: 'q' },
     cluster: { type: 'string', short: 'c' },
     perm: { type: 'string', short: 'p' },
+    ...TYPED_TOPIC_FLAGS,
   },
   docs: {
     topic: ['T', 'topic name (required)'],
     queues: ['Q', 'read and write queues per broker (default 8)'],
     cluster: ['C', 'only the masters of this cluster (default: every cluster)'],
     perm: ['P', 'permission: 2 write, 4 read, 6 both (default 6)'],
+    ...TYPED_TOPIC_DOCS,
   },
   async run(admin, values) {
     const topic = need('topic', values.topic);
@@ -34,7 +42,9 @@ cluster C with --cluster), each with --queues read and write queues. Prints what
     const perm = intWord('perm', values.perm, 6, 0, 7);
     const clusters =
       values.cluster !== undefined ? [values.cluster] : Object.keys((await admin.clusterInfo()).clusters);
-    const request = { topic, readQueues: queues, writeQueues: queues, perm, order: false };
+    const typed = typedTopicFields(values);
+    const order = typed.messageType === 'FIFO';
+    const request = { topic, readQueues: queues, writeQueues: queues, perm, order, ...typed };
     return createTopicOutput(admin, request, clusters);
   },
 });

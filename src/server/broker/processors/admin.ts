@@ -1,8 +1,12 @@
-/** Topic administration: UPDATE_AND_CREATE_TOPIC (17), GET_ALL_TOPIC_CONFIG (21), DELETE_TOPIC_IN_BROKER (215). */
+/**
+ * Topic administration: UPDATE_AND_CREATE_TOPIC (17, with [5.x] topic attributes), GET_ALL_TOPIC_CONFIG
+ * (21), DELETE_TOPIC_IN_BROKER (215).
+ */
 import { statfs } from 'node:fs/promises';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createResponse, type RemotingCommand } from '../../../protocol/command.js';
 import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
+import { MESSAGE_TYPE_ATTRIBUTE } from '../../../protocol/message/message-type.js';
 import { PermName } from '../../../protocol/perm.js';
 import { checkTopic, isSystemTopic } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
@@ -65,15 +69,26 @@ async function updateAndCreateTopic(ctx: BrokerContext, request: RemotingCommand
   }
   if (perm < 0 || perm > 15)
     return createResponse(request, ResponseCode.SYSTEM_ERROR, `perm ${perm} is illegal`);
-  ctx.topics.update({
-    topicName: topic,
-    readQueueNums,
-    writeQueueNums,
-    perm,
-    topicFilterType: h.topicFilterType === 'MULTI_TAG' ? 'MULTI_TAG' : 'SINGLE_TAG',
-    topicSysFlag: h.topicSysFlag ?? 0,
-    order: h.order ?? false,
-  });
+  // Java 5.5.0 refuses MIXED unless `enableMixedMessageType` (default false; no option here).
+  if (h.attributes?.split(',').includes(`+${MESSAGE_TYPE_ATTRIBUTE}=MIXED`))
+    return createResponse(request, ResponseCode.INVALID_PARAMETER, 'MIXED message type is not supported.');
+  try {
+    ctx.topics.update(
+      {
+        topicName: topic,
+        readQueueNums,
+        writeQueueNums,
+        perm,
+        topicFilterType: h.topicFilterType === 'MULTI_TAG' ? 'MULTI_TAG' : 'SINGLE_TAG',
+        topicSysFlag: h.topicSysFlag ?? 0,
+        order: h.order ?? false,
+      },
+      h.attributes,
+    );
+  } catch (err) {
+    // A refused attribute change (topic-attributes.ts), answered as Java's broker does.
+    return createResponse(request, ResponseCode.SYSTEM_ERROR, (err as Error).message);
+  }
   await ctx.registerBrokerAll();
   return createResponse(request, ResponseCode.SUCCESS);
 }

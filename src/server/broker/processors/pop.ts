@@ -37,12 +37,11 @@ import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 import { buildMessageFilter, type MessageFilter } from '../message-filter.js';
 import { NORMAL_REVIVE_QID, type PopRead, type PopService } from '../pop/pop-service.js';
+import { popPlan } from '../priority.js';
 import { APPLY_TOPIC_HINT } from './send.js';
 
 /** Java `isTimeoutTooMuch`: a request this late (ms past bornTime + pollTime) is answered at once. */
 const TOO_LATE_MS = 500;
-/** Java `popFromRetryProbability`: share of pops that read the retry topic first. */
-const RETRY_FIRST_PROBABILITY = 0.2;
 
 export function popProcessors(ctx: BrokerContext, pop: PopService): Array<[number, RequestHandler]> {
   return [
@@ -167,15 +166,16 @@ async function popOnce(
       left -= got.records.length;
     }
   };
-  // Orderly POP never reads the retry topic; otherwise it goes first in 20 % of pops, else last.
+  // Orderly POP never reads the retry topic; otherwise it goes first in 20 % of pops (none in
+  // priority mode), else last. The queues' order is Java's, by priority on a PRIORITY topic.
+  const config = ctx.topics.get(h.topic);
+  if (config === undefined) return reads; // deleted since checkTopic
+  const plan = popPlan(config, ctx.subscriptionGroups.get(h.consumerGroup), req.order, readQueueNums);
   const hasRetry = !req.order && ctx.topics.get(retryTopic) !== undefined;
-  const retryFirst = hasRetry && Math.random() < RETRY_FIRST_PROBABILITY;
+  const retryFirst = hasRetry && plan.retryFirst;
   if (retryFirst) await read(retryTopic, 0);
   if (h.queueId >= 0) await read(h.topic, h.queueId);
-  else {
-    const start = Math.floor(Math.random() * readQueueNums);
-    for (let i = 0; i < readQueueNums; i++) await read(h.topic, (start + i) % readQueueNums);
-  }
+  else for (const queueId of plan.queueIds) await read(h.topic, queueId);
   if (hasRetry && !retryFirst) await read(retryTopic, 0);
   return reads;
 }

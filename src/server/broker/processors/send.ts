@@ -9,6 +9,7 @@ import {
   type SendMessageRequestHeader,
 } from '../../../protocol/headers/send.js';
 import { encodeOffsetMsgId, HEX_PAIR_CODES } from '../../../protocol/message/message-id.js';
+import { encodeRecallHandle } from '../../../protocol/message/recall-handle.js';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
 import {
   MessageSysFlag,
@@ -31,7 +32,10 @@ import { encodeBatchRecords, type EncodedBatch } from '../../store/batch-records
 import { TopicFilterType, type TopicConfig } from '../../../protocol/headers/register.js';
 import type { SocketAddress } from '../../../protocol/message/stored-message.js';
 import type { BrokerContext } from '../context.js';
+import type { TimerPutResult } from '../timer-service.js';
+import { messageTypeRefusal } from '../message-type-check.js';
 import { parseSocketAddress, putStatusToResponse } from '../message-util.js';
+import { placeByPriority } from '../priority.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
 export const APPLY_TOPIC_HINT = 'http://rocketmq.apache.org/docs/faq/';
@@ -137,12 +141,18 @@ async function processSend(
     const batch = request.code === RequestCode.SEND_BATCH_MESSAGE;
     const isNewTopic = ctx.topics.get(header.topic) === undefined;
     const topicConfig = checkMessage(ctx, header, batch);
+    if (ctx.options.enableTopicMessageTypeCheck) {
+      const refused = messageTypeRefusal(topicConfig, header.properties, batch ? request.body : undefined);
+      if (refused !== undefined) throw new SendRejection(ResponseCode.MESSAGE_ILLEGAL, refused);
+    }
     // Java marks single messages of a MULTI_TAG topic; batches keep the client's sysFlag.
     if (!batch && topicConfig.topicFilterType === TopicFilterType.MULTI_TAG) {
       header.sysFlag |= MessageSysFlag.MULTI_TAGS_FLAG;
     }
     let queueId = header.queueId;
     if (queueId < 0) queueId = Math.floor(Math.random() * Math.max(1, topicConfig.writeQueueNums));
+    // [5.4+] A priority message goes to the queue of its priority (priority.ts); batches keep theirs.
+    if (!batch) queueId = placeByPriority(header, topicConfig) ?? queueId;
     const body = request.body ?? new Uint8Array(0);
     // The 5.x broker's size rule: the body as stored (compressed when the producer compressed
     // it; the whole encoded batch for SEND_BATCH_MESSAGE) against maxMessageSize. Properties
@@ -366,9 +376,26 @@ const sendOne: SendPath = async (ctx, request, conn, header, queueId, body) => {
     // WAIT is not stored; skipped while encoding, since `delete` would slow the object down.
     properties: encodeProperties(props, PropertyKey.WAIT),
   };
-  const result = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
+  const result: TimerPutResult = half ? await ctx.store.putMessage(msg) : await ctx.putMessage(msg);
   const response = answerPut(ctx, request, [result], queueId);
   if (dlq !== undefined && STORED.has(response.code)) ctx.topics.commitCreated(dlq);
+  // Java `attachRecallHandle`: a single message that went to the timer wheel, not of a retry
+  // topic, gets a handle naming its real topic, this broker, TIMER_OUT_MS + 1 ("consider of
+  // floor") and its UNIQ_KEY (a message without one could never be matched, so it gets none).
+  const uniqKey = props[PropertyKey.UNIQ_KEY];
+  if (
+    result.timerOutMs !== undefined &&
+    uniqKey !== undefined &&
+    STORED.has(response.code) &&
+    !topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)
+  ) {
+    (response.extFields ??= {}).recallHandle = encodeRecallHandle({
+      topic,
+      brokerName: ctx.options.brokerName,
+      timestamp: String(result.timerOutMs + 1),
+      messageId: uniqKey,
+    });
+  }
   return response;
 };
 

@@ -20,11 +20,12 @@ import java.util.Map;
  * bench   --namesrv A --topic T --threads N --size B --duration-ms D [--warmup-ms W]
  * admin   clusterList|topicRoute --namesrv A [--topic T]
  * push    --namesrv A --topics T1,T2 --group G [--duration-ms D] [--from first|last]
- *         [--expression E | --sql S] [--threads N] [--max-messages K]
+ *         [--expression E | --sql S] [--threads N] [--max-messages K] [--orderly true]
  * drain   --namesrv A --topic T --group G --expect N [--threads 20] [--timeout-ms M]
  * request --namesrv A --topic T --count N [--timeout-ms M] [--group G]
  * respond --namesrv A --topic T --group G --count N [--timeout-ms M]
  * select  --namesrv A --topic T --keys k1,k2,...
+ * send5 | recall ...   (5.x only: see V5 in interop/src/v5/java)
  * </pre>
  */
 public final class Driver {
@@ -82,12 +83,40 @@ public final class Driver {
       case "respond":
         emit(RequestReply.respond(new Driver.Args(args, 1)));
         return 0;
+      case "send5":
+      case "recall":
+      case "topicConfig":
+        emit(v5(cmd, new Args(args, 1)));
+        return 0;
       case "admin":
         if (args.length < 2) throw new IllegalArgumentException("admin clusterList|topicRoute");
         emit(Admin.run(args[1], new Args(args, 2)));
         return 0;
       default:
         throw new IllegalArgumentException("unknown command " + cmd);
+    }
+  }
+
+  /**
+   * The 5.x-only commands live in a source tree only interop/v5 compiles (the 4.9.7 client has no
+   * priority, timer or recall API), so they are looked up at run time.
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> v5(String cmd, Args a) throws Exception {
+    Class<?> c;
+    try {
+      c = Class.forName("org.rocketmqts.interop.V5");
+    } catch (ClassNotFoundException e) {
+      throw new IllegalArgumentException(cmd + " needs the RocketMQ 5.x driver (interop/v5)");
+    }
+    java.lang.reflect.Method m = c.getDeclaredMethod("run", String.class, Args.class);
+    m.setAccessible(true);
+    try {
+      return (Map<String, Object>) m.invoke(null, cmd, a);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      Throwable t = e.getCause();
+      if (t instanceof Exception) throw (Exception) t;
+      throw e;
     }
   }
 

@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.MessageSelector;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -34,6 +36,9 @@ final class Push {
     String sql = a.str("sql", "");
     int threads = (int) a.num("threads", 20L);
     int max = (int) a.num("max-messages", 100000L);
+    // Orderly: one thread per queue at a time, in queue order (MessageListenerOrderly), so the
+    // recorded order per queue is the delivery order.
+    boolean orderly = Boolean.parseBoolean(a.str("orderly", "false"));
 
     ConcurrentLinkedQueue<Map<String, Object>> consumed = new ConcurrentLinkedQueue<>();
     AtomicLong total = new AtomicLong();
@@ -52,24 +57,38 @@ final class Push {
       if (!sql.isEmpty()) c.subscribe(t, MessageSelector.bySql(sql));
       else c.subscribe(t, expression);
     }
-    c.registerMessageListener(
-        (MessageListenerConcurrently)
-            (msgs, ctx) -> {
-              for (MessageExt m : msgs) {
-                if (total.incrementAndGet() > max) continue;
-                Map<String, Object> s = new LinkedHashMap<>();
-                s.put("msgId", m.getMsgId());
-                s.put("topic", m.getTopic());
-                s.put("brokerName", m.getBrokerName());
-                s.put("queueId", m.getQueueId());
-                s.put("queueOffset", m.getQueueOffset());
-                s.put("reconsumeTimes", m.getReconsumeTimes());
-                s.put("properties", new java.util.TreeMap<>(m.getProperties()));
-                s.put("atMs", System.currentTimeMillis());
-                consumed.add(s);
-              }
-              return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-            });
+    java.util.function.Consumer<List<MessageExt>> record =
+        msgs -> {
+          for (MessageExt m : msgs) {
+            if (total.incrementAndGet() > max) continue;
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("msgId", m.getMsgId());
+            s.put("topic", m.getTopic());
+            s.put("brokerName", m.getBrokerName());
+            s.put("queueId", m.getQueueId());
+            s.put("queueOffset", m.getQueueOffset());
+            s.put("reconsumeTimes", m.getReconsumeTimes());
+            s.put("properties", new java.util.TreeMap<>(m.getProperties()));
+            s.put("body", Driver.utf8(m.getBody()));
+            s.put("atMs", System.currentTimeMillis());
+            consumed.add(s);
+          }
+        };
+    if (orderly) {
+      c.registerMessageListener(
+          (MessageListenerOrderly)
+              (msgs, ctx) -> {
+                record.accept(msgs);
+                return ConsumeOrderlyStatus.SUCCESS;
+              });
+    } else {
+      c.registerMessageListener(
+          (MessageListenerConcurrently)
+              (msgs, ctx) -> {
+                record.accept(msgs);
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+              });
+    }
 
     List<Map<String, Object>> timeline = new ArrayList<>();
     long t0 = System.currentTimeMillis();
