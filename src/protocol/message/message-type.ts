@@ -58,7 +58,8 @@ export function messageTypeMismatchRemark(expected: TopicMessageType, actual: To
   return `TopicMessageType validate failed, the expected type is ${expected}, but actual type is ${actual}`;
 }
 
-const MISMATCH_REMARK = /TopicMessageType validate failed, the expected type is (\w+), but actual type is (\w+)/;
+const MISMATCH_REMARK =
+  /TopicMessageType validate failed, the expected type is (\w+), but actual type is (\w+)/;
 
 /** The two types named in a mismatch remark, or undefined for any other remark. */
 export function parseMessageTypeMismatch(
