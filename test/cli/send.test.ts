@@ -51,3 +51,58 @@ test('send --json with one message prints the msgId of the message the broker st
     await cluster.stop();
   }
 });
+
+test('send --message-group puts every message of the group on one queue with __SHARDINGKEY; a blank group exits 2 and sends nothing', async () => {
+  const cluster = await EmbeddedCluster.start({ brokers: 2 });
+  const admin = new Admin({ namesrvAddr: cluster.namesrvAddr });
+  try {
+    const topic = unique('CliGroup');
+    const queues = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const r = await runCli([
+        'send',
+        '--namesrv',
+        cluster.namesrvAddr,
+        '--topic',
+        topic,
+        '--message-group',
+        'order-42',
+        '--json',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as {
+        msgId: string;
+        messageQueue: { brokerName: string; queueId: number };
+      };
+      queues.add(`${out.messageQueue.brokerName}/${out.messageQueue.queueId}`);
+      const stored = await admin.viewMessage(out.msgId, topic);
+      assert.equal(stored.properties['__SHARDINGKEY'], 'order-42');
+    }
+    assert.equal(queues.size, 1, `one queue for the group: ${[...queues].join(', ')}`);
+
+    const blank = await runCli([
+      'send',
+      '--namesrv',
+      cluster.namesrvAddr,
+      '--topic',
+      topic,
+      '--message-group',
+      ' ',
+    ]);
+    assert.equal(blank.code, 2, blank.stderr);
+    assert.match(blank.stderr, /messageGroup/);
+    const badPriority = await runCli([
+      'send',
+      '--namesrv',
+      cluster.namesrvAddr,
+      '--topic',
+      topic,
+      '--priority',
+      '-1',
+    ]);
+    assert.equal(badPriority.code, 2, badPriority.stderr);
+  } finally {
+    await admin.shutdown();
+    await cluster.stop();
+  }
+});

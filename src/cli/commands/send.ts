@@ -36,6 +36,8 @@ const FLAGS = {
   group: { type: 'string' },
   timeout: { type: 'string' },
   'deliver-after': { type: 'string' },
+  'message-group': { type: 'string' },
+  priority: { type: 'string' },
   strategy: { type: 'string' },
   json: { type: 'boolean' },
   ...CLIENT_SECURITY_FLAGS,
@@ -63,6 +65,8 @@ ${CLIENT_SECURITY_HELP}
   --timeout MS        sendMsgTimeout (default 3000)
   --deliver-after MS  a timer message, delivered MS ms after the send (deliverAfterMs); a 5.3.2+
                       broker answers with a recallHandle for "rocketmq-ts recall"
+  --message-group G   [5.x] messageGroup: FIFO, every message of G to one queue (__SHARDINGKEY)
+  --priority N        [5.4+] priority (integer >= 0) for a PRIORITY topic
   --strategy S        adaptive | java-4.9 | java-5 (default adaptive)
   --json              one JSON line {count, ok, failed, statuses, perBroker, msgsPerSec, p50Ms, p99Ms};
                       with --count 1 also msgId, offsetMsgId, messageQueue, queueOffset and
@@ -81,9 +85,19 @@ ${CLIENT_SECURITY_HELP}
       values['deliver-after'] === undefined
         ? undefined
         : intFlag('--deliver-after', values['deliver-after'], 0, 0, 259_200_000);
+    const priority =
+      values.priority === undefined ? undefined : intFlag('--priority', values.priority, 0, 0, 2_147_483_647);
     const body = Buffer.alloc(size, 'x');
     const keys = values.keys ? values.keys.split(',').filter((k) => k.length > 0) : undefined;
-    const message = { topic: topic, body, tags: values.tag, keys, deliverAfterMs };
+    const message = {
+      topic: topic,
+      body,
+      tags: values.tag,
+      keys,
+      deliverAfterMs,
+      messageGroup: values['message-group'],
+      priority,
+    };
     await producer.start();
     try {
       if (count === 1 && !values.json) {
