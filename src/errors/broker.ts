@@ -28,6 +28,15 @@ export class BrokerResponseError extends RocketMQError {
   }
 }
 
+/** What the sender does to fit a topic of each type (MessageTypeMismatchError's message). */
+const MESSAGE_TYPE_HINTS: ReadonlyMap<string, string> = new Map([
+  ['FIFO', 'set messageGroup'],
+  ['DELAY', 'set deliverAt, deliverAfterMs or delayTimeLevel'],
+  ['TRANSACTION', 'send it with a TransactionProducer'],
+  ['PRIORITY', 'set priority'],
+  ['UNSPECIFIED', 'Admin.createTopic first'],
+]);
+
 /**
  * [5.x] The topic's `message.type` does not accept this message (a 5.x Proxy, or a broker with
  * `enableTopicMessageTypeCheck`): a FIFO topic needs `messageGroup`, a DELAY topic a delay or
@@ -52,23 +61,12 @@ export class MessageTypeMismatchError extends BrokerResponseError {
       retriable: false,
       errorCode: 'ERR_MESSAGE_TYPE_MISMATCH',
     });
-    this.message = `${
+    const what =
       expectedType === 'UNSPECIFIED'
         ? `topic ${topic} has no message type the Proxy knows (it refuses topics it cannot find, e.g. not created yet: create it with a messageType) and refuses a ${actualType} message`
-        : `topic ${topic} is of type ${expectedType} and refuses a ${actualType} message`
-    } (${
-      expectedType === 'FIFO'
-        ? 'set messageGroup'
-        : expectedType === 'DELAY'
-          ? 'set deliverAt, deliverAfterMs or delayTimeLevel'
-          : expectedType === 'TRANSACTION'
-            ? 'send it with a TransactionProducer'
-            : expectedType === 'PRIORITY'
-              ? 'set priority'
-              : expectedType === 'UNSPECIFIED'
-                ? 'Admin.createTopic first'
-                : `send it to a ${actualType} topic`
-    })${response.address ? ` from ${response.address}` : ''}`;
+        : `topic ${topic} is of type ${expectedType} and refuses a ${actualType} message`;
+    const hint = MESSAGE_TYPE_HINTS.get(expectedType) ?? `send it to a ${actualType} topic`;
+    this.message = `${what} (${hint})${response.address ? ` from ${response.address}` : ''}`;
     this.topic = topic;
     this.expectedType = expectedType;
     this.actualType = actualType;
