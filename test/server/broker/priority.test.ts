@@ -88,10 +88,9 @@ function markPriority(cluster: EmbeddedCluster, topic: string): void {
   for (const b of cluster.brokers) {
     const config = b.broker.topics.get(topic);
     assert.ok(config);
-    b.broker.topics.update({
-      ...config,
-      attributes: { ...config.attributes, [MESSAGE_TYPE_ATTRIBUTE]: 'PRIORITY' },
-    });
+    // Attributes change as an UPDATE_AND_CREATE_TOPIC changes them: by `+key=value` text.
+    b.broker.topics.update(config, `+${MESSAGE_TYPE_ATTRIBUTE}=PRIORITY`);
+    assert.equal(b.broker.topics.get(topic)?.attributes?.[MESSAGE_TYPE_ATTRIBUTE], 'PRIORITY');
   }
 }
 
