@@ -50,15 +50,18 @@ const RESOURCE_TYPES = ['Any', 'Cluster', 'Namespace', 'Topic', 'Group'] as cons
 export interface CreateUserRequest {
   username: string;
   password: string;
-  userType?: (typeof USER_TYPES)[number] | undefined;
+  /** `Super` or `Normal` (any case). */
+  userType?: string | undefined;
 }
 
 /** A user's fields to change; the absent ones keep their value. */
 export interface UpdateUserRequest {
   username: string;
   password?: string | undefined;
-  userType?: (typeof USER_TYPES)[number] | undefined;
-  userStatus?: (typeof USER_STATUSES)[number] | undefined;
+  /** `Super` or `Normal` (any case). */
+  userType?: string | undefined;
+  /** `enable` or `disable` (any case). */
+  userStatus?: string | undefined;
 }
 
 /** mqadmin createAcl's flags as one request: `AclInfo.of` (one policy, an entry per resource). */
