@@ -14,97 +14,10 @@ import {
   InvalidArgumentError,
   RequestNotSupportedError,
 } from '../../src/errors.js';
-import {
-  encodeAclInfo,
-  encodeAclInfoList,
-  encodeUserInfo,
-  encodeUserInfoList,
-  parseAclInfo,
-  parseUserInfo,
-  type AclInfo,
-  type UserInfo,
-} from '../../src/protocol/body/auth.js';
-import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
-import { createResponse, type RemotingCommand } from '../../src/protocol/command.js';
-import { RemotingServer } from '../../src/remoting/server.js';
+import type { AclInfo } from '../../src/protocol/body/auth.js';
+import { RequestCode } from '../../src/protocol/codes.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
-
-/** A broker's ACL 2.0 metadata in memory, answering as AdminBrokerProcessor does. */
-class FakeAuthBroker {
-  readonly server = new RemotingServer({ host: '127.0.0.1', port: 0 });
-  readonly users = new Map<string, UserInfo>();
-  readonly acls = new Map<string, AclInfo>();
-  readonly codes: number[] = [];
-  address = '';
-
-  async start(): Promise<string> {
-    const reply = (
-      r: RemotingCommand,
-      body?: Buffer,
-      code: number = ResponseCode.SUCCESS,
-      remark?: string,
-    ) => {
-      const res = createResponse(r, code, remark);
-      if (body) res.body = body;
-      return res;
-    };
-    const ext = (r: RemotingCommand, k: string) => r.extFields?.[k];
-    const on = (code: number, handle: (r: RemotingCommand) => RemotingCommand) =>
-      this.server.registerProcessor(code, (r) => {
-        this.codes.push(code);
-        return handle(r);
-      });
-    on(RequestCode.AUTH_CREATE_USER, (r) => {
-      const u = parseUserInfo(r.body)!;
-      this.users.set(ext(r, 'username')!, { userType: 'Normal', userStatus: 'enable', ...u });
-      return reply(r);
-    });
-    on(RequestCode.AUTH_UPDATE_USER, (r) => {
-      const old = this.users.get(ext(r, 'username')!);
-      if (!old) return reply(r, undefined, ResponseCode.NO_PERMISSION, 'The user is not exist');
-      this.users.set(old.username, { ...old, ...parseUserInfo(r.body) });
-      return reply(r);
-    });
-    on(RequestCode.AUTH_DELETE_USER, (r) => (this.users.delete(ext(r, 'username')!), reply(r)));
-    on(RequestCode.AUTH_GET_USER, (r) => {
-      const u = this.users.get(ext(r, 'username')!);
-      return reply(r, u && encodeUserInfo(u));
-    });
-    on(RequestCode.AUTH_LIST_USER, (r) => {
-      const f = ext(r, 'filter') ?? '';
-      const list = [...this.users.values()].filter((u) => u.username.includes(f));
-      return reply(r, list.length > 0 ? encodeUserInfoList(list) : undefined);
-    });
-    const putAcl = (r: RemotingCommand) => {
-      const acl = parseAclInfo(r.body)!;
-      this.acls.set(ext(r, 'subject')!, acl);
-      return reply(r);
-    };
-    on(RequestCode.AUTH_CREATE_ACL, putAcl);
-    on(RequestCode.AUTH_UPDATE_ACL, putAcl);
-    on(RequestCode.AUTH_DELETE_ACL, (r) => {
-      const subject = ext(r, 'subject')!;
-      const resource = ext(r, 'resource');
-      const acl = this.acls.get(subject);
-      if (acl && resource !== undefined)
-        for (const p of acl.policies) p.entries = p.entries.filter((e) => e.resource !== resource);
-      else this.acls.delete(subject);
-      return reply(r);
-    });
-    on(RequestCode.AUTH_GET_ACL, (r) => {
-      const a = this.acls.get(ext(r, 'subject')!);
-      return reply(r, a && encodeAclInfo(a));
-    });
-    on(RequestCode.AUTH_LIST_ACL, (r) => {
-      const s = ext(r, 'subjectFilter') ?? '';
-      const list = [...this.acls.values()].filter((a) => a.subject.includes(s));
-      return reply(r, list.length > 0 ? encodeAclInfoList(list) : undefined);
-    });
-    const { port } = await this.server.listen();
-    this.address = `127.0.0.1:${port}`;
-    return this.address;
-  }
-}
+import { FakeAuthBroker, registerFakeBroker } from '../helpers/fake-auth-broker.js';
 
 describe('ACL 2.0 admin', () => {
   let cluster: EmbeddedCluster;
@@ -116,19 +29,8 @@ describe('ACL 2.0 admin', () => {
   before(async () => {
     cluster = await EmbeddedCluster.start({ brokers: 1 });
     admin = new Admin({ namesrvAddr: cluster.namesrvAddr });
-    const wrapper = { dataVersion: { counter: 1, timestamp: 1 }, topicConfigTable: {} };
-    for (const [broker, brokerId] of [
-      [master, 0],
-      [slave, 1],
-    ] as const)
-      cluster.namesrv.routes.registerBroker({
-        clusterName: 'AuthCluster',
-        brokerAddr: await broker.start(),
-        brokerName: 'auth-a',
-        brokerId,
-        haServerAddr: '',
-        topicConfigWrapper: wrapper,
-      });
+    registerFakeBroker(cluster, 'AuthCluster', 'auth-a', 0, await master.start());
+    registerFakeBroker(cluster, 'AuthCluster', 'auth-a', 1, await slave.start());
   });
   after(async () => {
     await admin.close();
