@@ -261,7 +261,11 @@ export async function updateUser(
   return writeAll(ctx, target, AuthUpdateUser, { username: info.username }, encodeUserInfo(info));
 }
 
-export async function deleteUser(ctx: AdminContext, username: string, target: AdminTarget): Promise<string[]> {
+export async function deleteUser(
+  ctx: AdminContext,
+  username: string,
+  target: AdminTarget,
+): Promise<string[]> {
   return writeAll(ctx, target, AuthDeleteUser, { username: nonBlank('username', username) });
 }
 
@@ -317,7 +321,11 @@ export async function getAcl(
   return readFirst(ctx, target, AuthGetAcl, header, parseAclInfo, (a) => a !== undefined, undefined);
 }
 
-export async function listAcl(ctx: AdminContext, filter: ListAclFilter, target: AdminTarget): Promise<AclInfo[]> {
+export async function listAcl(
+  ctx: AdminContext,
+  filter: ListAclFilter,
+  target: AdminTarget,
+): Promise<AclInfo[]> {
   for (const k of Object.keys(filter))
     if (k !== 'subject' && k !== 'resource') throw new InvalidArgumentError(k, 'is not an ACL filter');
   const header = { subjectFilter: filter.subject, resourceFilter: filter.resource };

@@ -49,6 +49,7 @@ import { messagesOfQueue, queryMessagesByKey, resendMessage, viewMessage } from 
 import { validateAdminOptions, type AdminOptions, type ResolvedAdminOptions } from './options.js';
 import {
   consumerGroups,
+  consumerGroupsReport,
   createOrUpdateSubscriptionGroup,
   deleteSubscriptionGroup,
   type SubscriptionGroupSettings,
@@ -60,6 +61,7 @@ import {
   topicList,
   topicRoute,
   topicStats,
+  topicStatsReport,
   topics,
 } from './topics.js';
 import { messageTrace } from './traces.js';
@@ -74,6 +76,7 @@ import type {
   ConsumeDirectlyResult,
   ConsumerConnections,
   ConsumerGroupSummary,
+  ConsumerGroupsReport,
   ConsumerProgress,
   ConsumerRunningInfoData,
   CreateTopicRequest,
@@ -83,6 +86,7 @@ import type {
   TopicListEntry,
   TopicRouteResult,
   TopicStats,
+  TopicStatsReport,
 } from './types.js';
 
 /** docs/events.md: the Admin client's connections. */
@@ -196,6 +200,14 @@ export class Admin extends EventEmitter<AdminEvents> {
     return this.run(options, (c) => topicStats(c, topic));
   }
 
+  /**
+   * topicStats that keeps going past a broker it cannot reach (BrokerUnavailableError), listing it
+   * in `unreachable` (the dashboard shows it as down); any other failure still rejects.
+   */
+  topicStatsReport(topic: string, options?: CallOptions): Promise<TopicStatsReport> {
+    return this.run(options, (c) => topicStatsReport(c, topic));
+  }
+
   /** Groups that consume `topic` (online subscribers and groups with offsets). */
   topicConsumers(topic: string, options?: CallOptions): Promise<string[]> {
     return this.run(options, (c) => topicConsumers(c, topic));
@@ -231,6 +243,11 @@ export class Admin extends EventEmitter<AdminEvents> {
   /** Subscription groups on every master (built-in groups only with `includeSystem`). */
   consumerGroups(includeSystem = false, options?: CallOptions): Promise<ConsumerGroupSummary[]> {
     return this.run(options, (c) => consumerGroups(c, includeSystem));
+  }
+
+  /** consumerGroups that lists the masters it cannot reach in `unreachable` instead of rejecting. */
+  consumerGroupsReport(includeSystem = false, options?: CallOptions): Promise<ConsumerGroupsReport> {
+    return this.run(options, (c) => consumerGroupsReport(c, includeSystem));
   }
 
   /** Per-queue broker offset, consumer offset and lag of `group` (optionally one topic). */
