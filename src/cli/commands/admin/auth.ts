@@ -5,12 +5,9 @@
  * with mqadmin's short flags. docs/security.md §6.
  */
 import type { AclInfo, UserInfo } from '../../../admin/acl2.js';
-import { defineAdminCommand, need, target, type AdminOutput } from './define.js';
+import { BROKER_OR_CLUSTER_FLAGS, defineAdminCommand, need, target, type AdminOutput } from './define.js';
 
-const TARGET = {
-  broker: { type: 'string', short: 'b' },
-  cluster: { type: 'string', short: 'c' },
-} as const;
+const TARGET = BROKER_OR_CLUSTER_FLAGS;
 const WRITE_TARGET_DOCS = {
   broker: ['ADDR', 'this broker (host:port, or a broker name: its master)'],
   cluster: ['C', 'every broker of this cluster, masters and slaves'],
