@@ -204,15 +204,14 @@ export class RequestNotSupportedError extends RocketMQError {
  * handling that handles this too (docs/security.md §6).
  */
 export class AuthAdminNotSupportedError extends RequestNotSupportedError {
-  /** The server's reason, verbatim. */
+  /** The server's reason, verbatim (the message already says what it means). */
   readonly remark: string;
   constructor(address: string, requestCode: number, requestName: string, remark: string) {
     super(address, requestCode, requestName, {
       code: 'ERR_AUTH_ADMIN_NOT_SUPPORTED',
       why:
         'ACL 2.0 admin (users and ACL entries) needs a RocketMQ 5.3+ broker with authenticationEnabled ' +
-        `and authorizationEnabled; 4.9 brokers and the embedded broker have ACL 1.0 (plain_acl.yml) only` +
-        (remark.trim() ? ` (broker said: ${remark.trim()})` : ''),
+        'and authorizationEnabled; 4.9 brokers and the embedded broker have ACL 1.0 (plain_acl.yml) only',
     });
     this.remark = remark;
   }

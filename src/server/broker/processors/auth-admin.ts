@@ -10,8 +10,7 @@ import { AUTH_ADMIN_REQUESTS } from '../../../protocol/headers/auth-admin.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 
 export const EMBEDDED_AUTH_ADMIN_REMARK =
-  'ACL 2.0 admin is not supported by the rocketmq-ts embedded broker: its ACL is 1.0 (plain_acl.yml); ' +
-  'users and ACL entries need a RocketMQ 5.3+ broker with authenticationEnabled/authorizationEnabled';
+  'the rocketmq-ts embedded broker has ACL 1.0 (plain_acl.yml) only, no ACL 2.0 users or ACL entries';
 
 export function authAdminProcessors(): Array<[number, RequestHandler]> {
   return AUTH_ADMIN_REQUESTS.map((decl) => [
@@ -20,7 +19,7 @@ export function authAdminProcessors(): Array<[number, RequestHandler]> {
       createResponse(
         request,
         ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-        `${decl.name} (${decl.code}): ${EMBEDDED_AUTH_ADMIN_REMARK}`,
+        `request type ${decl.code} (${decl.name}) not supported: ${EMBEDDED_AUTH_ADMIN_REMARK}`,
       ),
   ]);
 }
