@@ -6,7 +6,12 @@
  * answer that has something. A broker without ACL 2.0 (4.9, the embedded broker) answers
  * REQUEST_CODE_NOT_SUPPORTED → AuthAdminNotSupportedError. docs/security.md §6.
  */
-import { AuthAdminNotSupportedError, InvalidArgumentError, RequestNotSupportedError } from '../errors.js';
+import {
+  AuthAdminNotSupportedError,
+  BrokerNotFoundError,
+  InvalidArgumentError,
+  RequestNotSupportedError,
+} from '../errors.js';
 import { ResponseCode } from '../protocol/codes.js';
 import type { RemotingCommand } from '../protocol/command.js';
 import {
@@ -174,10 +179,9 @@ async function writeAddresses(ctx: AdminContext, target: AdminTarget): Promise<s
   }
   const info = await ctx.clusterInfo();
   const names =
-    target.cluster === undefined
-      ? Object.keys(info.brokerAddrTable)
-      : await clusterBrokers(ctx, target.cluster);
-  const out = names.sort().flatMap((n) => {
+    target.cluster === undefined ? Object.keys(info.brokerAddrTable) : info.clusterAddrTable[target.cluster];
+  if (names === undefined) throw new BrokerNotFoundError(target.cluster!);
+  const out = [...names].sort().flatMap((n) => {
     const bd = info.brokerAddrTable[n];
     if (!bd) return [];
     const master = masterAddress(bd);
@@ -187,10 +191,6 @@ async function writeAddresses(ctx: AdminContext, target: AdminTarget): Promise<s
     ];
   });
   return [...new Set(out)];
-}
-
-async function clusterBrokers(ctx: AdminContext, cluster: string): Promise<string[]> {
-  return [...(await ctx.masters(cluster)).keys()];
 }
 
 /** The masters a read asks, in order. */

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/admin/admin.js';
 import {
   AuthAdminNotSupportedError,
+  BrokerNotFoundError,
   BrokerResponseError,
   InvalidArgumentError,
   RequestNotSupportedError,
@@ -213,6 +214,10 @@ describe('ACL 2.0 admin', () => {
         (e: unknown) => e instanceof InvalidArgumentError && e.field === field,
         field,
       );
+    await assert.rejects(
+      admin.createUser({ username: 'a', password: 'x' }, { cluster: 'NoSuchCluster' }),
+      BrokerNotFoundError,
+    );
     assert.equal(master.codes.length + slave.codes.length, sent);
   });
 });
