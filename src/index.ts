@@ -28,6 +28,7 @@ export {
   BrokerNotFoundError,
   BrokerUnavailableError,
   RequestNotSupportedError,
+  AuthAdminNotSupportedError,
   // producer
   SendFailedError,
   SendResultUnknownError,

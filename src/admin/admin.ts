@@ -17,6 +17,24 @@ import { forwardConnectionEvents, type ConnectionEvents } from '../client/instan
 import { Lifecycle, type LifecycleState } from '../client/lifecycle.js';
 import { keyList } from '../options.js';
 import { signalOf, throwIfAborted, type CallOptions } from '../remoting/abort.js';
+import {
+  createAcl,
+  createUser,
+  deleteAcl,
+  deleteUser,
+  getAcl,
+  getUser,
+  listAcl,
+  listUsers,
+  updateAcl,
+  updateUser,
+  type AclInfo,
+  type AclRequest,
+  type CreateUserRequest,
+  type ListAclFilter,
+  type UpdateUserRequest,
+  type UserInfo,
+} from './acl2.js';
 import { AdminContext } from './admin-context.js';
 import { brokerConfig, brokerRuntimeStats, clusterInfo, updateBrokerConfig } from './cluster.js';
 import {
@@ -31,6 +49,7 @@ import { messagesOfQueue, queryMessagesByKey, resendMessage, viewMessage } from 
 import { validateAdminOptions, type AdminOptions, type ResolvedAdminOptions } from './options.js';
 import {
   consumerGroups,
+  consumerGroupsReport,
   createOrUpdateSubscriptionGroup,
   deleteSubscriptionGroup,
   type SubscriptionGroupSettings,
@@ -42,6 +61,7 @@ import {
   topicList,
   topicRoute,
   topicStats,
+  topicStatsReport,
   topics,
 } from './topics.js';
 import { messageTrace } from './traces.js';
@@ -56,6 +76,7 @@ import type {
   ConsumeDirectlyResult,
   ConsumerConnections,
   ConsumerGroupSummary,
+  ConsumerGroupsReport,
   ConsumerProgress,
   ConsumerRunningInfoData,
   CreateTopicRequest,
@@ -65,6 +86,7 @@ import type {
   TopicListEntry,
   TopicRouteResult,
   TopicStats,
+  TopicStatsReport,
 } from './types.js';
 
 /** docs/events.md: the Admin client's connections. */
@@ -178,6 +200,14 @@ export class Admin extends EventEmitter<AdminEvents> {
     return this.run(options, (c) => topicStats(c, topic));
   }
 
+  /**
+   * topicStats that keeps going past a broker it cannot reach (BrokerUnavailableError), listing it
+   * in `unreachable` (the dashboard shows it as down); any other failure still rejects.
+   */
+  topicStatsReport(topic: string, options?: CallOptions): Promise<TopicStatsReport> {
+    return this.run(options, (c) => topicStatsReport(c, topic));
+  }
+
   /** Groups that consume `topic` (online subscribers and groups with offsets). */
   topicConsumers(topic: string, options?: CallOptions): Promise<string[]> {
     return this.run(options, (c) => topicConsumers(c, topic));
@@ -213,6 +243,11 @@ export class Admin extends EventEmitter<AdminEvents> {
   /** Subscription groups on every master (built-in groups only with `includeSystem`). */
   consumerGroups(includeSystem = false, options?: CallOptions): Promise<ConsumerGroupSummary[]> {
     return this.run(options, (c) => consumerGroups(c, includeSystem));
+  }
+
+  /** consumerGroups that lists the masters it cannot reach in `unreachable` instead of rejecting. */
+  consumerGroupsReport(includeSystem = false, options?: CallOptions): Promise<ConsumerGroupsReport> {
+    return this.run(options, (c) => consumerGroupsReport(c, includeSystem));
   }
 
   /** Per-queue broker offset, consumer offset and lag of `group` (optionally one topic). */
@@ -306,5 +341,64 @@ export class Admin extends EventEmitter<AdminEvents> {
     options?: CallOptions,
   ): Promise<string[]> {
     return this.run(options, (c) => deleteSubscriptionGroup(c, group, target, removeOffset));
+  }
+
+  // [5.3+] ACL 2.0 users and ACL entries (admin/acl2.ts, docs/security.md §6). Changes go to every
+  // broker of `target` (masters and slaves; every broker without one), as mqadmin's; reads to its
+  // masters, first answer with something wins. A broker without ACL 2.0 → AuthAdminNotSupportedError.
+
+  /** AUTH_CREATE_USER on every target broker; returns the addresses written to. */
+  createUser(user: CreateUserRequest, target: AdminTarget = {}, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => createUser(c, user, target));
+  }
+
+  /** AUTH_UPDATE_USER: the fields given change, the others stay. */
+  updateUser(user: UpdateUserRequest, target: AdminTarget = {}, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => updateUser(c, user, target));
+  }
+
+  /** AUTH_DELETE_USER (deleting an unknown user succeeds, as on the broker). */
+  deleteUser(username: string, target: AdminTarget = {}, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => deleteUser(c, username, target));
+  }
+
+  /** AUTH_GET_USER: the user, or undefined when no master has it. */
+  getUser(username: string, target: AdminTarget = {}, options?: CallOptions): Promise<UserInfo | undefined> {
+    return this.run(options, (c) => getUser(c, username, target));
+  }
+
+  /** AUTH_LIST_USER: users whose name contains `filter` (all without one). */
+  listUsers(filter?: string, target: AdminTarget = {}, options?: CallOptions): Promise<UserInfo[]> {
+    return this.run(options, (c) => listUsers(c, filter, target));
+  }
+
+  /** AUTH_CREATE_ACL: one policy entry per resource, as mqadmin createAcl. */
+  createAcl(acl: AclRequest, target: AdminTarget = {}, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => createAcl(c, acl, target));
+  }
+
+  /** AUTH_UPDATE_ACL: the entries replace the subject's entries on the same resources. */
+  updateAcl(acl: AclRequest, target: AdminTarget = {}, options?: CallOptions): Promise<string[]> {
+    return this.run(options, (c) => updateAcl(c, acl, target));
+  }
+
+  /** AUTH_DELETE_ACL: the subject's entry on `resource`, or all its entries without one. */
+  deleteAcl(
+    subject: string,
+    resource?: string,
+    target: AdminTarget = {},
+    options?: CallOptions,
+  ): Promise<string[]> {
+    return this.run(options, (c) => deleteAcl(c, subject, resource, target));
+  }
+
+  /** AUTH_GET_ACL: the subject's policies, or undefined when it has none. */
+  getAcl(subject: string, target: AdminTarget = {}, options?: CallOptions): Promise<AclInfo | undefined> {
+    return this.run(options, (c) => getAcl(c, subject, target));
+  }
+
+  /** AUTH_LIST_ACL: ACLs whose subject / resource contain the filters. */
+  listAcl(filter: ListAclFilter = {}, target: AdminTarget = {}, options?: CallOptions): Promise<AclInfo[]> {
+    return this.run(options, (c) => listAcl(c, filter, target));
   }
 }

@@ -12,3 +12,14 @@ export type {
   TraceContext,
 } from '../protocol/trace/trace-data.js';
 export { TOPIC_MESSAGE_TYPES } from '../protocol/message/message-type.js';
+export type {
+  AclInfo,
+  AclRequest,
+  CreateUserRequest,
+  ListAclFilter,
+  PolicyEntryInfo,
+  PolicyInfo,
+  UpdateUserRequest,
+  UserInfo,
+} from './acl2.js';
+export { ACL_ACTIONS, ACL_DECISIONS, USER_STATUSES, USER_TYPES } from './acl2.js';

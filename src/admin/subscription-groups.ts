@@ -2,7 +2,7 @@
  * Subscription groups: the list from every master (201, as the dashboard builds its group list),
  * create/update (200) and delete (207) on every target master.
  */
-import { InvalidArgumentError } from '../errors.js';
+import { BrokerUnavailableError, InvalidArgumentError } from '../errors.js';
 import {
   BUILT_IN_SUBSCRIPTION_GROUPS,
   encodeSubscriptionGroupConfig,
@@ -17,7 +17,7 @@ import {
 } from '../protocol/headers/broker-admin.js';
 import type { AdminContext } from './admin-context.js';
 import { checkGroupName } from './consumers.js';
-import type { AdminTarget, ConsumerGroupSummary } from './types.js';
+import type { AdminTarget, ConsumerGroupSummary, ConsumerGroupsReport, UnreachableBroker } from './types.js';
 
 /** Groups of the broker's own tools and services; left out of `consumerGroups()`. */
 const SYSTEM_GROUPS = new Set([...BUILT_IN_SUBSCRIPTION_GROUPS, 'CID_RMQ_SYS_TRANS']);
@@ -27,9 +27,28 @@ export async function consumerGroups(
   ctx: AdminContext,
   includeSystem = false,
 ): Promise<ConsumerGroupSummary[]> {
+  const report = await consumerGroupsReport(ctx, includeSystem);
+  const down = report.unreachable[0];
+  if (down) throw down.error;
+  return report.groups;
+}
+
+/** As consumerGroups, but a master that cannot be reached is listed instead of failing the call. */
+export async function consumerGroupsReport(
+  ctx: AdminContext,
+  includeSystem = false,
+): Promise<ConsumerGroupsReport> {
   const out = new Map<string, ConsumerGroupSummary>();
+  const unreachable: UnreachableBroker[] = [];
   for (const [brokerName, address] of await ctx.masters()) {
-    const response = await ctx.call(address, GetAllSubscriptionGroupConfig, undefined);
+    let response;
+    try {
+      response = await ctx.call(address, GetAllSubscriptionGroupConfig, undefined);
+    } catch (err) {
+      if (!(err instanceof BrokerUnavailableError)) throw err;
+      unreachable.push({ brokerName, address, error: err });
+      continue;
+    }
     const w = parseSubscriptionGroupWrapper(response.body ?? '{}');
     for (const [name, config] of Object.entries(w.subscriptionGroupTable)) {
       if (!includeSystem && SYSTEM_GROUPS.has(name)) continue;
@@ -38,7 +57,8 @@ export async function consumerGroups(
       out.set(name, entry);
     }
   }
-  return [...out.values()].sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  const groups = [...out.values()].sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  return { groups, unreachable };
 }
 
 /** Fields of a subscription group a caller may set; the rest keep Java's defaults. */

@@ -4,7 +4,12 @@
  * attributes) and delete (215 to each master of the cluster, then 216 to every
  * NameServer, as `mqadmin deleteTopic` does).
  */
-import { InvalidArgumentError, RequestNotSupportedError, TopicNotFoundError } from '../errors.js';
+import {
+  BrokerUnavailableError,
+  InvalidArgumentError,
+  RequestNotSupportedError,
+  TopicNotFoundError,
+} from '../errors.js';
 import { parseTopicStatsTable } from '../protocol/body/admin.js';
 import { ResponseCode } from '../protocol/codes.js';
 import { parseFastjsonBytes } from '../protocol/fastjson.js';
@@ -33,6 +38,8 @@ import type {
   TopicQueueStats,
   TopicRouteResult,
   TopicStats,
+  TopicStatsReport,
+  UnreachableBroker,
 } from './types.js';
 
 export function checkTopicName(topic: unknown, field = 'topic'): string {
@@ -63,19 +70,35 @@ export async function topicRoute(ctx: AdminContext, topic: string): Promise<Topi
 
 /** GET_TOPIC_STATS_INFO from every master in the topic's route, queues sorted by broker and id. */
 export async function topicStats(ctx: AdminContext, topic: string): Promise<TopicStats> {
+  const { unreachable, ...stats } = await topicStatsReport(ctx, topic);
+  const down = unreachable[0];
+  if (down) throw down.error;
+  return stats;
+}
+
+/** As topicStats, but a broker of the route that cannot be reached is listed instead of failing the call. */
+export async function topicStatsReport(ctx: AdminContext, topic: string): Promise<TopicStatsReport> {
   const route = await ctx.route(checkTopicName(topic));
   const queues: TopicQueueStats[] = [];
-  for (const [, address] of ctx.routeMasters(route)) {
-    const response = await ctx.call(address, GetTopicStatsInfo, { topic }, undefined, (r) =>
-      r.code === ResponseCode.TOPIC_NOT_EXIST ? new TopicNotFoundError(topic) : undefined,
-    );
+  const unreachable: UnreachableBroker[] = [];
+  for (const [brokerName, address] of ctx.routeMasters(route)) {
+    let response;
+    try {
+      response = await ctx.call(address, GetTopicStatsInfo, { topic }, undefined, (r) =>
+        r.code === ResponseCode.TOPIC_NOT_EXIST ? new TopicNotFoundError(topic) : undefined,
+      );
+    } catch (err) {
+      if (!(err instanceof BrokerUnavailableError)) throw err;
+      unreachable.push({ brokerName, address, error: err });
+      continue;
+    }
     for (const { mq, value } of parseTopicStatsTable(response.body ?? '{}').values())
       queues.push({ ...mq, ...value });
   }
   queues.sort((a, b) =>
     a.brokerName !== b.brokerName ? (a.brokerName < b.brokerName ? -1 : 1) : a.queueId - b.queueId,
   );
-  return { topic, queues };
+  return { topic, queues, unreachable };
 }
 
 function queueCount(field: string, v: number | undefined): number {

@@ -77,6 +77,25 @@ export interface TopicStats {
   queues: TopicQueueStats[];
 }
 
+/** A broker a "report" call could not reach: its part of the answer is missing. */
+export interface UnreachableBroker {
+  brokerName: string;
+  address: string;
+  /** The BrokerUnavailableError (its `cause` is the transport failure). */
+  error: Error;
+}
+
+/** topicStatsReport(): the queues of the brokers that answered, and the ones that did not. */
+export interface TopicStatsReport extends TopicStats {
+  unreachable: UnreachableBroker[];
+}
+
+/** consumerGroupsReport(): the groups of the masters that answered, and the ones that did not. */
+export interface ConsumerGroupsReport {
+  groups: ConsumerGroupSummary[];
+  unreachable: UnreachableBroker[];
+}
+
 export interface CreateTopicRequest {
   topic: string;
   /** @default 8 */

@@ -2,8 +2,12 @@
  * Live updates: one shared poller per live view (the cluster, a topic, a group, the producers),
  * fanned out to every Server-Sent Events subscriber of that view. However many tabs show a
  * view, a refresh runs its `poll` once (at most one admin request per broker for that view); a
- * view with no subscriber is not polled at all, and its poller stops with its last tab.
+ * view with no subscriber is not polled at all, and its poller stops with its last tab. The number
+ * of distinct views polled at once is capped (`maxPolledViews`): streams for made-up names cannot
+ * multiply the pollers.
  */
+
+import { IllegalStateError } from '../errors.js';
 
 /** A page region replaced in place: element id → escaped markup. */
 export type Fragments = Record<string, string>;
@@ -33,7 +37,21 @@ export class LiveHub {
   constructor(
     private readonly refreshMs: number,
     private readonly onPollError: (key: string, err: unknown) => Fragments,
+    /** Distinct views polled at once (each polls the cluster); subscribing to one more is refused. */
+    readonly maxPolledViews = Infinity,
   ) {}
+
+  /** Views with at least one subscriber, i.e. polled. */
+  get polledViews(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.subscribers.size > 0) n++;
+    return n;
+  }
+
+  /** True when a subscriber of `key` shares a poller already running, or a new one fits the cap. */
+  canSubscribe(key: string): boolean {
+    return this.subscriberCount(key) > 0 || this.polledViews < this.maxPolledViews;
+  }
 
   /** The view for `key`, made by `create` when absent; kept so its chart history survives reloads. */
   view<V extends LiveView>(key: string, create: () => V): V {
@@ -47,8 +65,15 @@ export class LiveHub {
     return e.view as V;
   }
 
-  /** Starts `send`ing the view's updates; returns the unsubscribe function. */
+  /**
+   * Starts `send`ing the view's updates; returns the unsubscribe function. Callers check
+   * `canSubscribe` first: past `maxPolledViews` this throws.
+   */
   subscribe(key: string, create: () => LiveView, send: (f: Fragments) => void): () => void {
+    if (!this.canSubscribe(key))
+      throw new IllegalStateError(
+        `live view ${key} refused: ${this.maxPolledViews} views are polled already`,
+      );
     this.view(key, create);
     const e = this.entries.get(key)!;
     e.subscribers.add(send);

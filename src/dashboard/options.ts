@@ -29,6 +29,20 @@ export interface DashboardOptions extends ClientConnectionOptions {
   historyPoints?: number | undefined;
   /** Timeout of each admin request, ms. @default 5000 */
   requestTimeout?: number | undefined;
+  /**
+   * Distinct live views (a topic, a group, the cluster, …) polled at once, each shared by all its
+   * `/events` streams; a stream for one more is answered 503 with `Retry-After`. @default 32
+   */
+  maxLiveViews?: number | undefined;
+  /** Open `/events` streams at once, all views together; one more is answered 429. @default 256 */
+  maxLiveStreams?: number | undefined;
+  /**
+   * Wrong basic-auth credentials from one client address before it is locked out (429 with
+   * `Retry-After`, right credentials included). @default 5
+   */
+  authMaxFailures?: number | undefined;
+  /** The first lockout, ms; it doubles with every further failure, up to 15 minutes. @default 1000 */
+  authLockoutMs?: number | undefined;
   /** @default silentLogger */
   logger?: Logger | undefined;
 }
@@ -42,6 +56,10 @@ export interface ResolvedDashboardOptions {
   refreshMs: number;
   historyPoints: number;
   requestTimeout: number;
+  maxLiveViews: number;
+  maxLiveStreams: number;
+  authMaxFailures: number;
+  authLockoutMs: number;
   logger: Logger;
   connection: ClientConnectionOptions;
 }
@@ -52,6 +70,10 @@ export const DEFAULT_DASHBOARD_OPTIONS = Object.freeze({
   refreshMs: 2000,
   historyPoints: 120,
   requestTimeout: 5000,
+  maxLiveViews: 32,
+  maxLiveStreams: 256,
+  authMaxFailures: 5,
+  authLockoutMs: 1000,
   logger: silentLogger,
 });
 
@@ -64,6 +86,10 @@ const KNOWN = keyList<DashboardOptions>({
   refreshMs: true,
   historyPoints: true,
   requestTimeout: true,
+  maxLiveViews: true,
+  maxLiveStreams: true,
+  authMaxFailures: true,
+  authLockoutMs: true,
   logger: true,
   ...CLIENT_CONNECTION_OPTION_KEYS,
 });
@@ -97,6 +123,10 @@ export function validateDashboardOptions(input: DashboardOptions | undefined): R
     refreshMs: checkInt('refreshMs', o.refreshMs, 50),
     historyPoints: checkInt('historyPoints', o.historyPoints, 2, 10_000),
     requestTimeout: checkInt('requestTimeout', o.requestTimeout, 1),
+    maxLiveViews: checkInt('maxLiveViews', o.maxLiveViews, 1, 10_000),
+    maxLiveStreams: checkInt('maxLiveStreams', o.maxLiveStreams, 1, 100_000),
+    authMaxFailures: checkInt('authMaxFailures', o.authMaxFailures, 1, 1000),
+    authLockoutMs: checkInt('authLockoutMs', o.authLockoutMs, 1, 15 * 60_000),
     logger: checkLogger('logger', o.logger),
     connection: { credentials: o.credentials, tls: o.tls },
   });

@@ -32,6 +32,7 @@ import {
   type ResolvedDashboardOptions,
 } from './options.js';
 import { ProducerWatch } from './producer-watch.js';
+import { AuthThrottle } from './auth-throttle.js';
 import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './security.js';
 import { ClusterView, clusterPage } from './views/cluster.js';
 import type { Params, ViewContext } from './views/context.js';
@@ -96,6 +97,8 @@ export class Dashboard {
   private readonly csrf = newCsrfToken();
   private readonly ctx: ViewContext;
   private readonly streams = new Set<ServerResponse>();
+  /** @internal */
+  readonly throttle: AuthThrottle;
   private server: Server | undefined;
   private hosts: Set<string> | undefined;
 
@@ -111,7 +114,8 @@ export class Dashboard {
         logger: o.logger,
         ...o.connection,
       });
-    this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err));
+    this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err), o.maxLiveViews);
+    this.throttle = new AuthThrottle(o.authMaxFailures, o.authLockoutMs);
     this.ctx = {
       admin: this.admin,
       hub: this.hub,
@@ -245,10 +249,7 @@ export class Dashboard {
       if (this.hosts && !this.hosts.has(req.headers.host ?? '')) {
         return plain(res, 403, `unknown Host header ${req.headers.host ?? '(none)'}: use ${this.url}`);
       }
-      if (!authorized(req, this.options.auth)) {
-        res.setHeader('WWW-Authenticate', 'Basic realm="rocketmq-ts dashboard", charset="UTF-8"');
-        return plain(res, 401, 'authentication required');
-      }
+      if (this.options.auth && !this.authenticate(req, res)) return;
       const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
       const path = url.pathname;
       if (req.method === 'GET' || req.method === 'HEAD') {
@@ -274,6 +275,31 @@ export class Dashboard {
       if (!res.headersSent) plain(res, 500, errorText(err));
       else res.end();
     }
+  }
+
+  /**
+   * Basic auth with throttling per client address (auth-throttle.ts): false when the request was
+   * answered (401, or 429 while the address is locked out).
+   */
+  private authenticate(req: IncomingMessage, res: ServerResponse): boolean {
+    const address = req.socket.remoteAddress ?? '';
+    const wait = this.throttle.retryAfter(address);
+    if (wait > 0) {
+      res.setHeader('Retry-After', String(wait));
+      plain(res, 429, `too many failed logins from ${address}: try again in ${wait} s`);
+      return false;
+    }
+    if (authorized(req, this.options.auth)) {
+      this.throttle.succeeded(address);
+      return true;
+    }
+    if (req.headers.authorization !== undefined) {
+      this.throttle.failed(address);
+      this.options.logger.warn('dashboard login failed', { address });
+    }
+    res.setHeader('WWW-Authenticate', 'Basic realm="rocketmq-ts dashboard", charset="UTF-8"');
+    plain(res, 401, 'authentication required');
+    return false;
   }
 
   private async get(res: ServerResponse, [section, route]: [Section, GetRoute], p: Params): Promise<void> {
@@ -344,6 +370,23 @@ export class Dashboard {
     else if (view === 'topic' && name) [key, create] = [`topic:${name}`, () => new TopicView(this.ctx, name)];
     else if (view === 'group' && name) [key, create] = [`group:${name}`, () => new GroupView(this.ctx, name)];
     else return plain(res, 400, 'view must be cluster, producers, topic (with name) or group (with name)');
+    // Bounded: each stream holds a socket, each distinct view a poller (docs/admin-cli.md §4).
+    if (this.streams.size >= this.options.maxLiveStreams) {
+      res.setHeader('Retry-After', '10');
+      return plain(
+        res,
+        429,
+        `too many live streams open (${this.options.maxLiveStreams}): close other dashboard tabs`,
+      );
+    }
+    if (!this.hub.canSubscribe(key)) {
+      res.setHeader('Retry-After', '10');
+      return plain(
+        res,
+        503,
+        `too many live views polled at once (${this.options.maxLiveViews}): close other dashboard tabs`,
+      );
+    }
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',

@@ -187,7 +187,32 @@ export class RequestNotSupportedError extends RocketMQError {
     readonly address: string,
     readonly requestCode: number,
     readonly requestName: string,
+    /** A subclass's own code and explanation (AuthAdminNotSupportedError). */
+    own?: { code: string; why: string },
   ) {
-    super('ERR_NOT_SUPPORTED', `${address} does not support ${requestName} (${requestCode})`);
+    super(
+      own?.code ?? 'ERR_NOT_SUPPORTED',
+      `${address} does not support ${requestName} (${requestCode})${own ? `: ${own.why}` : ''}`,
+    );
+  }
+}
+
+/**
+ * An ACL 2.0 admin request (users, ACL entries: codes 3001–3010) answered REQUEST_CODE_NOT_SUPPORTED:
+ * the broker has no ACL 2.0, i.e. it is older than RocketMQ 5.3 (4.9 has ACL 1.0 only) or it is
+ * the embedded broker, whose ACL is 1.0 (`plain_acl.yml`). A RequestNotSupportedError, so code
+ * handling that handles this too (docs/security.md §6).
+ */
+export class AuthAdminNotSupportedError extends RequestNotSupportedError {
+  /** The server's reason, verbatim (the message already says what it means). */
+  readonly remark: string;
+  constructor(address: string, requestCode: number, requestName: string, remark: string) {
+    super(address, requestCode, requestName, {
+      code: 'ERR_AUTH_ADMIN_NOT_SUPPORTED',
+      why:
+        'ACL 2.0 admin (users and ACL entries) needs a RocketMQ 5.3+ broker with authenticationEnabled ' +
+        'and authorizationEnabled; 4.9 brokers and the embedded broker have ACL 1.0 (plain_acl.yml) only',
+    });
+    this.remark = remark;
   }
 }

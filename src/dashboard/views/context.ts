@@ -1,7 +1,9 @@
 /** What every page renderer gets, and the live chart they share. */
 import type { Admin } from '../../admin/admin.js';
+import type { UnreachableBroker } from '../../admin/types.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { renderChart, SERIES_COLORS } from '../../charts/svg-chart.js';
+import { errorText, esc } from '../html.js';
 import type { LiveHub } from '../live.js';
 import type { History } from '../live.js';
 import type { ProducerWatch } from '../producer-watch.js';
@@ -59,4 +61,17 @@ export function historyChart(
       points: history.shifted(name),
     })),
   });
+}
+
+/**
+ * One line per broker a page could not reach ("down"), saying what is missing from the page
+ * because of it; empty when every broker answered.
+ */
+export function unreachableNote(down: readonly UnreachableBroker[], missing: string): string {
+  if (down.length === 0) return '';
+  const items = down.map(
+    (b) =>
+      `<li class="down" data-broker="${esc(b.brokerName)}">Broker ${esc(b.brokerName)} (${esc(b.address)}) is down: ${esc(errorText(b.error))}. Its ${esc(missing)} are not shown.</li>`,
+  );
+  return `<ul class="unreachable" role="status">${items.join('')}</ul>`;
 }

@@ -14,7 +14,14 @@ import { InvalidArgumentError, ConsumerGroupNotFoundError, ConsumerNotOnlineErro
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';
-import { historyChart, param, requiredParam, type Params, type ViewContext } from './context.js';
+import {
+  historyChart,
+  param,
+  requiredParam,
+  unreachableNote,
+  type Params,
+  type ViewContext,
+} from './context.js';
 
 /** Queues charted one by one (the busiest by lag); the total is always charted. */
 const CHARTED_QUEUES = 5;
@@ -22,9 +29,9 @@ const CHARTED_QUEUES = 5;
 export async function groupsPage(ctx: ViewContext, p: Params): Promise<string> {
   const q = param(p, 'q') ?? '';
   const all = p.get('all') === '1';
-  const groups = (await ctx.admin.consumerGroups(all)).filter((g) =>
-    g.group.toLowerCase().includes(q.toLowerCase()),
-  );
+  // A master that cannot be reached is shown as down; the groups of the others are still listed.
+  const report = await ctx.admin.consumerGroupsReport(all);
+  const groups = report.groups.filter((g) => g.group.toLowerCase().includes(q.toLowerCase()));
   const search = getForm(
     '/groups',
     `${field('q', 'Group name contains', q, '', 'search', 'group-search')}<p class="field"><input type="checkbox" id="group-search-all" name="all" value="1"${all ? ' checked' : ''}> <label for="group-search-all">Include built-in groups</label></p>`,
@@ -50,7 +57,7 @@ export async function groupsPage(ctx: ViewContext, p: Params): Promise<string> {
     groups.map((g) => g.group),
   );
   return `<section aria-labelledby="h-find"><h2 id="h-find">Find</h2>${search}</section>
-<section aria-labelledby="h-list"><h2 id="h-list">Groups</h2>${list}</section>`;
+<section aria-labelledby="h-list"><h2 id="h-list">Groups</h2>${unreachableNote(report.unreachable, 'groups')}${list}</section>`;
 }
 
 function queueKey(q: { topic: string; brokerName: string; queueId: number }): string {

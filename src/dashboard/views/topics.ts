@@ -3,7 +3,7 @@
  * and one topic's route, queues (min/max offsets, live TPS from the max-offset deltas), the
  * groups consuming it and a delete form asking for the name again.
  */
-import type { TopicStats } from '../../admin/types.js';
+import type { TopicStatsReport } from '../../admin/types.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { TOPIC_MESSAGE_TYPES, type TopicMessageType } from '../../protocol/message/message-type.js';
 import {
@@ -13,7 +13,15 @@ import {
 } from '../../protocol/validation.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';
-import { historyChart, intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
+import {
+  historyChart,
+  intParam,
+  param,
+  requiredParam,
+  unreachableNote,
+  type Params,
+  type ViewContext,
+} from './context.js';
 
 /** The types the create form offers: what a broker accepts (MIXED is refused, UNSPECIFIED accepts nothing). */
 const CREATABLE_TYPES = TOPIC_MESSAGE_TYPES.filter(
@@ -116,8 +124,9 @@ export class TopicView implements LiveView {
   }
 
   /** One GET_TOPIC_STATS_INFO per broker of the topic. */
-  async load(): Promise<TopicStats> {
-    const stats = await this.ctx.admin.topicStats(this.topic);
+  async load(): Promise<TopicStatsReport> {
+    // A broker of the route that cannot be reached is shown as down, not a failed page.
+    const stats = await this.ctx.admin.topicStatsReport(this.topic);
     const at = Date.now();
     const max = new Map(stats.queues.map((q) => [`${q.brokerName}/${q.queueId}`, q.maxOffset]));
     if (this.previous && at > this.previous.at) {
@@ -139,7 +148,7 @@ export class TopicView implements LiveView {
     return this.fragments(await this.load());
   }
 
-  fragments(stats: TopicStats): Fragments {
+  fragments(stats: TopicStatsReport): Fragments {
     const rows = stats.queues.map((q) => {
       const k = `${q.brokerName}/${q.queueId}`;
       const tps = this.tps.get(k);
@@ -165,21 +174,23 @@ export class TopicView implements LiveView {
       ];
     });
     return {
-      queues: table(
-        'Queues',
-        [
-          { label: 'Broker' },
-          { label: 'Queue', num: true },
-          { label: 'Min offset', num: true },
-          { label: 'Max offset', num: true },
-          { label: 'Messages', num: true },
-          { label: 'TPS', num: true },
-          { label: 'Last update' },
-          { label: 'Browse' },
-        ],
-        rows,
-        stats.queues.map((q) => `${q.brokerName}/${q.queueId}`),
-      ),
+      queues:
+        unreachableNote(stats.unreachable, 'queues') +
+        table(
+          'Queues',
+          [
+            { label: 'Broker' },
+            { label: 'Queue', num: true },
+            { label: 'Min offset', num: true },
+            { label: 'Max offset', num: true },
+            { label: 'Messages', num: true },
+            { label: 'TPS', num: true },
+            { label: 'Last update' },
+            { label: 'Browse' },
+          ],
+          rows,
+          stats.queues.map((q) => `${q.brokerName}/${q.queueId}`),
+        ),
       'topic-chart': historyChart('Messages in per second', 'msgs/s', this.history, ['messages in/s']),
     };
   }

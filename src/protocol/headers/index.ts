@@ -16,4 +16,5 @@ export * from './reply.js';
 
 export * from './pop.js';
 export * from './recall.js';
+export * from './auth-admin.js';
 export * from './registry.js';

@@ -30,6 +30,7 @@ import {
   UpdateBrokerConfig,
   ViewBrokerStatsData,
 } from './broker-admin.js';
+import { AUTH_ADMIN_REQUESTS } from './auth-admin.js';
 import { GetConsumeStats, GetConsumerConnectionList } from './consumer-admin.js';
 import { DeleteTopicInNamesrv, GetTopicsByCluster } from './namesrv-admin.js';
 import type { HeaderSpec, RequestDeclaration } from './fields.js';
@@ -125,6 +126,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   ChangeInvisibleTime,
   Notification,
   RecallMessage,
+  ...AUTH_ADMIN_REQUESTS,
 ] as unknown as ReadonlyArray<RequestDeclaration<HeaderSpec>>;
 
 const BY_CODE: ReadonlyMap<number, RequestDeclaration<HeaderSpec>> = new Map(ALL.map((d) => [d.code, d]));

@@ -38,6 +38,7 @@ import { topicStatsProcessors } from './processors/topic-stats.js';
 import { resetOffsetProcessors } from './processors/reset-offset.js';
 import { SubscriptionGroupManager } from './subscription-group-manager.js';
 import { adminProcessors } from './processors/admin.js';
+import { authAdminProcessors } from './processors/auth-admin.js';
 import { clientProcessors } from './processors/client.js';
 import { offsetProcessors } from './processors/offsets.js';
 import { pullProcessors } from './processors/pull.js';
@@ -326,6 +327,7 @@ export class Broker {
       ...replyProcessors(ctx),
       ...popProcessors(ctx, this.pop),
       ...recallProcessors(ctx),
+      ...authAdminProcessors(),
     ];
     for (const [code, handler] of all)
       server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);

@@ -1,6 +1,6 @@
 /** mqadmin's cluster and broker commands: clusterList, brokerStatus, getBrokerConfig, updateBrokerConfig. */
 import type { Admin } from '../../../admin/admin.js';
-import { defineAdminCommand, need, target, type AdminOutput } from './define.js';
+import { BROKER_OR_CLUSTER_FLAGS, defineAdminCommand, need, target, type AdminOutput } from './define.js';
 
 /** Masters and slaves of `cluster` (or of every cluster), as `host:port`. */
 async function addressesOf(
@@ -38,10 +38,7 @@ async function perAddress(
 }
 
 /** `-b` one broker or `-c` every broker of a cluster (brokerStatus, getBrokerConfig). */
-const ONE_OR_ALL = {
-  broker: { type: 'string', short: 'b' },
-  cluster: { type: 'string', short: 'c' },
-} as const;
+const ONE_OR_ALL = BROKER_OR_CLUSTER_FLAGS;
 const ONE_OR_ALL_DOCS = {
   broker: ['ADDR', 'broker address host:port or broker name'],
   cluster: ['C', 'every broker of this cluster'],

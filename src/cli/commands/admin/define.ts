@@ -146,6 +146,12 @@ export function intWord(
   return n;
 }
 
+/** `-b` one broker or `-c` a cluster: the flags `target` reads. */
+export const BROKER_OR_CLUSTER_FLAGS = {
+  broker: { type: 'string', short: 'b' },
+  cluster: { type: 'string', short: 'c' },
+} as const satisfies Readonly<Record<string, FlagSpec>>;
+
 /** Exactly one of `--broker` / `--cluster`: the Admin target. */
 export function target(
   broker: string | undefined,

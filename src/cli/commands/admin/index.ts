@@ -1,6 +1,18 @@
 /** `rocketmq-ts admin <command>`: mqadmin's commands on the Admin client. */
 import type { CliCommand } from '../../command.js';
 import {
+  createAclCommand,
+  createUserCommand,
+  deleteAclCommand,
+  deleteUserCommand,
+  getAclCommand,
+  getUserCommand,
+  listAclCommand,
+  listUserCommand,
+  updateAclCommand,
+  updateUserCommand,
+} from './auth.js';
+import {
   brokerStatusCommand,
   clusterListCommand,
   getBrokerConfigCommand,
@@ -50,4 +62,14 @@ export const adminCommands: CliCommand[] = [
   deleteSubGroupCommand,
   getBrokerConfigCommand,
   updateBrokerConfigCommand,
+  createUserCommand,
+  updateUserCommand,
+  deleteUserCommand,
+  getUserCommand,
+  listUserCommand,
+  createAclCommand,
+  updateAclCommand,
+  deleteAclCommand,
+  getAclCommand,
+  listAclCommand,
 ];
