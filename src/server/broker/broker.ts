@@ -12,7 +12,7 @@ import { isReadable, isWriteable } from '../../protocol/perm.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { RequestHandler } from '../../remoting/options.js';
 import { RemotingServer } from '../../remoting/server.js';
-import { aclServerHook } from '../acl/access-validator.js';
+import { AclGate } from '../acl/access-validator.js';
 import { AclSource } from '../acl/acl-source.js';
 import type { Logger } from '../../observability/logger.js';
 import { setDiskFull } from '../store/fault-injection.js';
@@ -105,6 +105,8 @@ export class Broker {
   private server: RemotingServer | undefined;
   /** The ACL in force, when `acl` is set (reloaded from its file). */
   private acl: AclSource | undefined;
+  /** Checks every request against the ACL in force (none when `acl` is unset). */
+  private readonly aclGate: AclGate;
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
   private timerService: TimerMessageService | undefined;
@@ -118,6 +120,7 @@ export class Broker {
   constructor(options: Partial<BrokerOptions> = {}) {
     this.options = validateBrokerOptions(options);
     this.logger = this.options.logger;
+    this.aclGate = new AclGate(() => this.acl?.current, this.logger);
     this.delayLevels = parseDelayLevels(this.options.messageDelayLevel);
     this.clients = new ClientManager(this.logger);
     this.port = this.options.listenPort;
@@ -235,13 +238,12 @@ export class Broker {
 
       this.acl?.close();
       this.acl = o.acl === undefined ? undefined : new AclSource(o.acl, this.logger);
-      const acl = this.acl;
       const server = new RemotingServer({
         ...o.serverLimits,
         host: o.listenHost,
         port: this.port,
         logger: this.logger,
-        hooks: acl === undefined ? [] : [aclServerHook(() => acl.current, this.logger)],
+        hooks: this.acl === undefined ? [] : [this.aclGate.hook],
         tls: o.tls,
       });
       this.registerProcessors(server);
@@ -375,6 +377,11 @@ export class Broker {
           return handler(request, conn);
       }
     };
+  }
+
+  /** @internal Whether the account the ACL checked `request` as holds `perm` on `resource`. */
+  aclAllows(request: RemotingCommand, resource: string, perm: number): boolean {
+    return this.aclGate.allows(request, resource, perm);
   }
 
   putMessage(msg: MessageToStore): Promise<TimerPutResult> {

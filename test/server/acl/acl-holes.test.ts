@@ -59,7 +59,8 @@ describe('ACL holes (issue 27)', () => {
   before(async () => {
     cluster = await EmbeddedCluster.start({
       brokers: 1,
-      brokerOptions: { acl: TEST_ACL, faultInjection: true, autoCreateTopicEnable: true },
+      faultInjection: true,
+      brokerOptions: { acl: TEST_ACL, autoCreateTopicEnable: true },
     });
     rpc = await Rpc.connect(cluster.brokers[0]!.addr);
     await cluster.createTopic('TopicOk', 1);
