@@ -101,6 +101,7 @@ export function validateRequest(
   acl: CompiledAcl,
   request: RemotingCommand,
   remoteAddress: string,
+  served: (code: number) => boolean = () => true,
 ): CompiledAccount | null {
   const host = hostOf(remoteAddress);
   if (acl.globalWhite.some((m) => m(host))) return null;
@@ -120,6 +121,9 @@ export function validateRequest(
   if (account.white(host)) return null;
   if (!verifySignature(request, account.secretKey))
     throw new Refusal(`Check signature failed for accessKey=${accessKey}`, accessKey);
+  // A code nothing serves is answered REQUEST_CODE_NOT_SUPPORTED and changes nothing; Java
+  // clients probe some (5.x features on a 4.9-style broker), so only the signature counts.
+  if (!served(request.code)) return account;
   const misfit = fieldsMisfit(request);
   if (misfit !== undefined) throw new Refusal(misfit, accessKey);
   let need: Map<string, number>;
@@ -148,6 +152,8 @@ export class AclGate {
   constructor(
     private readonly current: () => CompiledAcl | undefined,
     private readonly logger: Logger,
+    /** Whether the server has a processor for a code. */
+    private readonly served: (code: number) => boolean,
   ) {}
 
   readonly hook: RpcHook = {
@@ -155,7 +161,7 @@ export class AclGate {
       const acl = this.current();
       if (acl === undefined) return;
       try {
-        this.passed.set(request, validateRequest(acl, request, address));
+        this.passed.set(request, validateRequest(acl, request, address, this.served));
       } catch (err) {
         if (!(err instanceof Refusal)) throw err;
         this.log(err, request.code, address);

@@ -1,5 +1,5 @@
 /**
- * The ACL rule of every request code the embedded broker serves (docs/security.md §2.4): which
+ * The ACL rule of every request code the embedded broker serves (docs/security.md §2.3): which
  * topic and group resources a request needs, with which permission, and whether only an admin
  * account may send it. Java's `PlainAccessValidator#parse` and `Permission.ADMIN_CODE` are the
  * reference; where Java checks nothing on a code that reads or changes another account's data,
@@ -88,13 +88,16 @@ const groupOnly =
 
 /** Sends: PUB on the topic; a send into a retry topic is a consumer's send-back, SUB on that group. */
 function sendRule(code: number): AclRule {
-  const v1 = code === RequestCode.SEND_MESSAGE || code === RequestCode.SEND_MESSAGE_V2;
+  const stricter =
+    code === RequestCode.SEND_BATCH_MESSAGE
+      ? 'Java 4.9.7 checks nothing on batches (5.x does since apache/rocketmq#5303): a DENY account could store into, and auto-create, any topic'
+      : code === RequestCode.SEND_REPLY_MESSAGE || code === RequestCode.SEND_REPLY_MESSAGE_V2
+        ? 'Java checks nothing on replies: any account could store into any topic'
+        : 'Java checks SUB on the `group` field of a retry-topic send, so any group’s retry topic could be written into; we check the retry topic written to';
   return {
     admin: false,
     text: 'PUB on `topic`; a send into `%RETRY%g` needs SUB on group g',
-    stricter: v1
-      ? 'Java checks SUB on the `group` field of a retry-topic send, so any group’s retry topic could be written into; we check the retry topic written to'
-      : 'Java 4.9.7 checks nothing on this code (5.x checks 320 since apache/rocketmq#5303)',
+    stricter,
     needs(request) {
       const topic = reader(request).field('topic');
       const need: Needs = new Map();
@@ -250,7 +253,7 @@ export const BROKER_ACL_RULES: ReadonlyMap<number, AclRule> = new Map(RULES);
 /**
  * The NameServer's codes: it has no ACL (neither has Java's 4.9.7/5.5.0 NameServer, whose
  * clients sign requests it never checks), so each is served to anyone who can reach it; keep it
- * on loopback or behind TLS with client verification (docs/security.md §2.4).
+ * on loopback or behind TLS with client verification (docs/security.md §2.7).
  */
 export const NAMESRV_UNCHECKED_CODES: ReadonlySet<number> = new Set([
   RequestCode.REGISTER_BROKER,

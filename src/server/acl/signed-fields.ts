@@ -1,5 +1,5 @@
 /**
- * Signed-request hardening (docs/security.md §2.6). Java's AclClientRPCHook signs the values of
+ * Signed-request hardening (docs/security.md §2.8). Java's AclClientRPCHook signs the values of
  * the extFields sorted by key, and the body, but neither the keys nor the request code, and
  * that format cannot change without breaking every Java client. So, once a request's signature
  * checks out, the broker also refuses one whose fields do not fit its code's declaration: a key

@@ -107,6 +107,8 @@ export class Broker {
   private acl: AclSource | undefined;
   /** Checks every request against the ACL in force (none when `acl` is unset). */
   private readonly aclGate: AclGate;
+  /** The codes registerProcessors gave a processor: the ones the ACL table must cover. */
+  private readonly servedCodes = new Set<number>();
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
   private timerService: TimerMessageService | undefined;
@@ -120,7 +122,11 @@ export class Broker {
   constructor(options: Partial<BrokerOptions> = {}) {
     this.options = validateBrokerOptions(options);
     this.logger = this.options.logger;
-    this.aclGate = new AclGate(() => this.acl?.current, this.logger);
+    this.aclGate = new AclGate(
+      () => this.acl?.current,
+      this.logger,
+      (code) => this.servedCodes.has(code),
+    );
     this.delayLevels = parseDelayLevels(this.options.messageDelayLevel);
     this.clients = new ClientManager(this.logger);
     this.port = this.options.listenPort;
@@ -329,10 +335,12 @@ export class Broker {
       ...popProcessors(ctx, this.pop),
       ...recallProcessors(ctx),
     ];
-    for (const [code, handler] of all)
-      server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
-    if (this.options.faultInjection)
-      server.registerProcessor(FAULT_INJECTION_REQUEST_CODE, (r) => this.faultControl(r));
+    if (this.options.faultInjection) all.push([FAULT_INJECTION_REQUEST_CODE, (r) => this.faultControl(r)]);
+    for (const [code, handler] of all) {
+      const faulty = this.options.faultInjection && code !== FAULT_INJECTION_REQUEST_CODE;
+      server.registerProcessor(code, faulty ? this.withFaults(code, handler) : handler);
+      this.servedCodes.add(code);
+    }
   }
 
   private faultControl(request: RemotingCommand): RemotingCommand {
