@@ -131,7 +131,10 @@ export function validateRequest(
     need = neededResources(request);
   } catch (err) {
     // Java wraps a parse failure (e.g. a malformed heartbeat body) in AclException.
-    throw new Refusal(err instanceof Error ? err.message : String(err), accessKey);
+    throw new Refusal(
+      `ACL check cannot read the request: ${err instanceof Error ? err.message : String(err)}`,
+      accessKey,
+    );
   }
   if (need.get(TRACE_TOPIC) === Perm.PUB) return account;
   checkPerms(request, account, need);
