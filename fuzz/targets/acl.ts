@@ -80,6 +80,8 @@ export interface AclContext {
   broker: Broker;
   conn: Connection;
   codes: number[];
+  /** Commit-log offsets where a message starts (for VIEW_MESSAGE_BY_ID). */
+  messageStarts: number[];
 }
 
 function body(r: Random, code: number): Uint8Array | undefined {
@@ -135,6 +137,8 @@ function generate(r: Random, ctx: AclContext): AclCaseInput {
   const ext = decl === undefined ? {} : randomHeader(r, decl.spec);
   // FAULT_INJECTION has no declaration, so it goes without fields: from the admin it clears.
   tame(ext);
+  if (code === RequestCode.VIEW_MESSAGE_BY_ID && r.chance(0.8))
+    ext['offset'] = String(r.pick(ctx.messageStarts));
   let misfit = false;
   if (code !== UNSERVED_CODE && decl !== undefined && r.chance(0.1)) {
     ext[`stray${r.int(100)}`] = r.chance(0.5) ? '' : r.string(4);
@@ -255,26 +259,36 @@ export const aclTarget: FuzzTarget<AclCaseInput, AclContext> = {
     });
     const broker = cluster.broker('broker-a');
     await cluster.createTopic(NAMES.topics[0] as string, 2);
-    // Messages at small offsets, so VIEW_MESSAGE_BY_ID has something to find.
+    // Messages in a topic and in a group's retry topic, so VIEW_MESSAGE_BY_ID finds both kinds.
     const conn = await Connection.connect(broker.address);
-    const seed = createRequest(
-      RequestCode.SEND_MESSAGE,
-      {
-        producerGroup: 'FuzzGroup',
-        topic: NAMES.topics[0] as string,
-        defaultTopic: 'TBW102',
-        defaultTopicQueueNums: '4',
-        queueId: '0',
-        sysFlag: '0',
-        bornTimestamp: '0',
-        flag: '0',
-      },
-      Buffer.from('seed'),
-    );
-    signRequest(seed, ACCOUNTS.admin.accessKey, ACCOUNTS.admin.secretKey);
-    await conn.request(seed, 5000);
+    for (const topic of [NAMES.topics[0] as string, '%RETRY%FuzzGroup']) {
+      const seed = createRequest(
+        RequestCode.SEND_MESSAGE,
+        {
+          producerGroup: 'FuzzGroup',
+          topic,
+          defaultTopic: 'TBW102',
+          defaultTopicQueueNums: '4',
+          queueId: '0',
+          sysFlag: '0',
+          bornTimestamp: '0',
+          flag: '0',
+        },
+        Buffer.from('seed'),
+      );
+      signRequest(seed, ACCOUNTS.admin.accessKey, ACCOUNTS.admin.secretKey);
+      const r = await conn.request(seed, 5000);
+      if (r.code !== ResponseCode.SUCCESS) throw new Error(`seeding ${topic}: ${r.code} ${r.remark ?? ''}`);
+    }
+    const messageStarts: number[] = [];
+    for (let at = 0; at < broker.store.maxPhysicalOffset;) {
+      const record = await broker.store.readMessageAt(at);
+      if (record === undefined) break;
+      messageStarts.push(at);
+      at += Buffer.from(record).readInt32BE(0);
+    }
     const codes = (broker['server'] as RemotingServer).requestCodes;
-    return { cluster, broker, conn, codes };
+    return { cluster, broker, conn, codes, messageStarts };
   },
   generate,
   run,
