@@ -149,6 +149,43 @@ describe('ACL holes (issue 27)', () => {
     const allowed = await ask(view(0), USER);
     assert.equal(allowed.code, ResponseCode.SUCCESS, allowed.remark);
   });
+
+  it("a DENY account ends another account's transaction by its offset (37, 4.9 header): refused, nothing committed", async () => {
+    const prepared = await ask(
+      createRequest(
+        RequestCode.SEND_MESSAGE_V2,
+        sendV2Header({
+          topic: 'TopicOther',
+          body: 'half',
+          sysFlag: 4,
+          props: { TRAN_MSG: 'true', PGROUP: 'PG' },
+        }),
+        Buffer.from('half'),
+      ),
+      ADMIN,
+    );
+    assert.equal(prepared.code, ResponseCode.SUCCESS, prepared.remark);
+    const halfOffset = Number(BigInt('0x' + prepared.extFields!['msgId']!.slice(-16)));
+    const end = (): RemotingCommand =>
+      createRequest(RequestCode.END_TRANSACTION, {
+        producerGroup: 'PG',
+        tranStateTableOffset: '0',
+        commitLogOffset: String(halfOffset),
+        commitOrRollback: '8',
+        fromTransactionCheck: 'false',
+        msgId: prepared.extFields!['msgId']!,
+      });
+    const committed = (): number => broker().store.getMaxOffset('TopicOther', 0);
+    const before = committed();
+    const denied = await ask(end(), USER);
+    assert.equal(denied.code, ResponseCode.NO_PERMISSION, denied.remark);
+    assert.ok(!(denied.remark ?? '').includes('TopicOther'), denied.remark);
+    assert.equal(committed(), before);
+    assert.equal(broker().transactions.isResolved(halfOffset), false);
+    const allowed = await ask(end(), ADMIN);
+    assert.equal(allowed.code, ResponseCode.SUCCESS, allowed.remark);
+    assert.equal(committed(), before + 1);
+  });
 });
 
 describe('secrets stay out of logs and errors', () => {
