@@ -14,6 +14,7 @@ import { encodeLockBatchBody } from '../../src/protocol/headers/consumer.js';
 import type { FieldSpec } from '../../src/protocol/headers/fields.js';
 import { requestDeclaration } from '../../src/protocol/headers/registry.js';
 import { encodeBatch } from '../../src/protocol/message/batch.js';
+import { decodeProperties, encodeProperties } from '../../src/protocol/message/properties.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { Connection } from '../../src/remoting/connection.js';
 import type { RemotingServer } from '../../src/remoting/server.js';
@@ -48,7 +49,7 @@ export const FUZZ_ACL: AclConfig = {
 
 /** The reasons the broker's ACL gives; any other NO_PERMISSION (a read-only topic) is not ACL's. */
 const ACL_REFUSAL =
-  /^(No accessKey is configured|No acl config for|Check signature failed|No default permission for|Need admin permission|Request fields do not fit|No SUB permission on the topic of the message|ACL check cannot read the request)/;
+  /^(No accessKey is configured|No acl config for|Check signature failed|No default permission for|Need admin permission|Request fields do not fit|No SUB permission on the topic of the message|No PUB permission on the topic of the half message|ACL check cannot read the request)/;
 
 /** Keys any request may carry besides its declared ones (docs/security.md §2.8). */
 const ALWAYS_ALLOWED = new Set([
@@ -137,8 +138,14 @@ function generate(r: Random, ctx: AclContext): AclCaseInput {
   const ext = decl === undefined ? {} : randomHeader(r, decl.spec);
   // FAULT_INJECTION has no declaration, so it goes without fields: from the admin it clears.
   tame(ext);
+  // The codes checked after a lookup by offset get real message starts, a half message's too.
   if (code === RequestCode.VIEW_MESSAGE_BY_ID && r.chance(0.8))
     ext['offset'] = String(r.pick(ctx.messageStarts));
+  if (code === RequestCode.END_TRANSACTION && r.chance(0.8)) {
+    ext['commitLogOffset'] = String(r.pick(ctx.messageStarts));
+    ext['commitOrRollback'] = r.pick(['8', '12']);
+    ext['producerGroup'] = 'FuzzGroup';
+  }
   let misfit = false;
   if (code !== UNSERVED_CODE && decl !== undefined && r.chance(0.1)) {
     ext[`stray${r.int(100)}`] = r.chance(0.5) ? '' : r.string(4);
@@ -201,6 +208,7 @@ async function run(input: AclCaseInput, ctx: AclContext): Promise<void> {
   if (input.misfit && served && expected === undefined)
     violated('generator: a misfit case the oracle accepts');
   const before = brokerSnapshot(ctx.broker);
+  const resolvedBefore = ctx.broker.transactions.isResolved(Number(input.ext['commitLogOffset']));
   let response: RemotingCommand;
   try {
     response = await ctx.conn.request(request, 5000);
@@ -210,8 +218,12 @@ async function run(input: AclCaseInput, ctx: AclContext): Promise<void> {
   const refusedByAcl =
     response.code === ResponseCode.NO_PERMISSION && ACL_REFUSAL.test(response.remark ?? '');
   const what = `code ${input.code} as ${input.account}`;
-  if (input.code === RequestCode.VIEW_MESSAGE_BY_ID && expected === undefined) {
+  if (expected === undefined && input.code === RequestCode.VIEW_MESSAGE_BY_ID) {
     await checkView(input, ctx, response, refusedByAcl);
+    return;
+  }
+  if (expected === undefined && input.code === RequestCode.END_TRANSACTION) {
+    await checkEndTransaction(input, ctx, response, refusedByAcl, resolvedBefore);
     return;
   }
   if (expected !== undefined && !refusedByAcl)
@@ -231,19 +243,46 @@ async function checkView(
   response: RemotingCommand,
   refusedByAcl: boolean,
 ): Promise<void> {
-  const offset = Number(input.ext['offset']);
-  const record =
-    Number.isSafeInteger(offset) && offset >= 0 ? await ctx.broker.store.readMessageAt(offset) : undefined;
+  const message = await storedAt(ctx, input.ext['offset']);
   const what = `VIEW_MESSAGE_BY_ID at ${input.ext['offset']} as ${input.account}`;
-  if (record === undefined) {
+  if (message === undefined) {
     if (refusedByAcl) violated(`${what}: no message there, yet an ACL refusal: ${response.remark ?? ''}`);
     return;
   }
-  const topic = decodeStoredMessage(record).message.topic;
+  const topic = message.topic;
   const may = owns(input.account, topic, 8);
   if (may && refusedByAcl) violated(`${what}: SUB on ${topic} is owned, yet refused`);
   if (!may && response.code === ResponseCode.SUCCESS)
     violated(`${what}: the message of ${topic} was shown without SUB`);
+}
+
+/** The stored message at a field's offset, if one starts there. */
+async function storedAt(ctx: AclContext, text: string | undefined) {
+  const offset = Number(text);
+  const record =
+    Number.isSafeInteger(offset) && offset >= 0 ? await ctx.broker.store.readMessageAt(offset) : undefined;
+  return record === undefined ? undefined : decodeStoredMessage(record).message;
+}
+
+/**
+ * END_TRANSACTION: refused after the lookup exactly when the account lacks PUB on the half
+ * message's real topic; without PUB, no half message may become resolved.
+ */
+async function checkEndTransaction(
+  input: AclCaseInput,
+  ctx: AclContext,
+  response: RemotingCommand,
+  refusedByAcl: boolean,
+  resolvedBefore: boolean,
+): Promise<void> {
+  const half = await storedAt(ctx, input.ext['commitLogOffset']);
+  const realTopic = half === undefined ? undefined : decodeProperties(half.properties)['REAL_TOPIC'];
+  const what = `END_TRANSACTION at ${input.ext['commitLogOffset']} as ${input.account}`;
+  const may = realTopic === undefined || owns(input.account, realTopic, 4);
+  if (may && refusedByAcl) violated(`${what}: the table allows it, yet refused: ${response.remark ?? ''}`);
+  const resolvedNow = ctx.broker.transactions.isResolved(Number(input.ext['commitLogOffset']));
+  if (!may && !resolvedBefore && resolvedNow)
+    violated(`${what}: ended a transaction of ${realTopic} without PUB`);
 }
 
 export const aclTarget: FuzzTarget<AclCaseInput, AclContext> = {
@@ -259,9 +298,16 @@ export const aclTarget: FuzzTarget<AclCaseInput, AclContext> = {
     });
     const broker = cluster.broker('broker-a');
     await cluster.createTopic(NAMES.topics[0] as string, 2);
-    // Messages in a topic and in a group's retry topic, so VIEW_MESSAGE_BY_ID finds both kinds.
+    // Messages in a topic, in a group's retry topic and a half message, for the checks by offset.
     const conn = await Connection.connect(broker.address);
-    for (const topic of [NAMES.topics[0] as string, '%RETRY%FuzzGroup']) {
+    const half = { sysFlag: '4', properties: encodeProperties({ TRAN_MSG: 'true', PGROUP: 'FuzzGroup' }) };
+    const seeds = [
+      { topic: NAMES.topics[0] as string, sysFlag: '0', properties: '' },
+      { topic: '%RETRY%FuzzGroup', sysFlag: '0', properties: '' },
+      // Several, so that some are still open when a DENY account tries to end one.
+      ...Array.from({ length: 12 }, () => ({ topic: NAMES.topics[0] as string, ...half })),
+    ];
+    for (const { topic, sysFlag, properties } of seeds) {
       const seed = createRequest(
         RequestCode.SEND_MESSAGE,
         {
@@ -270,9 +316,10 @@ export const aclTarget: FuzzTarget<AclCaseInput, AclContext> = {
           defaultTopic: 'TBW102',
           defaultTopicQueueNums: '4',
           queueId: '0',
-          sysFlag: '0',
+          sysFlag,
           bornTimestamp: '0',
           flag: '0',
+          properties,
         },
         Buffer.from('seed'),
       );

@@ -159,7 +159,14 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
   ],
   [
     RequestCode.END_TRANSACTION,
-    rule('PUB on `topic` when the header has one (5.x)', topicAnd(Perm.PUB, undefined)),
+    rule(
+      'PUB on `topic` when the header has one (5.x), and PUB on the half message’s real topic (checked by the processor after the lookup)',
+      topicAnd(Perm.PUB, undefined),
+      {
+        stricter:
+          'Java 4.9 checks nothing (its header has no topic): any account could commit or roll back any transaction by its offset',
+      },
+    ),
   ],
   [RequestCode.RECALL_MESSAGE, rule('PUB on `topic`', topicAnd(Perm.PUB, undefined))],
   ...[RequestCode.LOCK_BATCH_MQ, RequestCode.UNLOCK_BATCH_MQ].map((code): [number, AclRule] => [
