@@ -111,7 +111,7 @@ function sendRule(code: number): AclRule {
 const SUB_TOPIC_AND_GROUP = 'SUB on `topic` and on group `consumerGroup`';
 const ANY_TOPIC = 'PUB or SUB on `topic`';
 const ANY_TOPIC_WHY =
-  'Java checks nothing; queue offsets and stats of a topic are for accounts that use the topic';
+  'Java 4.9.7 checks nothing (5.5.0’s ACL 2.0 checks the topic): offsets and stats of a topic are for accounts that use it';
 const NONE = 'none (signature only, as Java)';
 const ADMIN_ONLY = 'admin account';
 
@@ -127,7 +127,8 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
   [
     RequestCode.QUERY_CONSUMER_OFFSET,
     rule(SUB_TOPIC_AND_GROUP, topicAnd(Perm.SUB, 'consumerGroup'), {
-      stricter: "Java checks nothing: any account could read any group's progress",
+      stricter:
+        "Java 4.9.7 checks nothing (5.5.0's ACL 2.0 does): any account could read any group's progress",
     }),
   ],
   [RequestCode.POP_MESSAGE, rule(SUB_TOPIC_AND_GROUP, topicAnd(Perm.SUB, 'consumerGroup'))],
@@ -139,7 +140,7 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
     RequestCode.VIEW_MESSAGE_BY_ID,
     rule('SUB on the topic of the stored message (checked by the processor after the lookup)', nothing, {
       stricter:
-        'Java checks nothing, and offsets count up from 0: any account could read the whole commit log',
+        'Java 4.9.7 checks nothing, and offsets count up from 0: any account could read the whole commit log (5.5.0 checks the topic the client names, not the stored one)',
     }),
   ],
   [
@@ -179,7 +180,10 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
         add(groupResource(body.consumerGroup), Perm.SUB);
         for (const mq of body.mqSet) add(mq.topic, Perm.SUB);
       },
-      { stricter: "Java checks nothing: any account could take or release another group's queue locks" },
+      {
+        stricter:
+          "Java 4.9.7 checks nothing (5.5.0's ACL 2.0 does): any account could take or release another group's queue locks",
+      },
     ),
   ]),
   [RequestCode.CHECK_CLIENT_CONFIG, rule(NONE, nothing)],
@@ -226,7 +230,8 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
     (code): [number, AclRule] => [
       code,
       rule('PUB or SUB on group `consumerGroup`', groupOnly('consumerGroup', Perm.ANY), {
-        stricter: "Java checks nothing: any account could list another group's clients",
+        stricter:
+          "Java 4.9.7 checks nothing (5.5.0's ACL 2.0 does): any account could list another group's clients",
       }),
     ],
   ),
@@ -236,20 +241,23 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
       'PUB or SUB on group `consumerGroup` and on `topic` when given',
       topicAnd(Perm.ANY, 'consumerGroup', Perm.ANY),
       {
-        stricter: "Java checks nothing: any account could read another group's progress",
+        stricter:
+          "Java 4.9.7 checks nothing (5.5.0's ACL 2.0 does): any account could read another group's progress",
       },
     ),
   ],
   [
     RequestCode.CONSUME_MESSAGE_DIRECTLY,
     rule('SUB on group `consumerGroup`', groupOnly('consumerGroup', Perm.SUB), {
-      stricter: "Java checks nothing: any account could make another group's client consume a message",
+      stricter:
+        "Java 4.9.7 checks nothing (5.5.0's ACL 2.0 does): any account could make another group's client consume a message",
     }),
   ],
   [
     RequestCode.INVOKE_BROKER_TO_RESET_OFFSET,
     rule('SUB on `topic` and on group `group`', topicAnd(Perm.SUB, 'group'), {
-      stricter: "Java checks nothing: any account could rewind or skip another group's offsets",
+      stricter:
+        "Java 4.9.7 checks nothing (5.5.0's ACL 2.0 does): any account could rewind or skip another group's offsets",
     }),
   ],
 ];

@@ -5,9 +5,11 @@
  * checks out, the broker also refuses one whose fields do not fit its code's declaration: a key
  * the declaration does not have (a create-topic's fields sent as a delete-topic; an empty field
  * slipped in to shift the signed text), or an empty value in a number or boolean field. Java
- * clients send only declared fields, plus the 5.x `RpcRequestHeader` ones every header may carry.
+ * clients send only the fields of their header classes: ours, the 5.x `RpcRequestHeader` ones
+ * every header may carry, and the few of JAVA_ONLY_FIELDS.
  */
 import { ACCESS_KEY, SECURITY_TOKEN, SIGNATURE } from '../../protocol/acl.js';
+import { RequestCode } from '../../protocol/codes.js';
 import type { RemotingCommand } from '../../protocol/command.js';
 import type { FieldSpec, HeaderSpec, RequestDeclaration } from '../../protocol/headers/fields.js';
 import { UNIQUE_MSG_QUERY_FLAG } from '../../protocol/headers/query.js';
@@ -30,6 +32,28 @@ const ALWAYS_ALLOWED: ReadonlySet<string> = new Set([
   UNIQUE_MSG_QUERY_FLAG,
 ]);
 
+/**
+ * Fields of Java 5.5.0's request header classes that our declarations leave out (we do not
+ * read them): a Java client sends them when set (lite topics, proxy forwarding, paging of the
+ * config lists), so they must not count as strays.
+ */
+const JAVA_ONLY_FIELDS: ReadonlyMap<number, ReadonlySet<string>> = new Map(
+  (
+    [
+      [RequestCode.PULL_MESSAGE, ['liteTopic', 'proxyFrowardClientId', 'requestSource']],
+      [RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, ['liteTopic']],
+      [RequestCode.GET_ALL_TOPIC_CONFIG, ['dataVersion', 'maxTopicNum', 'topicSeq']],
+      [RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, ['dataVersion', 'groupSeq', 'maxGroupNum']],
+      [RequestCode.GET_CONSUME_STATS, ['topicList']],
+      [RequestCode.CONSUME_MESSAGE_DIRECTLY, ['groupSysFlag', 'topic', 'topicSysFlag']],
+      [RequestCode.QUERY_MESSAGE, ['indexType', 'lastKey']],
+      [RequestCode.ACK_MESSAGE, ['liteTopic']],
+      [RequestCode.CHANGE_MESSAGE_INVISIBLETIME, ['liteTopic', 'suspend']],
+      [RequestCode.NOTIFICATION, ['exp', 'expType']],
+    ] as Array<[number, string[]]>
+  ).map(([code, keys]) => [code, new Set(keys)]),
+);
+
 const fieldsByKey = new WeakMap<RequestDeclaration<HeaderSpec>, ReadonlyMap<string, FieldSpec>>();
 
 function declaredFields(decl: RequestDeclaration<HeaderSpec>): ReadonlyMap<string, FieldSpec> {
@@ -50,7 +74,7 @@ export function fieldsMisfit(request: RemotingCommand): string | undefined {
   for (const [key, value] of Object.entries(ext)) {
     const spec = fields.get(key);
     if (spec === undefined) {
-      if (ALWAYS_ALLOWED.has(key)) continue;
+      if (ALWAYS_ALLOWED.has(key) || JAVA_ONLY_FIELDS.get(request.code)?.has(key) === true) continue;
       return `Request fields do not fit ${decl.name}: unexpected field ${JSON.stringify(key.slice(0, 64))}`;
     }
     if (value === '' && spec.kind !== 'string')

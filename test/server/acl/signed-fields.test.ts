@@ -120,4 +120,22 @@ describe('fieldsMisfit', () => {
     assert.equal(fieldsMisfit(q), undefined);
     assert.equal(fieldsMisfit(createRequest(9901, { anything: '' })), undefined);
   });
+
+  it('accepts the Java 5.5.0 header fields we do not read (a pull with liteTopic) and refuses others', () => {
+    const pull = (extra: Record<string, string>) =>
+      createRequest(RequestCode.PULL_MESSAGE, {
+        consumerGroup: 'G',
+        topic: 'T',
+        queueId: '0',
+        queueOffset: '0',
+        maxMsgNums: '32',
+        sysFlag: '0',
+        commitOffset: '0',
+        suspendTimeoutMillis: '0',
+        subVersion: '0',
+        ...extra,
+      });
+    assert.equal(fieldsMisfit(pull({ liteTopic: 'lt', bname: 'broker-a' })), undefined);
+    assert.match(fieldsMisfit(pull({ lastKey: 'k' })) ?? '', /unexpected field "lastKey"/);
+  });
 });
