@@ -14,6 +14,7 @@ import { signRequest } from '../../../src/protocol/acl.js';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../../../src/protocol/command.js';
 import { encodeBatch } from '../../../src/protocol/message/batch.js';
+import { Producer } from '../../../src/producer/producer.js';
 import { AclSource } from '../../../src/server/acl/acl-source.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
 import { FAULT_INJECTION_REQUEST_CODE } from '../../../src/server/broker/faults.js';
@@ -185,6 +186,35 @@ describe('ACL holes (issue 27)', () => {
     const allowed = await ask(end(), ADMIN);
     assert.equal(allowed.code, ResponseCode.SUCCESS, allowed.remark);
     assert.equal(committed(), before + 1);
+  });
+
+  it('a non-admin GET_BROKER_CONFIG (26) gets only the settings clients read, not paths', async () => {
+    const r = await ask(createRequest(RequestCode.GET_BROKER_CONFIG, {}), USER);
+    assert.equal(r.code, ResponseCode.SUCCESS, r.remark);
+    const keys = Buffer.from(r.body ?? [])
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => l.slice(0, l.indexOf('=')))
+      .sort();
+    assert.deepEqual(keys, ['rocketmqTsTimerWheel', 'timerMaxDelaySec', 'timerWheelEnable']);
+    const full = await ask(createRequest(RequestCode.GET_BROKER_CONFIG, {}), ADMIN);
+    assert.match(Buffer.from(full.body ?? []).toString('utf8'), /storePathRootDir=/);
+  });
+
+  it("a non-admin producer's timer message reaches an ACL broker (the timer check asks GET_BROKER_CONFIG)", async () => {
+    const producer = new Producer({
+      producerGroup: 'PG_timer_acl',
+      namesrvAddr: cluster.namesrvAddr,
+      credentials: USER,
+    });
+    await producer.start();
+    try {
+      const r = await producer.send({ topic: 'TopicOk', body: 'later', deliverAfterMs: 1000 });
+      assert.equal(r.status, 'SEND_OK');
+    } finally {
+      await producer.shutdown();
+    }
   });
 });
 
