@@ -196,6 +196,13 @@ export class AclGate {
     return false;
   }
 
+  /** Whether `request` passed the hook as an admin account (or white-listed, or ACL is off). */
+  isAdmin(request: RemotingCommand): boolean {
+    if (this.current() === undefined) return true;
+    const account = this.passed.get(request);
+    return account === null || account?.admin === true;
+  }
+
   private log(err: Refusal, code: number, address: string): void {
     const key = `${err.loggedKey}\u0000${err.loggedReason}`;
     if (this.logged.has(key) || this.logged.size >= 10000) return;

@@ -392,6 +392,11 @@ export class Broker {
     return this.aclGate.allows(request, resource, perm);
   }
 
+  /** @internal Whether the ACL checked `request` as an admin account (true when ACL is off). */
+  aclIsAdmin(request: RemotingCommand): boolean {
+    return this.aclGate.isAdmin(request);
+  }
+
   putMessage(msg: MessageToStore): Promise<TimerPutResult> {
     const delayed = applyDelayLevel(msg, this.delayLevels.length);
     // A DELAY level wins over timer properties, as in Java 5.x.

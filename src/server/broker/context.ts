@@ -44,6 +44,8 @@ export interface BrokerContext {
    * or `%RETRY%group`): for checks on what a processor looked up. True when ACL is off.
    */
   aclAllows(request: RemotingCommand, resource: string, perm: number): boolean;
+  /** Whether the ACL hook checked `request` as an admin account; true when ACL is off. */
+  aclIsAdmin(request: RemotingCommand): boolean;
   /** Registers with every NameServer now. */
   registerBrokerAll(): Promise<void>;
 }
