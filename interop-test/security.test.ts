@@ -12,11 +12,18 @@ import { AccessDeniedError } from '../src/errors.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
 import { makeTestCerts, startEnforcingTlsCluster, type TestCerts } from '../test/helpers/tls-certs.js';
-import { INTEROP_VERSIONS, runDriver, type ProduceResult } from './java.js';
+import {
+  describeConsume,
+  INTEROP_VERSIONS,
+  runDriver,
+  type ConsumeResult,
+  type ProduceResult,
+} from './java.js';
 import { RealCluster } from './real-cluster.js';
 
 const AK = 'rocketmq2';
 const SK = '12345678';
+const DENIED = { accessKey: 'deniedUser1', secretKey: 'denied-secret-1' };
 
 const PLAIN_ACL = `globalWhiteRemoteAddresses: []
 accounts:
@@ -98,6 +105,15 @@ describe('security interop', { concurrency: 1 }, () => {
           assert.ok(Date.now() - started < 10_000);
         });
 
+        it('a signed batch is accepted (batches are signed like single sends)', async () => {
+          const good = await producer(SK, 'batch');
+          const r = await good.sendBatch([
+            { topic: `AclTopic_${run}`, body: 'b1' },
+            { topic: `AclTopic_${run}`, body: 'b2' },
+          ]);
+          assert.equal(r.status, 'SEND_OK');
+        });
+
         it('a plain client cannot send to the enforcing broker', async () => {
           const plain = await producer(SK, 'plain', false);
           await assert.rejects(plain.send({ topic: `AclTopic_${run}`, body: 'plain' }), /connection closed/);
@@ -114,6 +130,7 @@ describe('security interop', { concurrency: 1 }, () => {
           const acl = {
             accounts: [
               { accessKey: AK, secretKey: SK, defaultTopicPerm: 'PUB|SUB', defaultGroupPerm: 'SUB' },
+              { ...DENIED, defaultTopicPerm: 'DENY', defaultGroupPerm: 'SUB' },
             ],
           };
           cluster = await EmbeddedCluster.start({ brokers: 1, brokerOptions: { acl } });
@@ -121,7 +138,13 @@ describe('security interop', { concurrency: 1 }, () => {
         after(async () => {
           await cluster?.stop();
         });
-        const produce = (topic: string, count: number, secretKey: string): Promise<ProduceResult> =>
+        const produce = (
+          topic: string,
+          count: number,
+          secretKey: string,
+          accessKey = AK,
+          batch = 1,
+        ): Promise<ProduceResult> =>
           runDriver<ProduceResult>(
             version,
             [
@@ -134,9 +157,50 @@ describe('security interop', { concurrency: 1 }, () => {
               String(count),
               '--start',
               '0',
+              '--batch',
+              String(batch),
             ],
-            { jvmArgs: [`-Dinterop.accessKey=${AK}`, `-Dinterop.secretKey=${secretKey}`] },
+            { jvmArgs: [`-Dinterop.accessKey=${accessKey}`, `-Dinterop.secretKey=${secretKey}`] },
           );
+
+        it('batch sends: accepted with PUB, refused for a DENY account (nothing stored)', async () => {
+          const topic = `JavaAclBatch_${version.replace(/\./g, '')}`;
+          await cluster.createTopic(topic, 4);
+          const ok = await produce(topic, 20, SK, AK, 10);
+          assert.equal(ok.sent, 20, JSON.stringify(ok.errors));
+          const denied = await produce(topic, 10, DENIED.secretKey, DENIED.accessKey, 10);
+          assert.equal(denied.sent, 0, 'a DENY account stored a batch');
+          const broker = cluster.broker('broker-a');
+          const stored = broker.store
+            .queueIds(topic)
+            .reduce((n, q) => n + broker.store.getMaxOffset(topic, q), 0);
+          assert.equal(stored, 20);
+        });
+
+        it('a signed Java push consumer passes the field-fit rules: heartbeat, pull, offsets', async () => {
+          const topic = `JavaAclConsume_${version.replace(/\./g, '')}`;
+          await cluster.createTopic(topic, 4);
+          const sent = await produce(topic, 30, SK);
+          assert.equal(sent.sent, 30, JSON.stringify(sent.errors));
+          const r = await runDriver<ConsumeResult>(
+            version,
+            [
+              'consume',
+              '--namesrv',
+              cluster.namesrvAddr,
+              '--topic',
+              topic,
+              '--group',
+              `interop_acl_cg_${version.replace(/\./g, '')}`,
+              '--expect',
+              '30',
+              '--timeout-ms',
+              '90000',
+            ],
+            { jvmArgs: [`-Dinterop.accessKey=${AK}`, `-Dinterop.secretKey=${SK}`] },
+          );
+          assert.equal(r.missingCount, 0, describeConsume(r));
+        });
 
         it('accepts AclClientRPCHook-signed sends and refuses a wrong secret', async () => {
           const topic = `JavaAcl_${version.replace(/\./g, '')}`;

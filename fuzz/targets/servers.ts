@@ -14,6 +14,7 @@ import { decodeFrame, encodeFrameToBuffer } from '../../src/protocol/frame.js';
 import { encodeBatch } from '../../src/protocol/message/batch.js';
 import { FrameParser } from '../../src/remoting/frame-parser.js';
 import type { RemotingServer } from '../../src/remoting/server.js';
+import type { Broker } from '../../src/server/broker/broker.js';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { NAMES, randomRequest } from '../commands.js';
 import { chunksOf, type Random } from '../random.js';
@@ -200,6 +201,20 @@ async function run(input: ServerCaseInput, ctx: ServerContext): Promise<void> {
   }
 }
 
+/** What a refused request must leave unchanged on a broker: topics, queues, the log, offsets. */
+export function brokerSnapshot(broker: Broker): string {
+  const store = broker.store;
+  return JSON.stringify({
+    topics: broker.topics.topics().sort((a, b) => (a.topicName < b.topicName ? -1 : 1)),
+    queues: store
+      .topics()
+      .sort()
+      .map((t) => [t, store.queueIds(t).map((q) => [q, store.getMaxOffset(t, q)])]),
+    log: store.maxPhysicalOffset,
+    offsets: store.consumerOffsets.entries().map((e) => [e.group, e.topic, [...e.offsets]]),
+  });
+}
+
 async function startCluster(): Promise<EmbeddedCluster> {
   const cluster = await EmbeddedCluster.start({ brokers: 1 });
   await cluster.createTopic(NAMES.topics[0] as string, 4);
@@ -220,18 +235,7 @@ export const brokerTarget: FuzzTarget<ServerCaseInput, ServerContext> = {
       server,
       address: broker.address,
       codes: server.requestCodes,
-      snapshot: () => {
-        const store = broker.store;
-        return JSON.stringify({
-          topics: broker.topics.topics().sort((a, b) => (a.topicName < b.topicName ? -1 : 1)),
-          queues: store
-            .topics()
-            .sort()
-            .map((t) => [t, store.queueIds(t).map((q) => [q, store.getMaxOffset(t, q)])]),
-          log: store.maxPhysicalOffset,
-          offsets: store.consumerOffsets.entries().map((e) => [e.group, e.topic, [...e.offsets]]),
-        });
-      },
+      snapshot: () => brokerSnapshot(broker),
     };
   },
   generate,

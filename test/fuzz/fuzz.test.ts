@@ -12,7 +12,7 @@ import { TARGETS } from '../../fuzz/targets/index.js';
 
 const SEED = 20261201;
 /** Cases per target: pure codecs are fast; socket targets cost ~20 ms a case. */
-const CASES: Record<string, number> = { broker: 40, namesrv: 30, clients: 10 };
+const CASES: Record<string, number> = { broker: 40, namesrv: 30, acl: 150, clients: 10 };
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/fuzz/', import.meta.url));
 
 describe('fuzz targets, short deterministic run', () => {

@@ -59,13 +59,20 @@ import {
 import { GetAllTopicListFromNameserver, GetRouteInfoByTopic } from './route.js';
 import { RecallMessage } from './recall.js';
 import { PushReplyMessageToClient } from './reply.js';
-import { SendBatchMessage, SendMessage, SendMessageV2, SendReplyMessageV2 } from './send.js';
+import {
+  SendBatchMessage,
+  SendMessage,
+  SendMessageV2,
+  SendReplyMessage,
+  SendReplyMessageV2,
+} from './send.js';
 import { CheckTransactionState, EndTransaction } from './transaction.js';
 
 const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   SendMessage,
   SendMessageV2,
   SendBatchMessage,
+  SendReplyMessage,
   SendReplyMessageV2,
   PushReplyMessageToClient,
   PullMessage,

@@ -1,5 +1,5 @@
 /**
- * SEND_MESSAGE (10, long names) and SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE / SEND_REPLY_MESSAGE_V2
+ * SEND_MESSAGE / SEND_REPLY_MESSAGE (10/324, long names) and SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE / SEND_REPLY_MESSAGE_V2
  * (310/320/325, keys `a`…`n`), docs/protocol.md §3.1–§3.2.
  */
 import { ProtocolError } from '../../errors.js';
@@ -52,6 +52,12 @@ export const SendBatchMessage = declareRequest(
   RequestCode.SEND_BATCH_MESSAGE,
   'SEND_BATCH_MESSAGE',
   sendV2Spec,
+);
+/** SEND_REPLY_MESSAGE (324): a reply with SEND_MESSAGE's long names. */
+export const SendReplyMessage = declareRequest(
+  RequestCode.SEND_REPLY_MESSAGE,
+  'SEND_REPLY_MESSAGE',
+  sendSpec,
 );
 export const SendReplyMessageV2 = declareRequest(
   RequestCode.SEND_REPLY_MESSAGE_V2,

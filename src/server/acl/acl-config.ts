@@ -18,7 +18,7 @@ export interface AclAccount {
   secretKey: string;
   /** Clients from a matching address skip the signature and permission checks. @default undefined */
   whiteRemoteAddress?: string | null | undefined;
-  /** Required for the admin codes 17, 25, 215, 200, 207. @default false */
+  /** Required for the admin codes (Java's 17, 25, 215, 200, 207; ours also 9901: request-rules.ts). @default false */
   admin?: boolean | undefined;
   /** Permission on unlisted topics: DENY, PUB, SUB, PUB|SUB, ANY. @default 'DENY' */
   defaultTopicPerm?: string | undefined;

@@ -3,7 +3,6 @@
  * DENY=1, ANY=2, PUB=4, SUB=8; `PUB|SUB` = 12. A missing or unknown value is DENY.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { RequestCode } from '../../protocol/codes.js';
 
 export const Perm = Object.freeze({ DENY: 1, ANY: 2, PUB: 4, SUB: 8 });
 
@@ -51,12 +50,3 @@ export function parseResourcePerms(
   });
   return out;
 }
-
-/** Codes only an admin account may send (Java `Permission.ADMIN_CODE`). */
-export const ADMIN_CODES: ReadonlySet<number> = new Set([
-  RequestCode.UPDATE_AND_CREATE_TOPIC,
-  RequestCode.UPDATE_BROKER_CONFIG,
-  RequestCode.DELETE_TOPIC_IN_BROKER,
-  RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
-  RequestCode.DELETE_SUBSCRIPTIONGROUP,
-]);

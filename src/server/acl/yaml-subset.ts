@@ -15,6 +15,10 @@ interface Line {
   readonly no: number;
 }
 
+/**
+ * Errors name the line, never quote it: a malformed line is often a `secretKey` one, and the
+ * message reaches the log (at start and on every failed hot reload).
+ */
 function fail(line: Line | undefined, message: string): never {
   throw new InvalidArgumentError('acl', `YAML line ${line?.no ?? 'end'}: ${message}`);
 }
@@ -39,7 +43,12 @@ function scalar(raw: string, line: Line): YamlValue {
   if (/^(false|False|FALSE)$/.test(t)) return false;
   if (t.startsWith('"')) {
     if (!t.endsWith('"') || t.length < 2) fail(line, 'unterminated double-quoted string');
-    return JSON.parse(t) as string;
+    try {
+      return JSON.parse(t) as string;
+    } catch {
+      // JSON.parse's message quotes the text, which may be a secret.
+      fail(line, 'invalid escape in a double-quoted string');
+    }
   }
   if (t.startsWith("'")) {
     if (!t.endsWith("'") || t.length < 2) fail(line, 'unterminated single-quoted string');
@@ -50,7 +59,7 @@ function scalar(raw: string, line: Line): YamlValue {
     const inner = t.slice(1, -1).trim();
     return inner === '' ? [] : inner.split(',').map((part) => scalar(part, line));
   }
-  if (/^[&*!|>{]/.test(t)) fail(line, `unsupported YAML construct ${JSON.stringify(t.slice(0, 20))}`);
+  if (/^[&*!|>{]/.test(t)) fail(line, `unsupported YAML construct starting with ${JSON.stringify(t[0])}`);
   return t;
 }
 
@@ -108,7 +117,7 @@ class Parser {
       line = this.lines[this.i]
     ) {
       const m = KEY.exec(line.text);
-      if (m === null) fail(line, `expected "key: value", got ${JSON.stringify(line.text.slice(0, 40))}`);
+      if (m === null) fail(line, 'expected "key: value"');
       let key = m[1] as string;
       if (key.startsWith('"') || key.startsWith("'")) key = key.slice(1, -1);
       if (key in out) fail(line, `duplicate key ${JSON.stringify(key)}`);

@@ -12,7 +12,7 @@ import { isReadable, isWriteable } from '../../protocol/perm.js';
 import type { Connection } from '../../remoting/connection.js';
 import type { RequestHandler } from '../../remoting/options.js';
 import { RemotingServer } from '../../remoting/server.js';
-import { aclServerHook } from '../acl/access-validator.js';
+import { AclGate } from '../acl/access-validator.js';
 import { AclSource } from '../acl/acl-source.js';
 import type { Logger } from '../../observability/logger.js';
 import { setDiskFull } from '../store/fault-injection.js';
@@ -106,6 +106,10 @@ export class Broker {
   private server: RemotingServer | undefined;
   /** The ACL in force, when `acl` is set (reloaded from its file). */
   private acl: AclSource | undefined;
+  /** Checks every request against the ACL in force (none when `acl` is unset). */
+  private readonly aclGate: AclGate;
+  /** The codes registerProcessors gave a processor: the ones the ACL table must cover. */
+  private readonly servedCodes = new Set<number>();
   private registrar: NamesrvRegistrar | undefined;
   private schedule: ScheduleMessageService | undefined;
   private timerService: TimerMessageService | undefined;
@@ -119,6 +123,11 @@ export class Broker {
   constructor(options: Partial<BrokerOptions> = {}) {
     this.options = validateBrokerOptions(options);
     this.logger = this.options.logger;
+    this.aclGate = new AclGate(
+      () => this.acl?.current,
+      this.logger,
+      (code) => this.servedCodes.has(code),
+    );
     this.delayLevels = parseDelayLevels(this.options.messageDelayLevel);
     this.clients = new ClientManager(this.logger);
     this.port = this.options.listenPort;
@@ -236,13 +245,12 @@ export class Broker {
 
       this.acl?.close();
       this.acl = o.acl === undefined ? undefined : new AclSource(o.acl, this.logger);
-      const acl = this.acl;
       const server = new RemotingServer({
         ...o.serverLimits,
         host: o.listenHost,
         port: this.port,
         logger: this.logger,
-        hooks: acl === undefined ? [] : [aclServerHook(() => acl.current, this.logger)],
+        hooks: this.acl === undefined ? [] : [this.aclGate.hook],
         tls: o.tls,
       });
       this.registerProcessors(server);
@@ -329,10 +337,12 @@ export class Broker {
       ...recallProcessors(ctx),
       ...authAdminProcessors(),
     ];
-    for (const [code, handler] of all)
-      server.registerProcessor(code, this.options.faultInjection ? this.withFaults(code, handler) : handler);
-    if (this.options.faultInjection)
-      server.registerProcessor(FAULT_INJECTION_REQUEST_CODE, (r) => this.faultControl(r));
+    if (this.options.faultInjection) all.push([FAULT_INJECTION_REQUEST_CODE, (r) => this.faultControl(r)]);
+    for (const [code, handler] of all) {
+      const faulty = this.options.faultInjection && code !== FAULT_INJECTION_REQUEST_CODE;
+      server.registerProcessor(code, faulty ? this.withFaults(code, handler) : handler);
+      this.servedCodes.add(code);
+    }
   }
 
   private faultControl(request: RemotingCommand): RemotingCommand {
@@ -377,6 +387,16 @@ export class Broker {
           return handler(request, conn);
       }
     };
+  }
+
+  /** @internal Whether the account the ACL checked `request` as holds `perm` on `resource`. */
+  aclAllows(request: RemotingCommand, resource: string, perm: number): boolean {
+    return this.aclGate.allows(request, resource, perm);
+  }
+
+  /** @internal Whether the ACL checked `request` as an admin account (true when ACL is off). */
+  aclIsAdmin(request: RemotingCommand): boolean {
+    return this.aclGate.isAdmin(request);
   }
 
   putMessage(msg: MessageToStore): Promise<TimerPutResult> {

@@ -1,5 +1,6 @@
 /** What request processors may use of the broker: one interface, so each processor file stands alone. */
 import type { Logger } from '../../observability/logger.js';
+import type { RemotingCommand } from '../../protocol/command.js';
 import type { SocketAddress } from '../../protocol/message/stored-message.js';
 import type { MessageStore } from '../store/message-store.js';
 import type { MessageToStore } from '../store/types.js';
@@ -38,6 +39,13 @@ export interface BrokerContext {
    * a future timer into a `rmq_sys_wheel_timer` message (timer-service.ts; `timerOutMs` set then).
    */
   putMessage(msg: MessageToStore): Promise<TimerPutResult>;
+  /**
+   * Whether the account the ACL hook checked `request` as holds `perm` on `resource` (a topic
+   * or `%RETRY%group`): for checks on what a processor looked up. True when ACL is off.
+   */
+  aclAllows(request: RemotingCommand, resource: string, perm: number): boolean;
+  /** Whether the ACL hook checked `request` as an admin account; true when ACL is off. */
+  aclIsAdmin(request: RemotingCommand): boolean;
   /** Registers with every NameServer now. */
   registerBrokerAll(): Promise<void>;
 }

@@ -14,7 +14,15 @@ test('sends need PUB on the topic; a send to a retry topic needs SUB on the grou
   assert.deepEqual(need(RequestCode.SEND_MESSAGE_V2, { a: 'PG', b: 'T' }), { T: Perm.PUB });
   assert.deepEqual(need(RequestCode.SEND_MESSAGE_V2, { a: 'G', b: '%RETRY%G' }), { '%RETRY%G': Perm.SUB });
   assert.deepEqual(need(RequestCode.SEND_MESSAGE, { producerGroup: 'PG', topic: 'T' }), { T: Perm.PUB });
-  assert.deepEqual(need(RequestCode.SEND_BATCH_MESSAGE, { a: 'PG', b: 'T' }), {});
+  assert.deepEqual(need(RequestCode.SEND_BATCH_MESSAGE, { a: 'PG', b: 'T' }), { T: Perm.PUB });
+  assert.deepEqual(need(RequestCode.SEND_REPLY_MESSAGE, { producerGroup: 'PG', topic: 'T' }), {
+    T: Perm.PUB,
+  });
+  assert.deepEqual(need(RequestCode.SEND_REPLY_MESSAGE_V2, { a: 'PG', b: 'T' }), { T: Perm.PUB });
+  // Stricter than Java: the retry topic written to is checked, not the group field.
+  assert.deepEqual(need(RequestCode.SEND_MESSAGE_V2, { a: 'Own', b: '%RETRY%Other' }), {
+    '%RETRY%Other': Perm.SUB,
+  });
   assert.deepEqual(need(RequestCode.CONSUMER_SEND_MSG_BACK, { group: 'G' }), { '%RETRY%G': Perm.SUB });
 });
 
@@ -31,7 +39,11 @@ test('pull, POP, ack and offset commits need SUB on topic and group', () => {
       { T: Perm.SUB, '%RETRY%G': Perm.SUB },
       `code ${code}`,
     );
-  assert.deepEqual(need(RequestCode.QUERY_CONSUMER_OFFSET, { consumerGroup: 'G', topic: 'T' }), {});
+  // Stricter than Java (which checks nothing): reading a group's offset needs SUB too.
+  assert.deepEqual(need(RequestCode.QUERY_CONSUMER_OFFSET, { consumerGroup: 'G', topic: 'T' }), {
+    T: Perm.SUB,
+    '%RETRY%G': Perm.SUB,
+  });
 });
 
 test('a heartbeat needs SUB on each consumer group and subscribed topic; a malformed body throws', () => {

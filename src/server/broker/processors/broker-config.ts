@@ -45,6 +45,13 @@ const START_ONLY = new Set<string>([
   'logger',
 ]);
 
+/**
+ * What GET_BROKER_CONFIG shows a non-admin account when ACL is on: the settings clients read
+ * (the producer's timer check), not the rest (paths, the ACL file, limits), which Java shows to
+ * any account (docs/security.md §2.3).
+ */
+const CLIENT_VISIBLE = new Set<string>([EMBEDDED_TIMER_KEY, 'timerWheelEnable', 'timerMaxDelaySec']);
+
 const versions = new WeakMap<BrokerContext, DataVersion>();
 
 function versionOf(ctx: BrokerContext): DataVersion {
@@ -68,6 +75,8 @@ function getConfig(ctx: BrokerContext, request: RemotingCommand): RemotingComman
   props[EMBEDDED_TIMER_KEY] = String(ctx.options.timerWheelEnable);
   // Port 0 means "pick one": report the port actually bound.
   props.listenPort = String(ctx.storeHost.port);
+  if (!ctx.aclIsAdmin(request))
+    for (const k of Object.keys(props)) if (!CLIENT_VISIBLE.has(k)) delete props[k];
   const v = versionOf(ctx);
   return createResponse(
     request,

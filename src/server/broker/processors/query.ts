@@ -6,6 +6,7 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import { QueryMessage, QueryMessageResponse, ViewMessageById } from '../../../protocol/headers/query.js';
 import { requestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
+import { Perm } from '../../acl/permission.js';
 
 /** Java `defaultQueryMaxNum`. */
 const DEFAULT_QUERY_MAX_NUM = 32;
@@ -25,6 +26,17 @@ async function viewById(ctx: BrokerContext, request: RemotingCommand): Promise<R
       request,
       ResponseCode.SYSTEM_ERROR,
       `can not find message by the offset, ${offset}`,
+    );
+  // Stricter than Java (request-rules.ts): SUB on the topic of the message read. The remark
+  // does not name the topic, which would tell a non-subscriber what lives at the offset.
+  if (
+    ctx.options.acl !== undefined &&
+    !ctx.aclAllows(request, decodeStoredMessage(record).message.topic, Perm.SUB)
+  )
+    return createResponse(
+      request,
+      ResponseCode.NO_PERMISSION,
+      `No SUB permission on the topic of the message at offset ${offset}`,
     );
   return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, record);
 }

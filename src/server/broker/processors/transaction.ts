@@ -12,6 +12,7 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import { withOptionalFields } from '../../../protocol/headers/fields.js';
 import { EndTransaction } from '../../../protocol/headers/transaction.js';
 import { requestHeader } from '../../namesrv/decode-request.js';
+import { Perm } from '../../acl/permission.js';
 import type { BrokerContext } from '../context.js';
 import { putStatusToResponse } from '../message-util.js';
 
@@ -76,11 +77,24 @@ async function end(
   if (props[PropertyKey.PGROUP] !== undefined && props[PropertyKey.PGROUP] !== producerGroup) {
     return createResponse(request, ResponseCode.SYSTEM_ERROR, 'The producer group wrong');
   }
+  const realTopic = props[PropertyKey.REAL_TOPIC];
+  // Stricter than Java (request-rules.ts): PUB on the half message's real topic, so an account
+  // cannot commit or roll back another's transaction by its offset (the 4.9 header names no
+  // topic). The remark does not name the topic.
+  if (
+    ctx.options.acl !== undefined &&
+    realTopic !== undefined &&
+    !ctx.aclAllows(request, realTopic, Perm.PUB)
+  )
+    return createResponse(
+      request,
+      ResponseCode.NO_PERMISSION,
+      `No PUB permission on the topic of the half message at offset ${commitLogOffset}`,
+    );
   if (type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
     ledger.resolve(commitLogOffset);
     return createResponse(request, ResponseCode.SUCCESS);
   }
-  const realTopic = props[PropertyKey.REAL_TOPIC];
   const realQid = Number(props[PropertyKey.REAL_QID] ?? '0');
   if (realTopic === undefined)
     return createResponse(request, ResponseCode.SYSTEM_ERROR, 'half message has no REAL_TOPIC');

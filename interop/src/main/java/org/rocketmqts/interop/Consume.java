@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
@@ -43,7 +44,8 @@ final class Consume {
 
   /** A push consumer on loopback from the first offset, short intervals, subscribed to all of `topic`. */
   static DefaultMQPushConsumer consumer(String namesrv, String group, String topic, String role) throws Exception {
-    DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+    // Signed when -Dinterop.accessKey is set (Acl.hook); the default allocation otherwise.
+    DefaultMQPushConsumer c = new DefaultMQPushConsumer(group, Acl.hook(), new AllocateMessageQueueAveragely());
     c.setNamesrvAddr(namesrv);
     c.setVipChannelEnabled(false);
     c.setInstanceName(Driver.instanceName(role));

@@ -4,8 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.rocketmq.acl.common.AclClientRPCHook;
-import org.apache.rocketmq.acl.common.SessionCredentials;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -17,14 +15,7 @@ final class Produce {
 
   static DefaultMQProducer producer(String namesrv, String group) throws Exception {
     // -Dinterop.accessKey/-Dinterop.secretKey: sign every request as an ACL client does.
-    String accessKey = System.getProperty("interop.accessKey");
-    DefaultMQProducer p =
-        accessKey == null
-            ? new DefaultMQProducer(group)
-            : new DefaultMQProducer(
-                group,
-                new AclClientRPCHook(
-                    new SessionCredentials(accessKey, System.getProperty("interop.secretKey"))));
+    DefaultMQProducer p = new DefaultMQProducer(group, Acl.hook());
     p.setNamesrvAddr(namesrv);
     p.setVipChannelEnabled(false);
     p.setInstanceName(Driver.instanceName("producer"));
