@@ -213,6 +213,20 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
         'Java shows any account every setting of the broker, the ACL file path included; our producers need only the timer settings',
     }),
   ],
+  // ACL 2.0 administration: the embedded broker keeps ACL 1.0 and answers these as unsupported
+  // (processors/auth-admin.ts), but only to an admin, as a 5.x broker serves them only to one.
+  ...[
+    RequestCode.AUTH_CREATE_USER,
+    RequestCode.AUTH_UPDATE_USER,
+    RequestCode.AUTH_DELETE_USER,
+    RequestCode.AUTH_GET_USER,
+    RequestCode.AUTH_LIST_USER,
+    RequestCode.AUTH_CREATE_ACL,
+    RequestCode.AUTH_UPDATE_ACL,
+    RequestCode.AUTH_DELETE_ACL,
+    RequestCode.AUTH_GET_ACL,
+    RequestCode.AUTH_LIST_ACL,
+  ].map((code): [number, AclRule] => [code, rule(ADMIN_ONLY, nothing, { admin: true })]),
   [
     FAULT_INJECTION_REQUEST_CODE,
     rule(ADMIN_ONLY, nothing, {
