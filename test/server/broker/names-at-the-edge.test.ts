@@ -170,4 +170,29 @@ describe('names validated at the edge of the broker', () => {
     assert.ok(line, 'a log line names the skipped message');
     assert.equal(line.level, 'warn');
   });
+
+  it('a timer message that can never be delivered does not hold back the later ones', async () => {
+    const b = broker();
+    const timer = (topic: string, deliverMs: number): Parameters<typeof b.putMessage>[0] => ({
+      topic,
+      queueId: 0,
+      flag: 0,
+      sysFlag: 0,
+      bornTimestamp: Date.now(),
+      bornHost: b.storeHost,
+      storeHost: b.storeHost,
+      reconsumeTimes: 0,
+      preparedTransactionOffset: 0,
+      body: Buffer.from('t'),
+      properties: encodeProperties({ TIMER_DELIVER_MS: String(deliverMs) }),
+    });
+    const later = uniqueName('EdgeTimer');
+    await cluster.createTopic(later, 1);
+    const due = Date.now() + 1500;
+    // Parked by the broker's own put path (as an older broker stored it), due first.
+    assert.equal((await b.putMessage(timer(`%RETRY%${POISON}`, due))).status, 'PUT_OK');
+    assert.equal((await b.putMessage(timer(later, due + 100))).status, 'PUT_OK');
+    await waitFor(() => b.store.getMaxOffset(later, 0) === 1, 30_000, 'the later timer message arrived');
+    assert.ok(logger.entries.some((e) => e.level === 'warn' && e.msg.startsWith('timer:')));
+  });
 });
