@@ -29,6 +29,42 @@ function openssl(dir: string, ...args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 }
 
+/** `<name>.key` and `<name>.pem`: a certificate for `cn` with `altNames`, signed by `ca.pem`. */
+function signedByCa(dir: string, name: string, cn: string, altNames: string): void {
+  openssl(
+    dir,
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${cn}`,
+  );
+  writeFileSync(join(dir, `${name}.cnf`), `subjectAltName=${altNames}\n`);
+  openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-out',
+    `${name}.pem`,
+    '-extfile',
+    `${name}.cnf`,
+  );
+}
+
 export function makeTestCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'rmq-tls-'));
   const subj = (cn: string): string[] => ['-subj', `/CN=${cn}`];
@@ -48,69 +84,9 @@ export function makeTestCerts(): TestCerts {
       `${ca}.pem`,
       ...subj(`rocketmq-ts test ${ca}`),
     );
-  openssl(
-    dir,
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    ...subj('localhost'),
-  );
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl(
-    dir,
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-out',
-    'server.pem',
-    '-extfile',
-    'ext.cnf',
-  );
+  signedByCa(dir, 'server', 'localhost', 'IP:127.0.0.1,DNS:localhost');
   openssl(dir, 'pkcs8', '-topk8', '-nocrypt', '-in', 'server.key', '-out', 'server.pk8');
-  openssl(
-    dir,
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'rogue.key',
-    '-out',
-    'rogue.csr',
-    ...subj('rogue.invalid'),
-  );
-  writeFileSync(join(dir, 'rogue.cnf'), 'subjectAltName=DNS:rogue.invalid\n');
-  openssl(
-    dir,
-    'x509',
-    '-req',
-    '-in',
-    'rogue.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-out',
-    'rogue.pem',
-    '-extfile',
-    'rogue.cnf',
-  );
+  signedByCa(dir, 'rogue', 'rogue.invalid', 'DNS:rogue.invalid');
   const read = (f: string): string => readFileSync(join(dir, f), 'utf8');
   return {
     ca: read('ca.pem'),

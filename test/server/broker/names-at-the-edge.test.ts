@@ -20,6 +20,7 @@ import {
 } from '../../../src/protocol/index.js';
 import { Connection } from '../../../src/remoting/index.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
+import type { MessageToStore } from '../../../src/server/store/types.js';
 import { capturingLogger } from '../../remoting/helpers.js';
 import { heartbeatBody, sendV2Header, uniqueName, waitFor } from './rpc-helpers.js';
 
@@ -39,6 +40,24 @@ describe('names validated at the edge of the broker', () => {
       .topics.topics()
       .map((t) => t.topicName)
       .filter((n) => n.includes('/'));
+
+  /** A message as the broker hands it to its store, to `t` with `props`. */
+  function message(t: string, props: Record<string, string>): MessageToStore {
+    const b = broker();
+    return {
+      topic: t,
+      queueId: 0,
+      flag: 0,
+      sysFlag: 0,
+      bornTimestamp: Date.now(),
+      bornHost: b.storeHost,
+      storeHost: b.storeHost,
+      reconsumeTimes: 0,
+      preparedTransactionOffset: 0,
+      body: Buffer.from('parked'),
+      properties: encodeProperties(props),
+    };
+  }
 
   async function send(t: string, props: Record<string, string> = {}): Promise<RemotingCommand> {
     const response = await request(
@@ -148,19 +167,9 @@ describe('names validated at the edge of the broker', () => {
   it('a message stored before the check, that can never be delivered, is skipped with a log line naming it', async () => {
     // As a store written by an older broker holds it: parked on delay level 1 for a bad retry topic.
     const b = broker();
-    const put = await b.store.putMessage({
-      topic: 'SCHEDULE_TOPIC_XXXX',
-      queueId: 0,
-      flag: 0,
-      sysFlag: 0,
-      bornTimestamp: Date.now(),
-      bornHost: b.storeHost,
-      storeHost: b.storeHost,
-      reconsumeTimes: 1,
-      preparedTransactionOffset: 0,
-      body: Buffer.from('poison'),
-      properties: encodeProperties({ REAL_TOPIC: `%RETRY%${POISON}`, REAL_QID: '0', DELAY: '1' }),
-    });
+    const put = await b.store.putMessage(
+      message('SCHEDULE_TOPIC_XXXX', { REAL_TOPIC: `%RETRY%${POISON}`, REAL_QID: '0', DELAY: '1' }),
+    );
     assert.equal(put.status, 'PUT_OK');
     const behind = uniqueName('EdgeBehind');
     await cluster.createTopic(behind, 1);
@@ -173,19 +182,8 @@ describe('names validated at the edge of the broker', () => {
 
   it('a timer message that can never be delivered does not hold back the later ones', async () => {
     const b = broker();
-    const timer = (topic: string, deliverMs: number): Parameters<typeof b.putMessage>[0] => ({
-      topic,
-      queueId: 0,
-      flag: 0,
-      sysFlag: 0,
-      bornTimestamp: Date.now(),
-      bornHost: b.storeHost,
-      storeHost: b.storeHost,
-      reconsumeTimes: 0,
-      preparedTransactionOffset: 0,
-      body: Buffer.from('t'),
-      properties: encodeProperties({ TIMER_DELIVER_MS: String(deliverMs) }),
-    });
+    const timer = (t: string, deliverMs: number): MessageToStore =>
+      message(t, { TIMER_DELIVER_MS: String(deliverMs) });
     const later = uniqueName('EdgeTimer');
     await cluster.createTopic(later, 1);
     const due = Date.now() + 1500;
