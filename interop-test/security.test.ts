@@ -80,7 +80,8 @@ describe('security interop', { concurrency: 1 }, () => {
             namesrvAddr: cluster.namesrvAddr,
             instanceName: `acl_${name}_${run}`,
             credentials: { accessKey: AK, secretKey },
-            tls,
+            // Java's test-mode certificate is self-signed: trust it as Java's client does.
+            tls: tls ? { rejectUnauthorized: false } : false,
             sendMsgTimeout: tls ? 10_000 : 3000,
           });
           producers.push(p);

@@ -16,6 +16,7 @@ export {
   IllegalStateError,
   // connection
   ConnectError,
+  TlsVerificationError,
   TimeoutError,
   ConnectionClosedError,
   ProtocolError,

@@ -16,12 +16,16 @@ export const CLIENT_SECURITY_FLAGS = {
   'secret-key': { type: 'string' },
   tls: { type: 'boolean' },
   'tls-ca': { type: 'string' },
+  'tls-insecure': { type: 'boolean' },
 } as const;
 
 export const CLIENT_SECURITY_HELP = `  --access-key AK    ACL access key (default env ROCKETMQ_ACCESS_KEY); signs every request
   --secret-key SK    ACL secret key (default env ROCKETMQ_SECRET_KEY)
-  --tls              connect with TLS (trusts any server certificate, as Java's useTLS)
-  --tls-ca FILE      connect with TLS and verify the server against this PEM CA`;
+  --tls              connect with TLS; the server certificate and host name are verified
+                     against the system's root CAs
+  --tls-ca FILE      connect with TLS and verify the server against this PEM CA
+  --tls-insecure     connect with TLS trusting any server certificate (Java's useTLS default;
+                     anyone on the path can pose as the server)`;
 
 export const SERVER_TLS_FLAGS = {
   'tls-cert': { type: 'string' },
@@ -63,9 +67,22 @@ export function clientSecurity(values: ClientFlagValues, env = process.env): Cli
       'give both --access-key and --secret-key (or ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_KEY)',
     );
   const ca = values['tls-ca'];
+  const insecure = values['tls-insecure'] === true;
+  if (insecure && ca !== undefined)
+    throw new InvalidArgumentError(
+      '--tls-insecure',
+      'verifies nothing, so --tls-ca would be ignored: give one',
+    );
+  const tls: ClientConnectionOptions['tls'] = insecure
+    ? { rejectUnauthorized: false }
+    : ca !== undefined
+      ? { ca: readPem('--tls-ca', ca) }
+      : values.tls === true
+        ? true
+        : undefined;
   const options: ClientConnectionOptions = {
     ...(accessKey !== undefined && secretKey !== undefined ? { credentials: { accessKey, secretKey } } : {}),
-    ...(ca !== undefined ? { tls: { ca: readPem('--tls-ca', ca) } } : values.tls ? { tls: true } : {}),
+    ...(tls !== undefined ? { tls } : {}),
   };
   resolveClientConnection(options);
   return options;

@@ -22,18 +22,23 @@ export type PemInput = string | Buffer | Array<string | Buffer>;
 
 /** TLS to NameServers and brokers. PEM strings or buffers, as `node:tls` takes them. */
 export interface ClientTlsOptions {
-  /** CA certificates the server must chain to. @default undefined: Node's roots, checked only when `rejectUnauthorized` */
+  /** CA certificates the server must chain to. @default undefined: Node's built-in root CAs */
   ca?: PemInput | undefined;
   /** Client certificate (mutual TLS). @default undefined */
   cert?: PemInput | undefined;
   /** Client private key (mutual TLS). @default undefined */
   key?: PemInput | undefined;
-  /** SNI name; when given, the server certificate must also match it. @default undefined: no host name check, as Java */
+  /**
+   * The host name the server certificate must be for (also sent as SNI).
+   * @default undefined: the host of the address connected to (an IP address is matched against
+   * the certificate's IP entries)
+   */
   servername?: string | undefined;
   /**
-   * Verify the server certificate. Java's client trusts every certificate unless
-   * `tls.test.mode.enable=false` and `tls.client.authServer=true`; here giving a `ca` turns
-   * verification on. @default true when `ca` is given, else false
+   * Verify the server certificate (chain and host name); a refusal is a TlsVerificationError.
+   * `false` trusts any certificate with no host name check, as Java's client does unless
+   * `tls.test.mode.enable=false` and `tls.client.authServer=true` (CLI `--tls-insecure`): the
+   * traffic is encrypted but anyone on the path can pose as the server. @default true
    */
   rejectUnauthorized?: boolean | undefined;
 }
@@ -41,7 +46,11 @@ export interface ClientTlsOptions {
 export interface ClientConnectionOptions {
   /** Sign every request as Java's `AclClientRPCHook` (docs/protocol.md §9). @default undefined: unsigned */
   credentials?: Credentials | undefined;
-  /** TLS to every NameServer and broker (Java `useTLS`); `true` = encrypt, trust any certificate. @default false */
+  /**
+   * TLS to every NameServer and broker (Java `useTLS`); `true` = `{}`: verify the server against
+   * Node's root CAs and the host name. Give `ca` for a private CA, `rejectUnauthorized: false`
+   * for Java's trust-any-certificate behaviour. @default false
+   */
   tls?: boolean | ClientTlsOptions | undefined;
 }
 
@@ -82,23 +91,22 @@ export function resolveClientConnection(options: ClientConnectionOptions): Clien
     creds = Object.freeze({ accessKey, secretKey, ...(token !== undefined ? { securityToken: token } : {}) });
   }
   let tlsOptions: TlsConnectOptions | undefined;
-  if (tls === true) tlsOptions = { rejectUnauthorized: false, checkServerIdentity: () => undefined };
-  else if (tls !== undefined && tls !== false) {
-    checkObject('tls', tls);
-    const t = tls as ClientTlsOptions;
+  if (tls !== undefined && tls !== false) {
+    if (tls !== true) checkObject('tls', tls);
+    const t = (tls === true ? {} : tls) as ClientTlsOptions;
     rejectUnknownKeys(t, TLS_KEYS, 'option', 'tls.');
     for (const f of ['ca', 'cert', 'key'] as const) checkPem(`tls.${f}`, t[f]);
     if (t.servername !== undefined) checkString('tls.servername', t.servername);
-    const verify = checkBoolean('tls.rejectUnauthorized', t.rejectUnauthorized ?? t.ca !== undefined);
+    // Verified by default, chain and host name (Node's own check); Java's client verifies
+    // neither, which only an explicit `rejectUnauthorized: false` asks for here.
+    const verify = checkBoolean('tls.rejectUnauthorized', t.rejectUnauthorized ?? true);
     tlsOptions = {
       rejectUnauthorized: verify,
       ...(t.ca !== undefined ? { ca: t.ca } : {}),
       ...(t.cert !== undefined ? { cert: t.cert } : {}),
       ...(t.key !== undefined ? { key: t.key } : {}),
-      // Java checks no host name; only an explicit servername asks for it.
-      ...(t.servername !== undefined
-        ? { servername: t.servername }
-        : { checkServerIdentity: () => undefined }),
+      ...(t.servername !== undefined ? { servername: t.servername } : {}),
+      ...(verify ? {} : { checkServerIdentity: () => undefined }),
     };
   }
   if (creds === undefined && tlsOptions === undefined) return PLAIN_CONNECTION;

@@ -4,9 +4,40 @@ import { RocketMQError, type RocketMQErrorOptions } from './base.js';
 /** A TCP connection could not be established (refused, unreachable, connect timeout). */
 export class ConnectError extends RocketMQError {
   readonly address: string;
-  constructor(address: string, message: string, options: RocketMQErrorOptions = {}) {
-    super('ERR_CONNECT', `connect to ${address} failed: ${message}`, { retriable: true, ...options });
+  constructor(
+    address: string,
+    message: string,
+    options: RocketMQErrorOptions = {},
+    /** For subclasses with their own stable code. */
+    code = 'ERR_CONNECT',
+  ) {
+    super(code, `connect to ${address} failed: ${message}`, { retriable: true, ...options });
     this.address = address;
+  }
+}
+
+/**
+ * The TLS server's certificate was not accepted: no trusted CA signed it, or it is for another
+ * host name. Not retriable (the certificate will not change by itself); the message names the
+ * option that fixes it: `tls.ca`, `tls.servername`, or `tls.rejectUnauthorized: false` to skip
+ * verification as Java's client does (docs/security.md §1).
+ */
+export class TlsVerificationError extends ConnectError {
+  /** OpenSSL's or Node's reason, e.g. `SELF_SIGNED_CERT_IN_CHAIN`, `ERR_TLS_CERT_ALTNAME_INVALID`. */
+  readonly reason: string;
+  constructor(address: string, reason: string, detail: string, options: RocketMQErrorOptions = {}) {
+    const hostName = reason === 'ERR_TLS_CERT_ALTNAME_INVALID' || reason === 'HOSTNAME_MISMATCH';
+    const fix = hostName
+      ? 'connect by the host name the certificate is for, or set tls.servername to it'
+      : 'give the CA that signed it as tls.ca (CLI --tls-ca FILE)';
+    super(
+      address,
+      `the server certificate was not accepted (${reason}: ${detail}); ${fix}, or set ` +
+        "tls.rejectUnauthorized: false (CLI --tls-insecure) to skip verification as Java's client does",
+      { ...options, retriable: false },
+      'ERR_TLS_VERIFICATION',
+    );
+    this.reason = reason;
   }
 }
 

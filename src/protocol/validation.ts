@@ -204,3 +204,30 @@ export function checkBody(
   if (body.length > maxSize) return `the message body size over max value, MAX: ${maxSize}`;
   return undefined;
 }
+
+/** Header fields that name a topic: checked as `checkTopic` checks a topic. */
+const TOPIC_NAME_FIELDS: readonly string[] = ['topic'];
+/** Header fields that name a group: checked as `checkGroup` checks a group. */
+const GROUP_NAME_FIELDS: readonly string[] = ['group', 'consumerGroup', 'producerGroup', 'groupName'];
+
+/**
+ * The first topic or group name in a decoded request header that breaks the topic/group rules,
+ * as `{ field, problem }`; undefined when every name present is legal. A server runs it on
+ * every request before anything is stored or scheduled (docs/security.md §7): a name such as
+ * `x/../../y` answers SUCCESS nowhere and never reaches a retry queue.
+ */
+export function checkNameFields(
+  header: Readonly<Record<string, unknown>>,
+): { field: string; problem: string } | undefined {
+  for (const field of TOPIC_NAME_FIELDS) {
+    const value = header[field];
+    const problem = value === undefined ? undefined : checkTopic(value, field);
+    if (problem !== undefined) return { field, problem };
+  }
+  for (const field of GROUP_NAME_FIELDS) {
+    const value = header[field];
+    const problem = value === undefined ? undefined : checkGroup(value, field);
+    if (problem !== undefined) return { field, problem };
+  }
+  return undefined;
+}

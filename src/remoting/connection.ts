@@ -21,6 +21,7 @@ import {
   InvalidArgumentError,
   ProtocolError,
   TimeoutError,
+  TlsVerificationError,
 } from '../errors.js';
 import {
   requestChannel,
@@ -79,6 +80,39 @@ interface Pending {
   trace: RequestTraceContext | undefined;
   /** Removes the listener on the caller's AbortSignal; undefined without a signal. */
   dispose: (() => void) | undefined;
+}
+
+/**
+ * The reasons Node gives when it refuses a server certificate: OpenSSL's verify results, and
+ * its own host name check. Any other TLS error (a plain server, a protocol mismatch) is not one.
+ */
+const CERTIFICATE_REJECTIONS: ReadonlySet<string> = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function isCertificateRejection(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined && CERTIFICATE_REJECTIONS.has(code);
 }
 
 function settleTrace(ctx: RequestTraceContext | undefined, error: unknown, response?: RemotingCommand): void {
@@ -161,7 +195,14 @@ export class Connection extends EventEmitter {
         socket.destroy();
         reject(err);
       };
-      const onError = (err: Error): void => fail(new ConnectError(address, err.message, { cause: err }));
+      const onError = (err: Error): void =>
+        fail(
+          secure && isCertificateRejection(err)
+            ? new TlsVerificationError(address, (err as NodeJS.ErrnoException).code!, err.message, {
+                cause: err,
+              })
+            : new ConnectError(address, err.message, { cause: err }),
+        );
       const onClose = (): void =>
         fail(
           new ConnectError(address, secure ? 'TLS handshake failed: connection closed' : 'connection closed'),

@@ -1,7 +1,9 @@
 /**
  * Streaming splitter for length-prefixed frames (docs/protocol.md §1.2). It copies only when a
  * frame spans two chunks: a frame wholly inside one chunk is handed out as a subarray view.
- * The length is validated before anything is allocated, so a hostile 2 GiB length costs nothing.
+ * The length is validated before anything is allocated, so a hostile 2 GiB length costs nothing,
+ * and a large frame's memory is taken only as its bytes arrive: an 8-byte prefix announcing
+ * 16 MiB reserves nothing before the peer has sent (or proved) anything (docs/security.md §7).
  */
 import { ProtocolError } from '../errors.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
@@ -9,6 +11,12 @@ import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/frame.js';
 const LENGTH_FIELD_SIZE = 4;
 /** The serialize-type/header-length word every frame carries after the length. */
 const MIN_FRAME_LENGTH = 4;
+/**
+ * Frames up to this size are copied into one buffer allocated when their length is read (cheap
+ * whatever the peer does); larger ones are kept as the chunks that carried them and joined once
+ * complete, so what a spanning frame holds never exceeds what arrived.
+ */
+const PREALLOCATE_MAX = 64 * 1024;
 
 /** Receives one frame without its 4-byte length prefix (what `decodeFrame` takes). */
 export type FrameSink = (frame: Buffer) => void;
@@ -35,8 +43,11 @@ export class FrameParser {
   readonly maxFrameSize: number;
   private readonly lengthBytes = Buffer.alloc(LENGTH_FIELD_SIZE);
   private lengthHave = 0;
-  /** Destination of a frame that spans chunks; allocated once its length is known and valid. */
+  /** Destination of a small frame that spans chunks; allocated once its length is known and valid. */
   private partial: Buffer | undefined;
+  /** The pieces of a large frame that spans chunks, and the length they will add up to. */
+  private parts: Buffer[] | undefined;
+  private partsLength = 0;
   private partialHave = 0;
 
   /** Frames handed out so far: only the first can reveal a peer of another protocol. */
@@ -55,6 +66,11 @@ export class FrameParser {
     return this.lengthHave + this.partialHave;
   }
 
+  /** Memory held for an incomplete frame: its buffer when small, else the bytes received. */
+  get reservedBytes(): number {
+    return this.partial !== undefined ? this.partial.length : this.partialHave;
+  }
+
   /**
    * Feeds one chunk; calls `sink` for every complete frame in order. Throws ProtocolError on
    * an impossible length; the parser is then unusable (the caller closes the connection).
@@ -63,6 +79,19 @@ export class FrameParser {
     let offset = 0;
     const end = chunk.length;
     while (offset < end) {
+      if (this.parts !== undefined) {
+        const take = Math.min(this.partsLength - this.partialHave, end - offset);
+        this.parts.push(chunk.subarray(offset, offset + take));
+        this.partialHave += take;
+        offset += take;
+        if (this.partialHave === this.partsLength) {
+          const frame = Buffer.concat(this.parts, this.partsLength);
+          this.parts = undefined;
+          this.partialHave = 0;
+          sink(frame);
+        }
+        continue;
+      }
       if (this.partial !== undefined) {
         const need = this.partial.length - this.partialHave;
         const take = Math.min(need, end - offset);
@@ -98,8 +127,12 @@ export class FrameParser {
       if (end - offset >= length) {
         sink(chunk.subarray(offset, offset + length));
         offset += length;
-      } else {
+      } else if (length <= PREALLOCATE_MAX) {
         this.partial = Buffer.allocUnsafe(length);
+        this.partialHave = 0;
+      } else {
+        this.parts = [];
+        this.partsLength = length;
         this.partialHave = 0;
       }
     }

@@ -46,6 +46,13 @@ export interface RemotingServerOptions {
    */
   serverChannelMaxIdleTimeSeconds: number;
   /**
+   * A TLS server closes a socket that has not finished its handshake this long after accept,
+   * its first byte included: a peer that connects and sends nothing, or stalls mid-handshake,
+   * holds a `maxConnections` slot no longer than this (Netty's `SslHandler` handshake timeout;
+   * the idle timer starts only once frames can flow). @default 10000
+   */
+  tlsHandshakeTimeoutMs: number;
+  /**
    * Unsent response bytes per connection above which the server stops reading that connection's
    * requests until the client reads (a client that never reads cannot grow our memory).
    * @default 4194304 (4 MiB)
@@ -71,6 +78,7 @@ export const DEFAULT_REMOTING_SERVER_OPTIONS: Readonly<RemotingServerOptions> = 
   maxQueued: 10000,
   maxConnections: 10000,
   serverChannelMaxIdleTimeSeconds: 120,
+  tlsHandshakeTimeoutMs: 10_000,
   writeBufferHighWaterMark: OUTBOX_PRESSURE_BYTES,
   logger: silentLogger,
   hooks: [],
@@ -92,6 +100,7 @@ export function validateRemotingServerOptions(
   checkInt('maxConnections', o.maxConnections, 1);
   if (o.serverChannelMaxIdleTimeSeconds !== 0)
     checkPositive('serverChannelMaxIdleTimeSeconds', o.serverChannelMaxIdleTimeSeconds);
+  checkInt('tlsHandshakeTimeoutMs', o.tlsHandshakeTimeoutMs, 1, 0x7fffffff);
   checkLogger('logger', o.logger);
   if (!Array.isArray(o.hooks)) throw new InvalidArgumentError('hooks', 'must be an array of RpcHook');
   return o;
@@ -102,6 +111,7 @@ export type ServerLimits = Pick<
   RemotingServerOptions,
   | 'maxConnections'
   | 'serverChannelMaxIdleTimeSeconds'
+  | 'tlsHandshakeTimeoutMs'
   | 'maxInFlight'
   | 'maxFrameSize'
   | 'writeBufferHighWaterMark'
@@ -109,6 +119,7 @@ export type ServerLimits = Pick<
 const SERVER_LIMIT_KEYS: ReadonlyArray<keyof ServerLimits> = [
   'maxConnections',
   'serverChannelMaxIdleTimeSeconds',
+  'tlsHandshakeTimeoutMs',
   'maxInFlight',
   'maxFrameSize',
   'writeBufferHighWaterMark',
@@ -214,11 +225,25 @@ export class RemotingServer extends EventEmitter {
     }
     const remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
     this.handshaking.add(socket);
-    socket.once('close', () => this.handshaking.delete(socket));
+    // Until the handshake is done no idle timer runs (the Connection starts it): this one closes
+    // a socket that sends nothing, or stalls mid-handshake, before it can hold a slot for good.
+    const handshakeTimer = setTimeout(() => {
+      this.options.logger.debug('TLS handshake timed out', {
+        address: remoteAddress,
+        tlsHandshakeTimeoutMs: this.options.tlsHandshakeTimeoutMs,
+      });
+      socket.destroy();
+    }, this.options.tlsHandshakeTimeoutMs);
+    handshakeTimer.unref();
+    socket.once('close', () => {
+      clearTimeout(handshakeTimer);
+      this.handshaking.delete(socket);
+    });
     acceptTls(
       socket,
       this.tls,
       (stream) => {
+        clearTimeout(handshakeTimer);
         this.handshaking.delete(socket);
         if (this.closing !== undefined) stream.destroy();
         else this.open(stream, remoteAddress);

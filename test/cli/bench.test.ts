@@ -4,6 +4,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
+
 const run = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -11,7 +13,7 @@ test('bench --json on the embedded cluster prints exactly one JSON line with the
   const { stdout, stderr } = await run(
     process.execPath,
     [MAIN, 'bench', '--duration', '1500ms', '--concurrency', '4', '--size', '64', '--batch', '2', '--json'],
-    { timeout: 30_000 },
+    { timeout: CHILD_SAFETY_LIMIT_MS },
   );
   const lines = stdout.trim().split('\n');
   assert.equal(lines.length, 1, 'only the JSON line on stdout');

@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import { BROKER_SEMI_SPACE_MB, BROKER_THREAD_RESOURCE_LIMITS } from '../../src/server/broker-heap.js';
 import { waitFor } from '../consumer/helpers.js';
 import { killAll, startCli } from './run-cli.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 after(killAll);
 
@@ -19,7 +20,11 @@ describe('server commands run their brokers in a broker-sized worker thread', ()
       const { child, done } = startCli(['cluster', '--brokers', '1', '--namesrv-port', '0', '--verbose']);
       child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      await waitFor(() => /^broker-a 127\.0\.0\.1:\d+$/m.test(stdout), 'the broker line', 30_000);
+      await waitFor(
+        () => /^broker-a 127\.0\.0\.1:\d+$/m.test(stdout),
+        'the broker line',
+        CHILD_SAFETY_LIMIT_MS,
+      );
       assert.match(
         stderr,
         new RegExp(
@@ -52,7 +57,7 @@ describe('server commands run their brokers in a broker-sized worker thread', ()
     let stdout = '';
     const { child, done } = startCli(['cluster', '--brokers', '1', '--namesrv-port', '0', '--json']);
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    await waitFor(() => stdout.includes('"brokers"'), 'the JSON line', 30_000);
+    await waitFor(() => stdout.includes('"brokers"'), 'the JSON line', CHILD_SAFETY_LIMIT_MS);
     const { namesrv } = JSON.parse(stdout) as { namesrv: string };
     child.kill('SIGKILL');
     await done;

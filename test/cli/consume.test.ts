@@ -13,6 +13,8 @@ import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { uniqueName } from '../server/broker/rpc-helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
+
 const run = promisify(execFile);
 
 interface Line {
@@ -37,7 +39,7 @@ interface Line {
 }
 
 function consume(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [MAIN, 'consume', ...args], { timeout: 60_000 });
+  return run(process.execPath, [MAIN, 'consume', ...args], { timeout: CHILD_SAFETY_LIMIT_MS });
 }
 
 function parse(stdout: string): Line[] {

@@ -16,6 +16,11 @@ test('credentials come from the flags, else from ROCKETMQ_ACCESS_KEY / ROCKETMQ_
   });
   assert.deepEqual(clientSecurity({}, {}), {});
   assert.deepEqual(clientSecurity({ tls: true }, {}), { tls: true });
+  assert.deepEqual(clientSecurity({ 'tls-insecure': true }, {}), { tls: { rejectUnauthorized: false } });
+  assert.deepEqual(clientSecurity({ tls: true, 'tls-insecure': true }, {}), {
+    tls: { rejectUnauthorized: false },
+  });
+  flagError(() => clientSecurity({ 'tls-insecure': true, 'tls-ca': 'ca.pem' }, {}), '--tls-insecure');
   flagError(() => clientSecurity({ 'access-key': 'ak' }, {}), '--secret-key');
   flagError(() => clientSecurity({ 'secret-key': 'sk' }, {}), '--access-key');
   flagError(() => clientSecurity({ 'tls-ca': '/nonexistent/ca.pem' }, {}), '--tls-ca');

@@ -94,7 +94,7 @@ const GOOD: readonly Good[] = [
     read: (o) => o.connection.credentials?.accessKey,
     expect: 'ak123',
   },
-  { option: 'tls', value: true, read: (o) => o.connection.tls?.rejectUnauthorized, expect: false },
+  { option: 'tls', value: true, read: (o) => o.connection.tls?.rejectUnauthorized, expect: true },
   { option: 'enableMsgTrace', value: true, read: (o) => o.enableMsgTrace, expect: true },
   {
     option: 'customizedTraceTopic',

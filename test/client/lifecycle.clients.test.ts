@@ -18,6 +18,7 @@ import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { unique, waitFor } from '../consumer/helpers.js';
 import { KINDS, type Env, type Kind } from './lifecycle-kinds.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/start-shutdown-child.js', import.meta.url));
 
@@ -150,7 +151,7 @@ for (const kind of KINDS) {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       // Only a hung child ends this way: then the test fails on the exit code.
-      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      const killer = setTimeout(() => child.kill('SIGKILL'), CHILD_SAFETY_LIMIT_MS);
       const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
       clearTimeout(killer);
       assert.deepEqual(JSON.parse(out), { start: 'StartCancelledError', state: 'STOPPED', handled: 0 }, err);

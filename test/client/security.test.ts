@@ -185,9 +185,13 @@ describe('credentials and tls options', () => {
     field(() => new Producer({ namesrvAddr: '127.0.0.1:9876', tls: 'yes' as never }), 'tls');
   });
 
-  it('tls: true encrypts without verifying (Java useTLS); a ca turns verification on', () => {
-    assert.equal(resolveClientConnection({ tls: true }).tls?.rejectUnauthorized, false);
+  it('tls: true verifies (Node roots and host name); only rejectUnauthorized: false trusts any certificate', () => {
+    assert.equal(resolveClientConnection({ tls: true }).tls?.rejectUnauthorized, true);
     assert.equal(resolveClientConnection({ tls: { ca: 'PEM' } }).tls?.rejectUnauthorized, true);
+    assert.equal(
+      resolveClientConnection({ tls: { rejectUnauthorized: false } }).tls?.rejectUnauthorized,
+      false,
+    );
     assert.equal(resolveClientConnection({ tls: false }).tls, undefined);
   });
 });

@@ -43,7 +43,7 @@ describe('cluster over TLS (enforcing) with ACL', () => {
       consumerGroup: 'GroupA',
       namesrvAddr: cluster.namesrvAddr,
       consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
-      tls: true,
+      tls: { rejectUnauthorized: false },
       credentials: USER,
     });
     try {
@@ -88,7 +88,7 @@ describe('cluster over TLS (enforcing) with ACL', () => {
     const p = new Producer({
       producerGroup: uniqueName('P'),
       namesrvAddr: cluster.namesrvAddr,
-      tls: true,
+      tls: { rejectUnauthorized: false },
       credentials: USER,
     });
     await p.start();
@@ -105,7 +105,7 @@ describe('cluster over TLS (enforcing) with ACL', () => {
       namesrvAddr: cluster.namesrvAddr,
       subscriptions: { TopicOk: '*' },
       awaitDuration: 1000,
-      tls: true,
+      tls: { rejectUnauthorized: false },
       credentials: USER,
     });
     try {

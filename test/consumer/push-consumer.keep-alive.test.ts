@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/cli/chaos/processes.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/keep-alive-child.js', import.meta.url));
 
@@ -18,7 +19,7 @@ test('a push consumer started while its NameServer is down keeps the process ali
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), CHILD_SAFETY_LIMIT_MS);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   clearTimeout(killer);
   assert.equal(out, 'started\nstill running\nshut down\n', `stderr: ${err}`);

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { harness, stream, unique, waitFor } from './helpers.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/consumer-child.js', import.meta.url));
 
@@ -33,7 +34,7 @@ test('a consumer SIGKILLed mid-stream: its queues move to the survivor and every
         }
       }
     });
-    await waitFor(() => ready, 'the child consumer to start', 15_000);
+    await waitFor(() => ready, 'the child consumer to start', CHILD_SAFETY_LIMIT_MS);
     const survivor = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET' });
     survivor.subscribe(topic);
     await survivor.start(async (m: ConsumerMessage) => {

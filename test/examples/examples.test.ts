@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 /** build/ (this file runs as build/test/examples/examples.test.js). */
 const BUILD = fileURLToPath(new URL('../../', import.meta.url));
@@ -72,7 +73,7 @@ describe('examples/ run against an embedded cluster', () => {
   });
   for (const { source: name, compiled } of all) {
     it(`${name} exits 0 by itself`, async () => {
-      const run = await runExample(compiled, cluster.namesrvAddr, 120_000);
+      const run = await runExample(compiled, cluster.namesrvAddr, CHILD_SAFETY_LIMIT_MS);
       assert.equal(run.signal, null, `${name} did not exit by itself:\n${run.output}`);
       assert.equal(run.code, 0, `${name} failed:\n${run.output}`);
     });

@@ -1,6 +1,7 @@
 /**
  * Throw-away certificates made at test time with the `openssl` CLI (nothing key-like is checked
- * in): a CA, a server certificate for 127.0.0.1/localhost signed by it, and a second, unrelated CA.
+ * in): a CA, a server certificate for 127.0.0.1/localhost signed by it, a certificate from the
+ * same CA for another host name, and a second, unrelated CA.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ export interface TestCerts {
   cert: string;
   /** PKCS#8 PEM (what Java's `tls.server.keyPath` wants). */
   key: string;
+  /** Signed by `ca` for `rogue.invalid` only: a client checking the host name refuses it. */
+  otherHost: { cert: string; key: string };
   /** Files of the above, for the Java side; removed by `cleanup()`. */
   files: { ca: string; cert: string; key: string };
   cleanup(): void;
@@ -24,6 +27,42 @@ export interface TestCerts {
 
 function openssl(dir: string, ...args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+}
+
+/** `<name>.key` and `<name>.pem`: a certificate for `cn` with `altNames`, signed by `ca.pem`. */
+function signedByCa(dir: string, name: string, cn: string, altNames: string): void {
+  openssl(
+    dir,
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${cn}`,
+  );
+  writeFileSync(join(dir, `${name}.cnf`), `subjectAltName=${altNames}\n`);
+  openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-out',
+    `${name}.pem`,
+    '-extfile',
+    `${name}.cnf`,
+  );
 }
 
 export function makeTestCerts(): TestCerts {
@@ -45,44 +84,16 @@ export function makeTestCerts(): TestCerts {
       `${ca}.pem`,
       ...subj(`rocketmq-ts test ${ca}`),
     );
-  openssl(
-    dir,
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    ...subj('localhost'),
-  );
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl(
-    dir,
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-out',
-    'server.pem',
-    '-extfile',
-    'ext.cnf',
-  );
+  signedByCa(dir, 'server', 'localhost', 'IP:127.0.0.1,DNS:localhost');
   openssl(dir, 'pkcs8', '-topk8', '-nocrypt', '-in', 'server.key', '-out', 'server.pk8');
+  signedByCa(dir, 'rogue', 'rogue.invalid', 'DNS:rogue.invalid');
   const read = (f: string): string => readFileSync(join(dir, f), 'utf8');
   return {
     ca: read('ca.pem'),
     otherCa: read('other-ca.pem'),
     cert: read('server.pem'),
     key: read('server.pk8'),
+    otherHost: { cert: read('rogue.pem'), key: read('rogue.key') },
     files: { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.pk8') },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -15,6 +15,7 @@ import {
 import { createRequest, createResponse } from '../../src/protocol/command.js';
 import { Connection } from '../../src/remoting/connection.js';
 import { RemotingServer } from '../../src/remoting/server.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 test('channel names are the documented ones', () => {
   assert.equal(REQUEST_CHANNEL, 'rocketmq:request');
@@ -72,7 +73,7 @@ test('NODE_DEBUG=rocketmq dumps frames in hex on stderr', () => {
   const result = spawnSync(process.execPath, [child], {
     env: { ...process.env, NODE_DEBUG: 'rocketmq' },
     encoding: 'utf8',
-    timeout: 10_000,
+    timeout: CHILD_SAFETY_LIMIT_MS,
   });
   assert.equal(result.status, 0, result.stderr);
   // The request (code 105 → JSON `{"code":105`) went out and its response came back, in hex.

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTRY_POINTS, writeConsumerProject, writeSubpathProject } from './consumer-project.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -23,7 +24,7 @@ let packedFiles: string[];
 
 /** Runs a command and returns its stdout; throws with its output when it fails. */
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: CHILD_SAFETY_LIMIT_MS });
   if (r.status !== 0) {
     throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   }

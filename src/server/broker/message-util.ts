@@ -9,7 +9,8 @@ import {
 import type { DecodedStoredMessage, SocketAddress } from '../../protocol/message/stored-message.js';
 import { transactionValue, MessageSysFlag } from '../../protocol/message/sysflag.js';
 import { SystemTopic } from '../../protocol/validation.js';
-import type { MessageToStore, PutStatus } from '../store/types.js';
+import type { Logger } from '../../observability/logger.js';
+import type { MessageToStore, PutResult, PutStatus } from '../store/types.js';
 
 const DELAY_ENTRY = PropertyKey.DELAY + NAME_VALUE_SEPARATOR;
 
@@ -107,4 +108,34 @@ export function toRealTopic(
     body: msg.body,
     properties: encodeProperties(props),
   };
+}
+
+/**
+ * Store refusals no retry can cure: the message itself is wrong (a topic the store cannot hold,
+ * properties over the limit). A parked message refused so is skipped, not retried forever,
+ * or it would stall every message queued behind it (docs/security.md §7).
+ */
+export function isPermanentRefusal(status: PutStatus): boolean {
+  return status === 'MESSAGE_ILLEGAL' || status === 'PROPERTIES_SIZE_EXCEEDED';
+}
+
+/**
+ * The log line for a parked message skipped for good: where it stays (its queue and offset, so
+ * it can still be read by offset or id), where it was going and why the store refused it.
+ */
+export function logSkippedMessage(
+  logger: Logger,
+  where: string,
+  msg: DecodedStoredMessage,
+  target: MessageToStore,
+  result: Pick<PutResult, 'status' | 'error'>,
+): void {
+  logger.warn(`${where}: a message that can never be delivered is skipped`, {
+    parkedIn: `${msg.topic}:${msg.queueId}@${msg.queueOffset}`,
+    commitLogOffset: msg.physicalOffset,
+    topic: target.topic,
+    queueId: target.queueId,
+    status: result.status,
+    error: result.error,
+  });
 }

@@ -41,7 +41,9 @@ export class NamesrvRegistrar {
     this.pool = new ConnectionPool({
       logger,
       connectTimeoutMs: REGISTER_TIMEOUT_MS,
-      // Java's `useTLS` client: encrypt, trust any certificate, no host name check.
+      // Java's `useTLS` client: encrypt, trust any certificate, no host name check. An explicit
+      // opt-out (clients verify by default, docs/security.md §1): the broker has no option for
+      // its NameServers' CA yet, and they are the operator's own servers.
       ...(useTls ? { tls: { rejectUnauthorized: false, checkServerIdentity: () => undefined } } : {}),
     });
   }

@@ -10,7 +10,7 @@ import { SystemTopic } from '../../protocol/validation.js';
 import type { BrokerContext } from './context.js';
 import { PeriodicTask } from './periodic-task.js';
 import { StateFile } from './state-file.js';
-import { toRealTopic } from './message-util.js';
+import { isPermanentRefusal, logSkippedMessage, toRealTopic } from './message-util.js';
 
 const TICK_MS = 100;
 const BATCH = 32;
@@ -90,7 +90,10 @@ export class ScheduleMessageService {
         const real = toRealTopic(msg, props, realTopic, realQid, this.ctx.storeHost);
         if (real !== undefined) {
           const result = await this.ctx.store.putMessage(real);
-          if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT') {
+          if (isPermanentRefusal(result.status)) {
+            // It stays readable in SCHEDULE_TOPIC_XXXX; the level moves on past it.
+            logSkippedMessage(this.ctx.logger, `delay level ${level}`, msg, real, result);
+          } else if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT') {
             this.ctx.logger.warn('delayed message could not be delivered yet', {
               status: result.status,
               topic: realTopic,

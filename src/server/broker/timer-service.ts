@@ -19,7 +19,7 @@ import { MessageSysFlag, transactionValue } from '../../protocol/message/sysflag
 import type { MessageToStore, PutResult } from '../store/types.js';
 import type { BrokerContext } from './context.js';
 import { StateFile } from './state-file.js';
-import { toRealTopic } from './message-util.js';
+import { isPermanentRefusal, logSkippedMessage, toRealTopic } from './message-util.js';
 import { RecallMarkers } from './recall-markers.js';
 
 /** Java `TimerMessageStore.TIMER_TOPIC`: one queue. */
@@ -277,8 +277,11 @@ export class TimerMessageService {
         const real = drop ? undefined : toRealTopic(msg, props, realTopic, realQid, this.ctx.storeHost);
         if (real !== undefined) {
           const result = await this.ctx.store.putMessage(real);
-          // The store refused: leave it in the heap and try again on the next tick.
-          if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT')
+          // Refused for good: skipped (it stays readable in the timer topic), or it would hold
+          // back every later one. Refused for now: left in the heap for the next tick.
+          if (isPermanentRefusal(result.status))
+            logSkippedMessage(this.ctx.logger, 'timer', msg, real, result);
+          else if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT')
             throw new Error(`timer message could not be delivered: ${result.status}`);
         }
       }

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import { NameServer } from '../../../src/server/namesrv/namesrv.js';
 import { decodeBody, Rpc, sendV2Header, uniqueName } from '../broker/rpc-helpers.js';
+import { CHILD_SAFETY_LIMIT_MS } from '../../helpers/child-limit.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
@@ -46,7 +47,7 @@ function startBroker(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`broker did not start: ${out} ${err}`));
-    }, 10_000);
+    }, CHILD_SAFETY_LIMIT_MS);
     child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
@@ -112,12 +113,12 @@ describe('a broker killed with SIGKILL during synchronous-flush sends', () => {
       }
     };
     const senders = Array.from({ length: 8 }, () => sender());
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + CHILD_SAFETY_LIMIT_MS;
     while (acked.size < 150) {
       if (Date.now() > deadline) {
         stop = true;
         rpc.close();
-        assert.fail(`only ${acked.size} of 150 sends were acknowledged within 30 s`);
+        assert.fail(`only ${acked.size} of 150 sends were acknowledged in ${CHILD_SAFETY_LIMIT_MS} ms`);
       }
       await new Promise((r) => setTimeout(r, 5));
     }

@@ -12,8 +12,14 @@ import { decodeStoredMessage, encodeStoredMessage } from '../../../protocol/mess
 import { PermName } from '../../../protocol/perm.js';
 import { POP_ORDER_REVIVE_QUEUE } from '../../../protocol/headers/pop.js';
 import { buildExtraInfo, popRetryTopicV1, retryFlagOf } from '../../../protocol/pop/extra-info.js';
-import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
+import {
+  DLQ_GROUP_TOPIC_PREFIX,
+  hasIllegalTopicChars,
+  RETRY_GROUP_TOPIC_PREFIX,
+} from '../../../protocol/validation.js';
+import type { MessageToStore, PutResult } from '../../store/types.js';
 import type { BrokerContext } from '../context.js';
+import { isPermanentRefusal, logSkippedMessage } from '../message-util.js';
 import { matchesQueueEntry, matchesStoredRecord, type MessageFilter } from '../message-filter.js';
 import { PopState, visibleAt, type OrderLock, type PopCheckpoint } from './pop-state.js';
 import { PopWaiters } from './pop-waiters.js';
@@ -308,8 +314,7 @@ export class PopService {
     } else {
       topic = ck.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) ? ck.topic : popRetryTopicV1(ck.topic, ck.group);
     }
-    this.ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
-    const result = await this.ctx.store.putMessage({
+    const retry: MessageToStore = {
       topic,
       queueId: 0,
       flag: msg.flag,
@@ -321,8 +326,22 @@ export class PopService {
       preparedTransactionOffset: msg.preparedTransactionOffset,
       body: msg.body,
       properties: encodeProperties(props),
-    });
-    if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT') {
+    };
+    // A group or topic the store cannot hold (a checkpoint from before the names were checked
+    // at the edge) gets no topic config, and is skipped rather than retried every round.
+    if (hasIllegalTopicChars(topic)) {
+      const refused: Pick<PutResult, 'status' | 'error'> = {
+        status: 'MESSAGE_ILLEGAL',
+        error: new RangeError(`illegal topic ${topic}`),
+      };
+      logSkippedMessage(this.ctx.logger, 'POP revive', msg, retry, refused);
+      return;
+    }
+    this.ctx.topics.createTopicInSendMessageBackMethod(topic, 1, RW);
+    const result = await this.ctx.store.putMessage(retry);
+    if (isPermanentRefusal(result.status)) {
+      logSkippedMessage(this.ctx.logger, 'POP revive', msg, retry, result);
+    } else if (result.status !== 'PUT_OK' && result.status !== 'FLUSH_DISK_TIMEOUT') {
       // Not lost: a checkpoint for just this offset comes back for the next round.
       this.state.addCheckpoint({
         ...ck,

@@ -18,7 +18,7 @@ import {
 } from '../../../protocol/headers/admin.js';
 import { jsonBody, withOptionalFields } from '../../../protocol/headers/fields.js';
 import { encodeKVTable, topicConfigSerializeWrapperJson } from '../../../protocol/headers/register.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 
 const MAX_QUEUES = 1024;

@@ -18,10 +18,10 @@ import {
 import { HeartBeat, parseHeartbeatData, UnregisterClient } from '../../../protocol/headers/heartbeat.js';
 import { parseFastjsonBytes } from '../../../protocol/fastjson.js';
 import { PermName } from '../../../protocol/perm.js';
-import { RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
+import { RETRY_GROUP_TOPIC_PREFIX, validateGroup, validateTopic } from '../../../protocol/validation.js';
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
+import { requestHeader, requiredBody } from '../request-header.js';
 import type { HeartbeatConsumer } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
 import { isTagType } from '../../../protocol/filter/tags.js';
@@ -39,6 +39,9 @@ function parseHeartbeat(request: RemotingCommand): Heartbeat {
   if (data.clientID === '') throw new ProtocolError('heartbeat: clientID is missing');
   const consumers = data.consumerDataSet.map((c): HeartbeatConsumer => {
     if (c.groupName === '') throw new ProtocolError('heartbeat: bad consumer data');
+    // Names from the body pass the same validator as header names (request-header.ts).
+    validateGroup(c.groupName, 'consumerDataSet.groupName');
+    for (const s of c.subscriptionDataSet) validateTopic(s.topic, 'subscriptionDataSet.topic');
     return {
       groupName: c.groupName,
       consumeType: c.consumeType,
@@ -52,11 +55,9 @@ function parseHeartbeat(request: RemotingCommand): Heartbeat {
       })),
     };
   });
-  return {
-    clientID: data.clientID,
-    producerGroups: data.producerDataSet.map((p) => p.groupName).filter((g) => g !== ''),
-    consumers,
-  };
+  const producerGroups = data.producerDataSet.map((p) => p.groupName).filter((g) => g !== '');
+  for (const g of producerGroups) validateGroup(g, 'producerDataSet.groupName');
+  return { clientID: data.clientID, producerGroups, consumers };
 }
 
 function parseLockBody(request: RemotingCommand, what: string): LockBatchBody {

@@ -16,7 +16,7 @@ import { GetConsumeStats, GetConsumerConnectionList } from '../../../protocol/he
 import type { SubscriptionData as WireSubscription } from '../../../protocol/headers/heartbeat.js';
 import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { SubscriptionData } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
 

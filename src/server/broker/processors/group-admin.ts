@@ -19,8 +19,9 @@ import {
   QueryTopicConsumeByWho,
   UpdateAndCreateSubscriptionGroup,
 } from '../../../protocol/headers/broker-admin.js';
+import { checkGroup } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader, requiredBody } from '../../namesrv/decode-request.js';
+import { requestHeader, requiredBody } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 
 export function groupAdminProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
@@ -35,8 +36,9 @@ export function groupAdminProcessors(ctx: BrokerContext): Array<[number, Request
 
 function updateGroup(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
   const config = parseSubscriptionGroupConfig(requiredBody(request, 'SubscriptionGroupConfig'));
-  if (config.groupName === '')
-    return createResponse(request, ResponseCode.SYSTEM_ERROR, 'the group name is blank');
+  // Java 5.x `TopicValidator.validateGroup`, answered INVALID_PARAMETER with its remark.
+  const problem = checkGroup(config.groupName, 'groupName');
+  if (problem !== undefined) return createResponse(request, ResponseCode.INVALID_PARAMETER, problem);
   ctx.subscriptionGroups.update(config);
   return createResponse(request, ResponseCode.SUCCESS);
 }

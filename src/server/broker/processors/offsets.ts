@@ -16,7 +16,7 @@ import {
   SearchOffsetByTimestamp,
   UpdateConsumerOffset,
 } from '../../../protocol/headers/offset.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 
 export function offsetProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {

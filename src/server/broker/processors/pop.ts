@@ -33,7 +33,7 @@ import {
 import { isReadable } from '../../../protocol/perm.js';
 import type { Connection } from '../../../remoting/connection.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 import { buildMessageFilter, type MessageFilter } from '../message-filter.js';
 import { NORMAL_REVIVE_QID, type PopRead, type PopService } from '../pop/pop-service.js';

@@ -11,7 +11,7 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import type { BrokerContext } from '../context.js';
 import { withOptionalFields, type HeaderOf } from '../../../protocol/headers/fields.js';
 import { PullMessage, PullMessageResponse, PullSysFlag } from '../../../protocol/headers/pull.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import { isTagType } from '../../../protocol/filter/tags.js';
 import {
   buildMessageFilter,

@@ -4,7 +4,7 @@ import { createResponse, type RemotingCommand } from '../../../protocol/command.
 import { decodeStoredMessage } from '../../../protocol/message/stored-message.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { QueryMessage, QueryMessageResponse, ViewMessageById } from '../../../protocol/headers/query.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 import { Perm } from '../../acl/permission.js';
 

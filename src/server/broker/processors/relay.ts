@@ -9,7 +9,7 @@ import { createRequest, createResponse, type RemotingCommand } from '../../../pr
 import { ConsumeMessageDirectly, GetConsumerRunningInfo } from '../../../protocol/headers/consumer.js';
 import { decodeOffsetMsgId } from '../../../protocol/message/message-id.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 
 /** Java `Broker2Client#callClient` timeout. */

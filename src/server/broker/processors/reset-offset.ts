@@ -10,7 +10,7 @@ import type { MessageQueueData } from '../../../protocol/body/message-queue-map.
 import { InvokeBrokerToResetOffset } from '../../../protocol/headers/broker-admin.js';
 import { ResetConsumerClientOffset } from '../../../protocol/headers/consumer.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 
 export function resetOffsetProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {

@@ -12,7 +12,7 @@ import { isWriteable, PermName } from '../../../protocol/perm.js';
 import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { ConsumerSendMsgBack } from '../../../protocol/headers/consumer.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 import { putStatusToResponse } from '../message-util.js';
 

@@ -18,6 +18,7 @@ import {
 } from '../../../protocol/message/sysflag.js';
 import { isWriteable, PermName, TopicSysFlag } from '../../../protocol/perm.js';
 import {
+  checkGroup,
   checkTopic,
   DLQ_GROUP_TOPIC_PREFIX,
   isNotAllowedSendTopic,
@@ -189,7 +190,7 @@ export function checkMessage(
       `the broker[${ctx.options.brokerIP1}] sending message is forbidden`,
     );
   }
-  const problem = checkTopic(topic);
+  const problem = checkTopic(topic) ?? checkGroup(header.producerGroup, 'producerGroup');
   if (problem !== undefined) throw new SendRejection(ResponseCode.SYSTEM_ERROR, problem);
   if (isNotAllowedSendTopic(topic))
     throw new SendRejection(ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);

@@ -10,7 +10,7 @@ import { GetTopicConfig, GetTopicStatsInfo } from '../../../protocol/headers/bro
 import { jsonBody } from '../../../protocol/headers/fields.js';
 import { topicConfigJson } from '../../../protocol/headers/register.js';
 import type { RequestHandler } from '../../../remoting/options.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 import { storeTimestampAt } from './consumer-admin.js';
 

@@ -11,8 +11,8 @@ import { SystemTopic } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { withOptionalFields } from '../../../protocol/headers/fields.js';
 import { EndTransaction } from '../../../protocol/headers/transaction.js';
-import { requestHeader } from '../../namesrv/decode-request.js';
 import { Perm } from '../../acl/permission.js';
+import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
 import { putStatusToResponse } from '../message-util.js';
 
