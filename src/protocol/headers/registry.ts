@@ -14,6 +14,8 @@ import {
   GetConsumerStatusFromClient,
   LockBatchMQ,
   NotifyConsumerIdsChanged,
+  QueryAssignment,
+  SetMessageRequestMode,
   ResetConsumerClientOffset,
   UnlockBatchMQ,
 } from './consumer.js';
@@ -104,6 +106,8 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   CheckClientConfig,
   LockBatchMQ,
   UnlockBatchMQ,
+  QueryAssignment,
+  SetMessageRequestMode,
   GetConsumerConnectionList,
   GetConsumeStats,
   UpdateBrokerConfig,

@@ -15,6 +15,7 @@ import {
   resetOffsetByTimeCommand,
   updateSubGroupCommand,
 } from './consumer.js';
+import { setConsumeModeCommand } from './consume-mode.js';
 import {
   queryMsgByIdCommand,
   queryMsgByKeyCommand,
@@ -48,6 +49,7 @@ export const adminCommands: CliCommand[] = [
   queryMsgTraceByIdCommand,
   updateSubGroupCommand,
   deleteSubGroupCommand,
+  setConsumeModeCommand,
   getBrokerConfigCommand,
   updateBrokerConfigCommand,
 ];
