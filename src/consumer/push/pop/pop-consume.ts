@@ -150,7 +150,9 @@ async function popOnce(host: PopConsumeHost, q: PopQueue, sub: PopSubscription):
   switch (response.code) {
     case ResponseCode.SUCCESS:
       host.stats.recordPull(q.mq.topic, Date.now() - started);
-      dispatch(host, q, sub, response);
+      // Dropped while the POP was held (the group switched to PULL): the queue's pull loop, or
+      // the pull of the POP retry topic once the broker revives them, delivers these.
+      if (!q.dropped) dispatch(host, q, sub, response);
       return o.pullInterval;
     case ResponseCode.POLLING_TIMEOUT:
     case ResponseCode.PULL_NOT_FOUND:
