@@ -311,7 +311,7 @@ export class Admin extends EventEmitter<AdminEvents> {
 
   /**
    * Whether `group` consumes `topic` by PULL or POP (SET_MESSAGE_REQUEST_MODE, mqadmin
-   * `setConsumeMode`), for its `clientRebalance: false` push consumers (docs/consumers.md §1.10).
+   * `setConsumeMode`), for its `clientRebalance: false` push consumers (docs/consumers.md §1.12).
    * `popShareQueueNum` (POP): each consumer also pops the queues of the N consumers after it; 0
    * means every consumer pops every queue. Goes to every master of `target` (a cluster or brokers),
    * or to the masters serving the topic; returns the addresses written to.

@@ -1,7 +1,7 @@
 /**
  * SET_MESSAGE_REQUEST_MODE (401) on every target master (mqadmin `setConsumeMode`): whether a
  * group consumes a topic by PULL or POP, for its `clientRebalance: false` consumers
- * (docs/consumers.md §1.10). Without a target it goes to the masters serving the topic.
+ * (docs/consumers.md §1.12). Without a target it goes to the masters serving the topic.
  */
 import { InvalidArgumentError } from '../errors.js';
 import {

@@ -1,7 +1,10 @@
 /** `rocketmq-ts admin setConsumeMode` (mqadmin's flags) against an embedded cluster. */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { encodeQueryAssignmentRequest, parseQueryAssignmentResponse } from '../../src/protocol/body/assignment.js';
+import {
+  encodeQueryAssignmentRequest,
+  parseQueryAssignmentResponse,
+} from '../../src/protocol/body/assignment.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { harness, unique } from '../consumer/helpers.js';
 import { Rpc } from '../server/broker/rpc-helpers.js';
@@ -16,11 +19,41 @@ test('admin setConsumeMode sets POP on every master of a cluster; bad input is o
     const topic = unique('ModeT');
     const group = unique('ModeG');
     await h.cluster.createTopic(topic, 2);
-    const r = await runCli(['admin', 'setConsumeMode', ...n, '-c', 'DefaultCluster', '-t', topic, '-g', group, '-m', 'POP']);
+    const r = await runCli([
+      'admin',
+      'setConsumeMode',
+      ...n,
+      '-c',
+      'DefaultCluster',
+      '-t',
+      topic,
+      '-g',
+      group,
+      '-m',
+      'POP',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal((r.stdout.match(/^set consume mode to 127\.0\.0\.1:\d+ success\.$/gm) ?? []).length, 2);
-    assert.match(r.stdout, new RegExp(`topic\\[${topic}\\] group\\[${group}\\] consume mode\\[POP\\] popShareQueueNum\\[0\\]`));
-    const j = await runCli(['admin', 'setConsumeMode', ...n, '-b', h.cluster.brokers[0]!.addr, '-t', topic, '-g', group, '-m', 'POP', '-q', '1', '--json']);
+    assert.match(
+      r.stdout,
+      new RegExp(`topic\\[${topic}\\] group\\[${group}\\] consume mode\\[POP\\] popShareQueueNum\\[0\\]`),
+    );
+    const j = await runCli([
+      'admin',
+      'setConsumeMode',
+      ...n,
+      '-b',
+      h.cluster.brokers[0]!.addr,
+      '-t',
+      topic,
+      '-g',
+      group,
+      '-m',
+      'POP',
+      '-q',
+      '1',
+      '--json',
+    ]);
     assert.equal(j.code, 0, j.stderr);
     assert.deepEqual((JSON.parse(j.stdout) as { popShareQueueNum: number }).popShareQueueNum, 1);
     // The broker answers a POP assignment (a request with no consumer online gets no valid answer,
@@ -33,7 +66,13 @@ test('admin setConsumeMode sets POP on every master of a cluster; bad input is o
       const q = await rpc.request(
         RequestCode.QUERY_ASSIGNMENT,
         undefined,
-        encodeQueryAssignmentRequest({ topic, consumerGroup: group, clientId: c.clientId, strategyName: 'AVG', messageModel: 'CLUSTERING' }),
+        encodeQueryAssignmentRequest({
+          topic,
+          consumerGroup: group,
+          clientId: c.clientId,
+          strategyName: 'AVG',
+          messageModel: 'CLUSTERING',
+        }),
       );
       assert.equal(q.code, ResponseCode.SUCCESS);
       const got = parseQueryAssignmentResponse(q.body)!;
@@ -42,16 +81,50 @@ test('admin setConsumeMode sets POP on every master of a cluster; bad input is o
       rpc.close();
     }
     assertOneLineError(
-      await runCli(['admin', 'setConsumeMode', ...n, '-c', 'DefaultCluster', '-t', topic, '-g', group, '-m', 'PUSH']),
+      await runCli([
+        'admin',
+        'setConsumeMode',
+        ...n,
+        '-c',
+        'DefaultCluster',
+        '-t',
+        topic,
+        '-g',
+        group,
+        '-m',
+        'PUSH',
+      ]),
       2,
       /--mode/,
     );
-    assertOneLineError(await runCli(['admin', 'setConsumeMode', ...n, '-c', 'DefaultCluster', '-t', topic, '-m', 'POP']), 2, /--group/);
-    assertOneLineError(await runCli(['admin', 'setConsumeMode', ...n, '-t', topic, '-g', group, '-m', 'POP']), 2, /--broker/);
     assertOneLineError(
-      await runCli(['admin', 'setConsumeMode', ...n, '-c', 'DefaultCluster', '-t', topic, '-g', group, '-m', 'POP', '-q', 'x']),
+      await runCli(['admin', 'setConsumeMode', ...n, '-c', 'DefaultCluster', '-t', topic, '-m', 'POP']),
       2,
-      /--pop-share-queue-num/,
+      /--group/,
+    );
+    assertOneLineError(
+      await runCli(['admin', 'setConsumeMode', ...n, '-t', topic, '-g', group, '-m', 'POP']),
+      2,
+      /--broker/,
+    );
+    assertOneLineError(
+      await runCli([
+        'admin',
+        'setConsumeMode',
+        ...n,
+        '-c',
+        'DefaultCluster',
+        '-t',
+        topic,
+        '-g',
+        group,
+        '-m',
+        'POP',
+        '-q',
+        'x',
+      ]),
+      2,
+      /--share-queue-num/,
     );
   } finally {
     await h.close();

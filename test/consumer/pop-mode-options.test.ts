@@ -14,7 +14,8 @@ const base = { consumerGroup: 'G1', namesrvAddr: '127.0.0.1:9876' };
 function rejects(options: unknown, field: string, pattern?: RegExp): void {
   assert.throws(
     () => resolvePushConsumerOptions(options as PushConsumerOptions),
-    (err: unknown) => err instanceof InvalidArgumentError && err.field === field && (pattern?.test(err.message) ?? true),
+    (err: unknown) =>
+      err instanceof InvalidArgumentError && err.field === field && (pattern?.test(err.message) ?? true),
   );
 }
 
@@ -46,21 +47,37 @@ test('only a CLUSTERING, concurrent consumer takes its queues from the broker (J
   const off = { ...base, clientRebalance: false };
   assert.equal(rebalancesOnBroker(resolvePushConsumerOptions(off)), true);
   assert.equal(rebalancesOnBroker(resolvePushConsumerOptions({ ...off, consumeOrderly: true })), false);
-  assert.equal(rebalancesOnBroker(resolvePushConsumerOptions({ ...off, messageModel: 'BROADCASTING' })), false);
-  assert.equal(rebalancesOnBroker(resolvePushConsumerOptions({ ...off, allocateStrategy: 'AVG_BY_CIRCLE' })), true);
+  assert.equal(
+    rebalancesOnBroker(resolvePushConsumerOptions({ ...off, messageModel: 'BROADCASTING' })),
+    false,
+  );
+  assert.equal(
+    rebalancesOnBroker(resolvePushConsumerOptions({ ...off, allocateStrategy: 'AVG_BY_CIRCLE' })),
+    true,
+  );
 });
 
 test('a strategy the broker does not know is refused when the broker allocates', () => {
-  rejects({ ...base, clientRebalance: false, allocateStrategy: 'CONSISTENT_HASH' }, 'allocateStrategy', /AVG and AVG_BY_CIRCLE/);
+  rejects(
+    { ...base, clientRebalance: false, allocateStrategy: 'CONSISTENT_HASH' },
+    'allocateStrategy',
+    /AVG and AVG_BY_CIRCLE/,
+  );
   rejects({ ...base, clientRebalance: false, allocateStrategy: () => [] }, 'allocateStrategy');
   // The orderly consumer rebalances itself, so any strategy will do.
   assert.doesNotThrow(() =>
-    resolvePushConsumerOptions({ ...base, clientRebalance: false, consumeOrderly: true, allocateStrategy: 'CONSISTENT_HASH' }),
+    resolvePushConsumerOptions({
+      ...base,
+      clientRebalance: false,
+      consumeOrderly: true,
+      allocateStrategy: 'CONSISTENT_HASH',
+    }),
   );
 });
 
 test("a failed POP-mode message's invisible time grows along Java's POP delay table", () => {
-  assert.deepEqual([0, 1, 2, 3, 12, 15, 16, 99].map(popRetryDelayMs), [
-    10_000, 30_000, 60_000, 120_000, 1_200_000, 7_200_000, 7_200_000, 7_200_000,
-  ]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 12, 15, 16, 99].map(popRetryDelayMs),
+    [10_000, 30_000, 60_000, 120_000, 1_200_000, 7_200_000, 7_200_000, 7_200_000],
+  );
 });

@@ -1,5 +1,5 @@
 /**
- * The POP-mode PushConsumer (`clientRebalance: false`, docs/consumers.md §1.10) on the embedded
+ * The POP-mode PushConsumer (`clientRebalance: false`, docs/consumers.md §1.12) on the embedded
  * cluster: the group's mode set with Admin.setMessageRequestMode, queues assigned by the broker.
  */
 import { test } from 'node:test';
@@ -102,7 +102,11 @@ test('an orderly consumer with clientRebalance: false keeps each queue in order 
     await h.send(topic, 100);
     await waitFor(() => [...order.values()].reduce((n, l) => n + l.length, 0) >= 100, 'every message');
     for (const [qid, offsets] of order)
-      assert.deepEqual(offsets, [...offsets].sort((a, b) => a - b), `queue ${qid} in offset order`);
+      assert.deepEqual(
+        offsets,
+        [...offsets].sort((a, b) => a - b),
+        `queue ${qid} in offset order`,
+      );
   });
 });
 

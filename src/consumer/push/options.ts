@@ -109,7 +109,7 @@ export interface PushConsumerOptions extends ClientOptions, ClientTraceOptions {
   unitMode?: boolean;
   /**
    * false: a CLUSTERING, concurrent consumer asks the broker for its queues (QUERY_ASSIGNMENT,
-   * docs/consumers.md §1.10), consuming POP-mode queues by POP and PULL-mode ones by pull, as the
+   * docs/consumers.md §1.12), consuming POP-mode queues by POP and PULL-mode ones by pull, as the
    * group's mode (Admin.setMessageRequestMode) says. Orderly and BROADCASTING consumers always
    * rebalance themselves (Java `RebalancePushImpl#clientRebalance`). The broker knows only the
    * strategies AVG and AVG_BY_CIRCLE.

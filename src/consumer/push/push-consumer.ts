@@ -293,7 +293,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         },
         address: (brokerName) => {
           const address = this.client?.masterAddress(brokerName);
-          if (address === undefined) throw new IllegalStateError(`no master address known for broker ${brokerName}`);
+          if (address === undefined)
+            throw new IllegalStateError(`no master address known for broker ${brokerName}`);
           return address;
         },
       },

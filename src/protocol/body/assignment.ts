@@ -1,5 +1,5 @@
 /**
- * Broker-side load balancing (docs/protocol.md §14): the bodies of QUERY_ASSIGNMENT (400) and
+ * Broker-side load balancing (docs/protocol.md §13.6): the bodies of QUERY_ASSIGNMENT (400) and
  * SET_MESSAGE_REQUEST_MODE (401), and the broker's `messageRequestMode.json`. Both requests have
  * no header; everything is in the JSON body, written as fastjson does (fields sorted, nulls left
  * out, enums by name, MessageQueue as `{"brokerName","queueId","topic"}`).
@@ -88,9 +88,13 @@ export function parseQueryAssignmentRequest(body: Uint8Array | string): QueryAss
  * `QueryAssignmentResponseBody`; `undefined` assignments is Java's null set ("no valid answer,
  * keep what you hold"), which fastjson leaves out: `{}`.
  */
-export function encodeQueryAssignmentResponse(assignments: readonly MessageQueueAssignment[] | undefined): Buffer {
+export function encodeQueryAssignmentResponse(
+  assignments: readonly MessageQueueAssignment[] | undefined,
+): Buffer {
   if (assignments === undefined) return Buffer.from('{}', 'utf8');
-  const items = assignments.map((a) => `{"messageQueue":${encodeMessageQueueJson(a.messageQueue)},"mode":"${a.mode}"}`);
+  const items = assignments.map(
+    (a) => `{"messageQueue":${encodeMessageQueueJson(a.messageQueue)},"mode":"${a.mode}"}`,
+  );
   return Buffer.from(`{"messageQueueAssignments":[${items.join(',')}]}`, 'utf8');
 }
 
@@ -159,8 +163,14 @@ export function parseMessageRequestModeFile(content: string): MessageRequestMode
   const o = expectObject(parseFastjson(content), 'MessageRequestModeManager');
   if (o.messageRequestModeMap === undefined || o.messageRequestModeMap === null) return [];
   const out: MessageRequestModeSetting[] = [];
-  for (const [topic, groups] of Object.entries(expectObject(o.messageRequestModeMap, 'messageRequestModeMap')))
+  for (const [topic, groups] of Object.entries(
+    expectObject(o.messageRequestModeMap, 'messageRequestModeMap'),
+  ))
     for (const [group, value] of Object.entries(expectObject(groups, `messageRequestModeMap.${topic}`)))
-      out.push({ ...parseSetting(value, `messageRequestModeMap.${topic}.${group}`), topic, consumerGroup: group });
+      out.push({
+        ...parseSetting(value, `messageRequestModeMap.${topic}.${group}`),
+        topic,
+        consumerGroup: group,
+      });
   return out;
 }

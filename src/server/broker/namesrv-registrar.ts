@@ -7,7 +7,11 @@ import { createRequest } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import type { Logger } from '../../observability/logger.js';
-import { GetRouteInfoByTopic, parseTopicRouteData, type TopicRouteData } from '../../protocol/headers/route.js';
+import {
+  GetRouteInfoByTopic,
+  parseTopicRouteData,
+  type TopicRouteData,
+} from '../../protocol/headers/route.js';
 import {
   encodeRegisterBrokerBody,
   RegisterBroker,
@@ -119,7 +123,8 @@ export class NamesrvRegistrar {
           createRequest(GetRouteInfoByTopic.code, GetRouteInfoByTopic.encode({ topic })),
           REGISTER_TIMEOUT_MS,
         );
-        if (response.code === ResponseCode.SUCCESS && response.body) return parseTopicRouteData(response.body);
+        if (response.code === ResponseCode.SUCCESS && response.body)
+          return parseTopicRouteData(response.body);
       } catch (err) {
         this.logger.debug('topic route lookup failed', { namesrv: addr, topic, error: err });
       }

@@ -71,7 +71,8 @@ describe('QueryAssignmentResponseBody', () => {
   });
 
   it('a missing mode is PULL (the Java field initialiser), an unknown one is refused', () => {
-    const noMode = '{"messageQueueAssignments":[{"messageQueue":{"brokerName":"b","queueId":1,"topic":"T"}}]}';
+    const noMode =
+      '{"messageQueueAssignments":[{"messageQueue":{"brokerName":"b","queueId":1,"topic":"T"}}]}';
     assert.equal(parseQueryAssignmentResponse(noMode)![0]!.mode, 'PULL');
     assert.throws(
       () => parseQueryAssignmentResponse(noMode.replace('}}]', '},"mode":"PUSH"}]')),
@@ -104,12 +105,17 @@ describe('SetMessageRequestModeRequestBody and messageRequestMode.json', () => {
       mode: 'PULL',
       popShareQueueNum: 0,
     });
-    assert.throws(() => parseSetMessageRequestModeBody('{"popShareQueueNum":1.5,"topic":"T"}'), ProtocolError);
+    assert.throws(
+      () => parseSetMessageRequestModeBody('{"popShareQueueNum":1.5,"topic":"T"}'),
+      ProtocolError,
+    );
   });
 
   it("reads and writes the broker's MessageRequestModeManager file", () => {
     const settings = parseMessageRequestModeFile(JAVA_MODE_FILE);
-    assert.deepEqual(settings, [{ topic: 'TopicA', consumerGroup: 'GID_A', mode: 'POP', popShareQueueNum: 2 }]);
+    assert.deepEqual(settings, [
+      { topic: 'TopicA', consumerGroup: 'GID_A', mode: 'POP', popShareQueueNum: 2 },
+    ]);
     assert.equal(encodeMessageRequestModeFile(settings), JAVA_MODE_FILE);
     assert.deepEqual(parseMessageRequestModeFile('{}'), []);
   });

@@ -42,11 +42,21 @@ describe('broker-side assignment on a two-broker cluster', () => {
     await cluster.stop();
   });
 
-  async function query(clientId: string, t = topic, strategyName = 'AVG'): Promise<MessageQueueAssignment[] | undefined> {
+  async function query(
+    clientId: string,
+    t = topic,
+    strategyName = 'AVG',
+  ): Promise<MessageQueueAssignment[] | undefined> {
     const r = await rpc.request(
       RequestCode.QUERY_ASSIGNMENT,
       undefined,
-      encodeQueryAssignmentRequest({ topic: t, consumerGroup: group, clientId, strategyName, messageModel: 'CLUSTERING' }),
+      encodeQueryAssignmentRequest({
+        topic: t,
+        consumerGroup: group,
+        clientId,
+        strategyName,
+        messageModel: 'CLUSTERING',
+      }),
     );
     assert.equal(r.code, ResponseCode.SUCCESS, r.remark);
     return parseQueryAssignmentResponse(r.body);
@@ -60,7 +70,8 @@ describe('broker-side assignment on a two-broker cluster', () => {
     );
   }
 
-  const keys = (a: MessageQueueAssignment[] | undefined): string[] => (a ?? []).map((x) => `${mqKey(x.messageQueue)}:${x.mode}`).sort();
+  const keys = (a: MessageQueueAssignment[] | undefined): string[] =>
+    (a ?? []).map((x) => `${mqKey(x.messageQueue)}:${x.mode}`).sort();
 
   it('PULL by default: the strategy shares out the queues of every broker of the topic', async () => {
     const [a, b] = cluster.brokers.map((x) => x.name).sort();
@@ -110,18 +121,27 @@ describe('broker-side assignment on a two-broker cluster', () => {
     await m.request(RequestCode.HEART_BEAT, undefined, heartbeatBody('127.0.0.1@c1', group, [{ topic }]));
     members.push(m);
     const got = await query('127.0.0.1@c1');
-    assert.ok(got !== undefined && got.length === 2 && got.every((x) => x.mode === 'POP' && x.messageQueue.queueId === -1));
+    assert.ok(
+      got !== undefined &&
+        got.length === 2 &&
+        got.every((x) => x.mode === 'POP' && x.messageQueue.queueId === -1),
+    );
   });
 });
 
 describe('allocate4Pop (Java QueryAssignmentProcessor)', () => {
-  const mqAll = ['a0', 'a1', 'b0', 'b1'].map((s) => ({ topic: 'T', brokerName: s[0]!, queueId: Number(s[1]) }));
+  const mqAll = ['a0', 'a1', 'b0', 'b1'].map((s) => ({
+    topic: 'T',
+    brokerName: s[0]!,
+    queueId: Number(s[1]),
+  }));
   const avg = (clientId: string, mqs: readonly (typeof mqAll)[number][], cids: readonly string[]) => {
     // AVG over 4 queues and 3 clients: 2, 1, 1.
     const i = cids.indexOf(clientId);
     return i === 0 ? [mqs[0]!, mqs[1]!] : [mqs[i + 1]!];
   };
-  const ids = (r: Array<{ brokerName: string; queueId: number }>): string[] => r.map((q) => `${q.brokerName}${q.queueId}`);
+  const ids = (r: Array<{ brokerName: string; queueId: number }>): string[] =>
+    r.map((q) => `${q.brokerName}${q.queueId}`);
 
   it('popShareQueueNum N: its own share plus that of the N clients after it', () => {
     assert.deepEqual(ids(allocate4Pop(avg, 'c1', mqAll, ['c1', 'c2', 'c3'], 1)), ['a0', 'a1', 'b0']);

@@ -7,7 +7,7 @@ export const setConsumeModeCommand = defineAdminCommand({
   summary: 'Set whether a group consumes a topic by PULL or POP (clientRebalance: false consumers)',
   description: `Sends SET_MESSAGE_REQUEST_MODE to a broker or to every master of a cluster. Push consumers of
 the group built with clientRebalance: false ask the broker for their queues (QUERY_ASSIGNMENT): in POP
-mode they pop every queue (or, with --pop-share-queue-num N > 0, their share plus that of the N
+mode they pop every queue (or, with --share-queue-num N > 0, their share plus that of the N
 members after them), in PULL mode they pull their strategy's share. The setting is kept across
 broker restarts.`,
   flags: {
@@ -16,7 +16,7 @@ broker restarts.`,
     topic: { type: 'string', short: 't' },
     group: { type: 'string', short: 'g' },
     mode: { type: 'string', short: 'm' },
-    'pop-share-queue-num': { type: 'string', short: 'q' },
+    'share-queue-num': { type: 'string', short: 'q' },
   },
   docs: {
     broker: ['ADDR', 'this broker (host:port or name)'],
@@ -24,7 +24,7 @@ broker restarts.`,
     topic: ['T', 'topic name (required)'],
     group: ['G', 'consumer group name (required)'],
     mode: ['MODE', 'PULL or POP (required)'],
-    'pop-share-queue-num': ['N', 'POP: queues of the N following members shared too (default 0: every queue)'],
+    'share-queue-num': ['N', 'POP: queues of the N following members shared too (default 0: every queue)'],
   },
   async run(admin, values) {
     const topic = need('topic', values.topic);
@@ -32,7 +32,7 @@ broker restarts.`,
     const mode = need('mode', values.mode);
     if (mode !== 'PULL' && mode !== 'POP')
       throw new InvalidArgumentError('--mode', `must be PULL or POP, got "${mode}"`);
-    const popShareQueueNum = intWord('pop-share-queue-num', values['pop-share-queue-num'], 0, -1, 2 ** 31 - 1);
+    const popShareQueueNum = intWord('share-queue-num', values['share-queue-num'], 0, -1, 2 ** 31 - 1);
     const written = await admin.setMessageRequestMode(
       topic,
       group,

@@ -1,6 +1,6 @@
 /**
  * Broker-assigned queues (Java `RebalanceImpl#getRebalanceResultFromBroker` and
- * `updateMessageQueueAssignment`, docs/consumers.md §1.10): each rebalance round asks a broker of
+ * `updateMessageQueueAssignment`, docs/consumers.md §1.12): each rebalance round asks a broker of
  * the topic for this client's queues (QUERY_ASSIGNMENT with the strategy's name), runs a POP loop
  * per POP-mode queue (pop-consume.ts) and hands the PULL-mode ones back to the Rebalancer, which
  * pulls them as a client-side rebalance would. A topic switched to PULL also pulls its POP retry

@@ -1,6 +1,6 @@
 /**
  * POP-mode queues of a `clientRebalance: false` push consumer (Java `DefaultMQPushConsumerImpl#popMessage`
- * and `ConsumeMessagePopConcurrentlyService`, docs/consumers.md §1.10). One loop per assigned
+ * and `ConsumeMessagePopConcurrentlyService`, docs/consumers.md §1.12). One loop per assigned
  * queue (queueId −1: every queue of that broker) long-polls POP_MESSAGE for popBatchNums messages
  * while fewer than popThresholdForQueue popped messages wait for their ack, and hands them to the
  * handler pool. A message whose handler succeeds is acked; one that fails is made invisible for
@@ -21,8 +21,18 @@ import type { SubBeforeTrace } from '../../../protocol/trace/trace-data.js';
 import type { BackgroundTasks } from '../../core/background-tasks.js';
 import type { ConsumerClient } from '../../core/client-port.js';
 import type { ConsumeStats } from '../../core/consume-stats.js';
-import { HandlerCall, type ConsumeOutcome, type ConsumeTraceContext, type HandlerPool } from '../../core/handler-pool.js';
-import { decodePullBody, filterByTags, markConsumeStart, type ConsumerMessage } from '../../core/message-view.js';
+import {
+  HandlerCall,
+  type ConsumeOutcome,
+  type ConsumeTraceContext,
+  type HandlerPool,
+} from '../../core/handler-pool.js';
+import {
+  decodePullBody,
+  filterByTags,
+  markConsumeStart,
+  type ConsumerMessage,
+} from '../../core/message-view.js';
 import type { ConsumeTracer } from '../../core/msg-trace.js';
 import { PULL_DELAY } from '../../core/pull-loop.js';
 import type { SendBack } from '../../core/send-back.js';
@@ -49,7 +59,9 @@ export const POP_DELAY_LEVEL_SECONDS: readonly number[] = Object.freeze([
 /** How long a message that failed after `reconsumeTimes` earlier deliveries stays invisible (ms). */
 export function popRetryDelayMs(reconsumeTimes: number): number {
   const table = POP_DELAY_LEVEL_SECONDS;
-  return (reconsumeTimes >= table.length ? table[table.length - 1]! : table[Math.max(0, reconsumeTimes)]!) * 1000;
+  return (
+    (reconsumeTimes >= table.length ? table[table.length - 1]! : table[Math.max(0, reconsumeTimes)]!) * 1000
+  );
 }
 
 /** A POP-mode queue this consumer was assigned (Java `PopProcessQueue`). */
@@ -136,7 +148,8 @@ async function popOnce(host: PopConsumeHost, q: PopQueue, sub: PopSubscription):
       invisibleTime: o.popInvisibleTime,
       pollTime: POP_POLL_TIME_MS,
       bornTime: Date.now(),
-      initMode: o.consumeFromWhere === 'CONSUME_FROM_FIRST_OFFSET' ? ConsumeInitMode.MIN : ConsumeInitMode.MAX,
+      initMode:
+        o.consumeFromWhere === 'CONSUME_FROM_FIRST_OFFSET' ? ConsumeInitMode.MIN : ConsumeInitMode.MAX,
       expType: sub.data.expressionType,
       exp: sub.data.subString,
       order: false,
@@ -189,8 +202,7 @@ function dispatch(host: PopConsumeHost, q: PopQueue, sub: PopSubscription, respo
   // Java re-filters by tag (the broker matched hash codes); a message filtered out here is acked
   // so it does not come back after every invisible time.
   const kept = filterByTags(popped, sub.tags) as PoppedMessage[];
-  if (kept.length !== popped.length)
-    for (const m of popped) if (!kept.includes(m)) void ackQuietly(host, m);
+  if (kept.length !== popped.length) for (const m of popped) if (!kept.includes(m)) void ackQuietly(host, m);
   if (kept.length === 0) return;
   host.stats.recordPulled(q.mq.topic, kept.length);
   const expiresAt = header.popTime + header.invisibleTime;
@@ -218,7 +230,10 @@ async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: numbe
     await changeInvisibleTime(host.ackPort, m, delayMs, undefined);
   } catch (err) {
     // The message still comes back, after the invisible time of its POP.
-    host.logger.warn('changing the invisible time of a failed message failed', { msgId: m.msgId, error: err });
+    host.logger.warn('changing the invisible time of a failed message failed', {
+      msgId: m.msgId,
+      error: err,
+    });
   }
 }
 
@@ -280,7 +295,8 @@ class PopCall extends HandlerCall {
     }
     await Promise.all(
       this.messages.map(async (m) => {
-        if (m.reconsumeTimes < host.maxReconsumeTimes) return retryLater(host, m, popRetryDelayMs(m.reconsumeTimes));
+        if (m.reconsumeTimes < host.maxReconsumeTimes)
+          return retryLater(host, m, popRetryDelayMs(m.reconsumeTimes));
         if (await host.sendBack.sendBack(m, -1)) {
           host.logger.info('message moved to the DLQ', { msgId: m.msgId, reconsumeTimes: m.reconsumeTimes });
           return ackQuietly(host, m);

@@ -1,5 +1,5 @@
 /**
- * Broker-side load balancing (Java `QueryAssignmentProcessor`, docs/consumers.md §1.10):
+ * Broker-side load balancing (Java `QueryAssignmentProcessor`, docs/consumers.md §1.12):
  * SET_MESSAGE_REQUEST_MODE (401) records whether a group consumes a topic by PULL or POP
  * (message-request-modes.ts), and QUERY_ASSIGNMENT (400) answers a `clientRebalance: false`
  * consumer with its queues: in PULL mode the strategy's share of the topic's queues (as a
@@ -58,7 +58,11 @@ async function setMessageRequestMode(
     return createResponse(request, ResponseCode.TOPIC_NOT_EXIST, `topic[${body.topic}] not exist`);
   // Java's findSubscriptionGroupConfig creates a valid group on first sight (autoCreateSubscriptionGroup).
   if (checkGroup(body.consumerGroup) !== undefined)
-    return createResponse(request, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, 'subscription group does not exist');
+    return createResponse(
+      request,
+      ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+      'subscription group does not exist',
+    );
   ctx.subscriptionGroups.ensure(body.consumerGroup);
   await sources.modes.set(body);
   ctx.logger.info('message request mode set', {
@@ -82,7 +86,13 @@ async function queryAssignment(
     messageQueue,
     mode: setting.mode,
   }));
-  return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, encodeQueryAssignmentResponse(assignments));
+  return createResponse(
+    request,
+    ResponseCode.SUCCESS,
+    undefined,
+    undefined,
+    encodeQueryAssignmentResponse(assignments),
+  );
 }
 
 function defaultSetting(q: QueryAssignmentRequest): MessageRequestModeSetting {
@@ -105,7 +115,10 @@ async function assignedQueues(
   const mqSet = await subscribeQueues(ctx, sources, q.topic);
   if (mqSet === undefined) {
     if (!q.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-      ctx.logger.warn('QueryLoad: no assignment, the topic does not exist', { group: q.consumerGroup, topic: q.topic });
+      ctx.logger.warn('QueryLoad: no assignment, the topic does not exist', {
+        group: q.consumerGroup,
+        topic: q.topic,
+      });
     return undefined;
   }
   if (q.messageModel === 'BROADCASTING') return mqSet;
@@ -115,12 +128,18 @@ async function assignedQueues(
     ctx.logger.warn('QueryLoad: no assignment', {
       group: q.consumerGroup,
       topic: q.topic,
-      reason: cidAll.length === 0 ? 'no consumer online' : strategy === undefined ? `unsupported strategy ${q.strategyName}` : 'no clientId',
+      reason:
+        cidAll.length === 0
+          ? 'no consumer online'
+          : strategy === undefined
+            ? `unsupported strategy ${q.strategyName}`
+            : 'no clientId',
     });
     return undefined;
   }
   const mqAll = [...mqSet].sort(compareMessageQueues);
-  if (setting.mode === 'POP') return allocate4Pop(strategy, q.clientId, mqAll, cidAll, setting.popShareQueueNum);
+  if (setting.mode === 'POP')
+    return allocate4Pop(strategy, q.clientId, mqAll, cidAll, setting.popShareQueueNum);
   return strategy(q.clientId, mqAll, cidAll);
 }
 
@@ -151,7 +170,8 @@ export function allocate4Pop(
   if (cidAll.length > mqAll.length) return index < 0 ? [] : [mqAll[index % mqAll.length]!];
   const out = strategy(clientId, mqAll, cidAll);
   if (index >= 0)
-    for (let i = 1; i <= popShareQueueNum; i++) out.push(...strategy(cidAll[(index + i) % cidAll.length]!, mqAll, cidAll));
+    for (let i = 1; i <= popShareQueueNum; i++)
+      out.push(...strategy(cidAll[(index + i) % cidAll.length]!, mqAll, cidAll));
   return dedupe(out);
 }
 
@@ -184,12 +204,17 @@ async function subscribeQueues(
   const config = ctx.topics.get(topic);
   if (config === undefined || !isReadable(config.perm)) return undefined;
   const out: MessageQueueData[] = [];
-  for (let i = 0; i < config.readQueueNums; i++) out.push({ topic, brokerName: ctx.options.brokerName, queueId: i });
+  for (let i = 0; i < config.readQueueNums; i++)
+    out.push({ topic, brokerName: ctx.options.brokerName, queueId: i });
   return out;
 }
 
 /** A broker-side strategy over sorted queues and client ids (Java registers only these two). */
-type Strategy = (clientId: string, mqAll: readonly MessageQueueData[], cidAll: readonly string[]) => MessageQueueData[];
+type Strategy = (
+  clientId: string,
+  mqAll: readonly MessageQueueData[],
+  cidAll: readonly string[],
+) => MessageQueueData[];
 
 /**
  * The broker's own copies of AllocateMessageQueueAveragely / ByCircle: the broker must not import
