@@ -74,7 +74,12 @@ export async function drainWithPopPush(
     clearTimeout(timer);
     await consumer.shutdown();
   }
-  return { msgs: seen.size, ms: t1 - t0, cpuMicros: cpu1 === undefined ? 0 : cpu1.user + cpu1.system, redelivered };
+  return {
+    msgs: seen.size,
+    ms: t1 - t0,
+    cpuMicros: cpu1 === undefined ? 0 : cpu1.user + cpu1.system,
+    redelivered,
+  };
 }
 
 /** `node build/bench/consumer-pop-push.js <namesrv> <topic> <count>`: one drain, printed as JSON. */
