@@ -70,9 +70,11 @@ export interface PopQueue {
   /** queueId −1: every queue of the broker. */
   readonly mq: MessageQueue;
   dropped: boolean;
-  /** Popped messages whose handler or ack has not finished. */
+  /** Popped messages whose handler has not finished (Java `waitAckCounter`). */
   waitAck: number;
   lastPopTimestamp: number;
+  /** Set while the loop waits for acks (flow control): called once waitAck is back under the threshold. */
+  wake?: (() => void) | undefined;
 }
 
 /** What the POP loops read from the consumer. */
@@ -112,7 +114,13 @@ export async function runPopLoop(host: PopConsumeHost, q: PopQueue): Promise<voi
       continue;
     }
     if (q.waitAck > o.popThresholdForQueue) {
-      await sleep(PULL_DELAY.flowControl);
+      // Java sleeps 50 ms and looks again; here the finished acks wake the loop as soon as there
+      // is room (50 ms stays the longest wait), so a fast handler is not held up by the poll.
+      await new Promise<void>((resolve) => {
+        q.wake = resolve;
+        void sleep(PULL_DELAY.flowControl).then(resolve);
+      });
+      q.wake = undefined;
       continue;
     }
     const sub = host.subscription(q.mq.topic);
@@ -279,12 +287,15 @@ class PopCall extends HandlerCall {
   done(outcome: ConsumeOutcome): void {
     const { host, q, messages } = this;
     if (this.traced !== undefined) host.msgTrace?.after(this.traced, outcome);
-    if (this.skipped) return this.finished();
+    // As Java's PopProcessQueue: the messages stop counting against popThresholdForQueue once
+    // their handler is done; the acks go on in the background (shutdown still waits for them).
+    this.consumed();
+    if (this.skipped) return host.life.taskEnded();
     host.stats.record(q.mq.topic, messages.length, outcome.ok, Date.now() - this.started);
     if (!outcome.ok) host.handlerFailed(q.mq, messages, outcome);
     // A handler that outlived its POP's invisible time: the broker delivers the messages again anyway.
-    if (Date.now() >= this.expiresAt) return this.finished();
-    void this.settle(outcome.ok).finally(() => this.finished());
+    if (Date.now() >= this.expiresAt) return host.life.taskEnded();
+    void this.settle(outcome.ok).finally(() => host.life.taskEnded());
   }
 
   private async settle(ok: boolean): Promise<void> {
@@ -306,8 +317,9 @@ class PopCall extends HandlerCall {
     );
   }
 
-  private finished(): void {
-    this.q.waitAck -= this.messages.length;
-    this.host.life.taskEnded();
+  private consumed(): void {
+    const q = this.q;
+    q.waitAck -= this.messages.length;
+    if (q.wake !== undefined && q.waitAck <= this.host.options.popThresholdForQueue) q.wake();
   }
 }
