@@ -2,7 +2,8 @@
  * The POP-mode PushConsumer (`clientRebalance: false`) against real RocketMQ 5.5.0: the group is
  * switched to POP with our Admin.setMessageRequestMode, the broker's QUERY_ASSIGNMENT is checked,
  * then our consumer and Java 5.5.0's `DefaultMQPushConsumer` with `setClientRebalance(false)`
- * (the driver's `pushPop`) share the load in one group with no message lost.
+ * (the driver's `pushPop`) share the load in one group with no message lost; Java's mqadmin
+ * `setConsumeMode -m PULL` then switches our member to pulling.
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +16,7 @@ import {
   parseQueryAssignmentResponse,
 } from '../src/protocol/body/assignment.js';
 import { ResponseCode, RequestCode } from '../src/protocol/codes.js';
-import { runDriver } from './java.js';
+import { runDriver, runMqadmin } from './java.js';
 import { rawRequest } from './raw-remoting.js';
 import { RealCluster } from './real-cluster.js';
 
@@ -147,6 +148,35 @@ describe('POP-mode PushConsumer against real RocketMQ 5.5.0', { timeout: 600_000
       );
       assert.ok(javaBodies.size > 0, 'the Java member consumed a share');
       assert.ok(ourBodies.size > 0, 'our member consumed a share');
+
+      // Java's mqadmin switches the group back to PULL; our member follows the broker's answer.
+      const mq = await runMqadmin('5.5.0', [
+        'setConsumeMode',
+        '-n',
+        cluster.namesrvAddr,
+        '-c',
+        'DefaultCluster',
+        '-t',
+        topic,
+        '-g',
+        group,
+        '-m',
+        'PULL',
+      ]);
+      assert.match(mq.stdout, /consume mode\[PULL\]/, mq.stdout);
+      const pulled = (): string[] =>
+        [...ours.internals.table.keys()].filter((k) => k.startsWith(`${topic}@`));
+      await waitFor(
+        () => (ours.internals.popTable?.size ?? 0) === 0 && pulled().length === 4,
+        'the four queues pulled after mqadmin setConsumeMode -m PULL',
+        60_000,
+      );
+      const later: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        later.push(`pull-${i}`);
+        await producer.send({ topic, body: `pull-${i}` });
+      }
+      await waitFor(() => later.every((b) => ourBodies.has(b)), 'the PULL-mode messages', 60_000);
     } finally {
       await ours.shutdown();
     }
