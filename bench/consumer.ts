@@ -36,7 +36,13 @@ import { Producer } from '../src/producer/producer.js';
 import type { Message } from '../src/producer/message.js';
 import { EXACT_BACKLOG } from './consumer-pop.js';
 import { processCpuMs } from './process-cpu.js';
-import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
+import {
+  INTEROP_VERSIONS,
+  REPO_ROOT,
+  drainWithJava,
+  drainWithJavaPopPush,
+  type DrainResult,
+} from '../interop-test/java.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
@@ -251,8 +257,36 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
   }
   if (modes.has('pull')) rows.push(await workerDrain(cluster, topic, PULL_WORKER, 'ours-pull'));
   if (modes.has('pop')) rows.push(await workerDrain(cluster, topic, POP_WORKER, 'ours-pop'));
-  if (modes.has('pop-push')) rows.push(await workerDrain(cluster, topic, POP_PUSH_WORKER, 'ours-pop-push'));
+  if (modes.has('pop-push')) {
+    rows.push(await workerDrain(cluster, topic, POP_PUSH_WORKER, 'ours-pop-push'));
+    // Java 5.5.0's POP-mode push consumer on the same backlog: a real cluster only (the embedded
+    // broker is ours), and only when the interop harness is built.
+    if (values.namesrv !== undefined && clients.includes('java')) {
+      if (javaAvailable('5.5.0')) rows.push(await javaPopPushDrain(cluster, topic));
+      else console.log('java-pop-push: skipped (no interop/target/5.5.0; run npm run interop:prepare)');
+    }
+  }
   return rows;
+}
+
+/** Java 5.5.0's DefaultMQPushConsumer with setClientRebalance(false) on a group switched to POP. */
+async function javaPopPushDrain(cluster: Cluster, topic: string): Promise<DrainRow> {
+  const group = `bench_cg_javapoppush_${run}`;
+  const admin = new Admin({ namesrvAddr: cluster.namesrv });
+  try {
+    await admin.setMessageRequestMode(topic, group, 'POP', 0);
+  } finally {
+    await admin.close();
+  }
+  const r = await drainWithJavaPopPush('5.5.0', cluster.namesrv, topic, group, count);
+  return {
+    client: 'java-pop-push',
+    msgsPerSec: Number(r.msgsPerSec),
+    cpuUsPerMsg: Number(r.cpuUsPerMsg),
+    brokerCpuUsPerMsg: Number.NaN,
+    received: Number(r.received),
+    complete: Boolean(r.complete),
+  };
 }
 
 /** Our LitePullConsumer or SimpleConsumer draining the backlog as a new group, in its own process. */
@@ -264,7 +298,8 @@ async function workerDrain(
 ): Promise<DrainRow> {
   const broker0 = processCpuMs(cluster.pid);
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, cluster.namesrv, topic, String(count)], {
+    const prof = values.prof ? PROF_ARGS : [];
+    const child = spawn(process.execPath, [...prof, worker, cluster.namesrv, topic, String(count)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
