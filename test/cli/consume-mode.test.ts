@@ -80,52 +80,15 @@ test('admin setConsumeMode sets POP on every master of a cluster; bad input is o
     } finally {
       rpc.close();
     }
-    assertOneLineError(
-      await runCli([
-        'admin',
-        'setConsumeMode',
-        ...n,
-        '-c',
-        'DefaultCluster',
-        '-t',
-        topic,
-        '-g',
-        group,
-        '-m',
-        'PUSH',
-      ]),
-      2,
-      /--mode/,
-    );
-    assertOneLineError(
-      await runCli(['admin', 'setConsumeMode', ...n, '-c', 'DefaultCluster', '-t', topic, '-m', 'POP']),
-      2,
-      /--group/,
-    );
-    assertOneLineError(
-      await runCli(['admin', 'setConsumeMode', ...n, '-t', topic, '-g', group, '-m', 'POP']),
-      2,
-      /--broker/,
-    );
-    assertOneLineError(
-      await runCli([
-        'admin',
-        'setConsumeMode',
-        ...n,
-        '-c',
-        'DefaultCluster',
-        '-t',
-        topic,
-        '-g',
-        group,
-        '-m',
-        'POP',
-        '-q',
-        'x',
-      ]),
-      2,
-      /--share-queue-num/,
-    );
+    const c = ['-c', 'DefaultCluster'];
+    const bad: Array<[string[], RegExp]> = [
+      [[...c, '-t', topic, '-g', group, '-m', 'PUSH'], /--mode/],
+      [[...c, '-t', topic, '-m', 'POP'], /--group/],
+      [['-t', topic, '-g', group, '-m', 'POP'], /--broker/],
+      [[...c, '-t', topic, '-g', group, '-m', 'POP', '-q', 'x'], /--share-queue-num/],
+    ];
+    for (const [args, flag] of bad)
+      assertOneLineError(await runCli(['admin', 'setConsumeMode', ...n, ...args]), 2, flag);
   } finally {
     await h.close();
   }
