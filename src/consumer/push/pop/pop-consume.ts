@@ -216,10 +216,16 @@ function dispatch(host: PopConsumeHost, q: PopQueue, sub: PopSubscription, respo
   const expiresAt = header.popTime + header.invisibleTime;
   q.waitAck += kept.length;
   const n = host.batchMaxSize;
+  const calls: PopCall[] = [];
   for (let i = 0; i < kept.length; i += n) {
     host.life.taskBegun();
-    host.pool.submit(new PopCall(host, q, n === 1 ? [kept[i]!] : kept.slice(i, i + n), expiresAt));
+    calls.push(new PopCall(host, q, n === 1 ? [kept[i]!] : kept.slice(i, i + n), expiresAt));
   }
+  // As Java, the next POP goes out before these are consumed: a synchronous handler would
+  // otherwise run, and queue its acks on the connection, ahead of the next POP request.
+  setImmediate(() => {
+    for (const call of calls) host.pool.submit(call);
+  });
 }
 
 async function ackQuietly(host: PopConsumeHost, m: PoppedMessage): Promise<void> {
