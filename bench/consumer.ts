@@ -317,6 +317,8 @@ async function workerDrain(
     ackMicrosPerMsg?: number;
     redelivered?: number;
   };
+  if (r.ackMicrosPerMsg === undefined && r.redelivered !== undefined)
+    console.log(`${client}: ${r.redelivered} offsets received again (POP redelivery), counted once`);
   if (r.ackMicrosPerMsg !== undefined)
     console.log(
       `${client}: ack wait ${r.ackMicrosPerMsg} µs per message; ${r.redelivered ?? 0} offsets received again (POP redelivery after the invisible time), counted once`,
