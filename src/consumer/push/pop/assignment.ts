@@ -23,6 +23,9 @@ import type { ConsumerClient } from '../../core/client-port.js';
 import type { RebalanceEvent } from '../../core/rebalance.js';
 import { runPopLoop, type PopConsumeHost, type PopQueue } from './pop-consume.js';
 
+/** POP loops per broker-wide (queueId −1) assignment; popThresholdForQueue still bounds what they hold. */
+export const POPS_IN_FLIGHT_PER_BROKER = 3;
+
 /** Java `RebalanceImpl.QUERY_ASSIGNMENT_TIMEOUT`. */
 const QUERY_ASSIGNMENT_TIMEOUT_MS = 3000;
 
@@ -107,13 +110,19 @@ export class PopAssignments {
     const fresh: PopQueue[] = [];
     for (const [key, mq] of wanted) {
       if (this.table.has(key)) continue;
-      const q: PopQueue = { key, mq, dropped: false, waitAck: 0, lastPopTimestamp: Date.now() };
+      const q: PopQueue = { key, mq, dropped: false, waitAck: 0, lastPopTimestamp: Date.now(), waiting: [] };
       this.table.set(key, q);
       fresh.push(q);
       added.push(mq);
     }
     if (added.length > 0 || removed.length > 0) await this.host.queuesChanged({ topic, added, removed });
-    for (const q of fresh) if (!q.dropped) void runPopLoop(this.host, q);
+    for (const q of fresh) {
+      // queueId −1 pops a whole broker, whose queues the broker serves to concurrent POPs one
+      // each: several POPs in flight keep the messages coming while one is on the wire (Java
+      // keeps one, and waits a round trip per popBatchNums messages).
+      const loops = q.mq.queueId === -1 ? POPS_IN_FLIGHT_PER_BROKER : 1;
+      for (let i = 0; i < loops && !q.dropped; i++) void runPopLoop(this.host, q);
+    }
   }
 
   /** Shutdown: every loop stops after its POP in flight. */

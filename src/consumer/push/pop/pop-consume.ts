@@ -73,8 +73,8 @@ export interface PopQueue {
   /** Popped messages whose handler has not finished (Java `waitAckCounter`). */
   waitAck: number;
   lastPopTimestamp: number;
-  /** Set while the loop waits for acks (flow control): called once waitAck is back under the threshold. */
-  wake?: (() => void) | undefined;
+  /** Loops held by flow control: woken once waitAck is back under the threshold. */
+  readonly waiting: Array<() => void>;
 }
 
 /** What the POP loops read from the consumer. */
@@ -117,10 +117,9 @@ export async function runPopLoop(host: PopConsumeHost, q: PopQueue): Promise<voi
       // Java sleeps 50 ms and looks again; here the finished acks wake the loop as soon as there
       // is room (50 ms stays the longest wait), so a fast handler is not held up by the poll.
       await new Promise<void>((resolve) => {
-        q.wake = resolve;
+        q.waiting.push(resolve);
         void sleep(PULL_DELAY.flowControl).then(resolve);
       });
-      q.wake = undefined;
       continue;
     }
     const sub = host.subscription(q.mq.topic);
@@ -326,6 +325,7 @@ class PopCall extends HandlerCall {
   private consumed(): void {
     const q = this.q;
     q.waitAck -= this.messages.length;
-    if (q.wake !== undefined && q.waitAck <= this.host.options.popThresholdForQueue) q.wake();
+    if (q.waiting.length > 0 && q.waitAck <= this.host.options.popThresholdForQueue)
+      for (const wake of q.waiting.splice(0)) wake();
   }
 }
