@@ -295,12 +295,17 @@ export function drainWithJavaPopPush(
 ): Promise<DrainResult> {
   return runDriver<DrainResult>(
     version,
-    ['pushPop', '--namesrv', namesrvAddr, '--topic', topic, '--group', group, '--expect', String(expect)].concat([
-      '--duration-ms',
-      '540000',
-      '--record',
-      'false',
-    ]),
+    [
+      'pushPop',
+      '--namesrv',
+      namesrvAddr,
+      '--topic',
+      topic,
+      '--group',
+      group,
+      '--expect',
+      String(expect),
+    ].concat(['--duration-ms', '540000', '--record', 'false']),
     { timeoutMs: 600_000, jvmArgs: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] },
   );
 }
