@@ -12,7 +12,9 @@
  *    broker process's CPU per message, and our ratios against the others. `--mode push,pull` adds
  *    a row `ours-pull`: our LitePullConsumer draining the same backlog (bench/consumer-pull.ts);
  *    `pop` a row `ours-pop`: our SimpleConsumer receiving and acking it (bench/consumer-pop.ts,
- *    RocketMQ 5 POP; the ack wait per message is printed under the table).
+ *    RocketMQ 5 POP; the ack wait per message is printed under the table); `pop-push` a row
+ *    `ours-pop-push`: our PushConsumer with `clientRebalance: false` on the group switched to POP
+ *    (bench/consumer-pop-push.ts).
  * 2. latency: our consumer while a producer sends at a steady `--rate` (5,000 msgs/s) for
  *    `--latency-seconds`; born → handler p50/p99.
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
@@ -34,12 +36,19 @@ import { Producer } from '../src/producer/producer.js';
 import type { Message } from '../src/producer/message.js';
 import { EXACT_BACKLOG } from './consumer-pop.js';
 import { processCpuMs } from './process-cpu.js';
-import { INTEROP_VERSIONS, REPO_ROOT, drainWithJava, type DrainResult } from '../interop-test/java.js';
+import {
+  INTEROP_VERSIONS,
+  REPO_ROOT,
+  drainWithJava,
+  drainWithJavaPopPush,
+  type DrainResult,
+} from '../interop-test/java.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('./consumer-worker.js', import.meta.url));
 const PULL_WORKER = fileURLToPath(new URL('./consumer-pull.js', import.meta.url));
 const POP_WORKER = fileURLToPath(new URL('./consumer-pop.js', import.meta.url));
+const POP_PUSH_WORKER = fileURLToPath(new URL('./consumer-pop-push.js', import.meta.url));
 const PROF_DIR = join(tmpdir(), 'rocketmq-ts-consumer-prof');
 const PROF_ARGS = ['--cpu-prof', '--cpu-prof-dir', PROF_DIR];
 
@@ -73,7 +82,8 @@ if (values.baseline !== undefined && !clients.includes('baseline')) clients.spli
 const skipPhases = new Set((values.skip ?? '').split(','));
 const modes = new Set((values.mode ?? 'push').split(','));
 for (const m of modes)
-  if (m !== 'push' && m !== 'pull' && m !== 'pop') throw new Error(`--mode: push, pull or pop, not ${m}`);
+  if (m !== 'push' && m !== 'pull' && m !== 'pop' && m !== 'pop-push')
+    throw new Error(`--mode: push, pull, pop or pop-push, not ${m}`);
 const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
 interface Cluster {
@@ -247,7 +257,36 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
   }
   if (modes.has('pull')) rows.push(await workerDrain(cluster, topic, PULL_WORKER, 'ours-pull'));
   if (modes.has('pop')) rows.push(await workerDrain(cluster, topic, POP_WORKER, 'ours-pop'));
+  if (modes.has('pop-push')) {
+    rows.push(await workerDrain(cluster, topic, POP_PUSH_WORKER, 'ours-pop-push'));
+    // Java 5.5.0's POP-mode push consumer on the same backlog: a real cluster only (the embedded
+    // broker is ours), and only when the interop harness is built.
+    if (values.namesrv !== undefined && clients.includes('java')) {
+      if (javaAvailable('5.5.0')) rows.push(await javaPopPushDrain(cluster, topic));
+      else console.log('java-pop-push: skipped (no interop/target/5.5.0; run npm run interop:prepare)');
+    }
+  }
   return rows;
+}
+
+/** Java 5.5.0's DefaultMQPushConsumer with setClientRebalance(false) on a group switched to POP. */
+async function javaPopPushDrain(cluster: Cluster, topic: string): Promise<DrainRow> {
+  const group = `bench_cg_javapoppush_${run}`;
+  const admin = new Admin({ namesrvAddr: cluster.namesrv });
+  try {
+    await admin.setMessageRequestMode(topic, group, 'POP', 0);
+  } finally {
+    await admin.close();
+  }
+  const r = await drainWithJavaPopPush('5.5.0', cluster.namesrv, topic, group, count);
+  return {
+    client: 'java-pop-push',
+    msgsPerSec: Number(r.msgsPerSec),
+    cpuUsPerMsg: Number(r.cpuUsPerMsg),
+    brokerCpuUsPerMsg: Number.NaN,
+    received: Number(r.received),
+    complete: Boolean(r.complete),
+  };
 }
 
 /** Our LitePullConsumer or SimpleConsumer draining the backlog as a new group, in its own process. */
@@ -259,7 +298,8 @@ async function workerDrain(
 ): Promise<DrainRow> {
   const broker0 = processCpuMs(cluster.pid);
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, cluster.namesrv, topic, String(count)], {
+    const prof = values.prof ? PROF_ARGS : [];
+    const child = spawn(process.execPath, [...prof, worker, cluster.namesrv, topic, String(count)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
@@ -277,6 +317,8 @@ async function workerDrain(
     ackMicrosPerMsg?: number;
     redelivered?: number;
   };
+  if (r.ackMicrosPerMsg === undefined && r.redelivered !== undefined)
+    console.log(`${client}: ${r.redelivered} offsets received again (POP redelivery), counted once`);
   if (r.ackMicrosPerMsg !== undefined)
     console.log(
       `${client}: ack wait ${r.ackMicrosPerMsg} µs per message; ${r.redelivered ?? 0} offsets received again (POP redelivery after the invisible time), counted once`,
@@ -293,13 +335,21 @@ async function workerDrain(
 
 function printDrain(rows: DrainRow[]): void {
   console.log(`\ndrain ${count} x ${size} B from the first offset (new group each)`);
-  console.log('client       msgs/s   client CPU µs/msg   broker CPU µs/msg   received');
+  const width = Math.max(9, ...rows.map((r) => r.client.length));
+  console.log(`${'client'.padEnd(width)}    msgs/s   client CPU µs/msg   broker CPU µs/msg   received`);
   for (const r of rows) {
     const broker = Number.isFinite(r.brokerCpuUsPerMsg) ? r.brokerCpuUsPerMsg.toFixed(1) : '-';
     console.log(
-      `${r.client.padEnd(9)} ${String(r.msgsPerSec).padStart(9)}   ${r.cpuUsPerMsg.toFixed(1).padStart(17)}   ${broker.padStart(17)}   ${r.received}${r.complete ? '' : ' (incomplete)'}`,
+      `${r.client.padEnd(width)} ${String(r.msgsPerSec).padStart(9)}   ${r.cpuUsPerMsg.toFixed(1).padStart(17)}   ${broker.padStart(17)}   ${r.received}${r.complete ? '' : ' (incomplete)'}`,
     );
   }
+  // The POP-mode push consumer against our pull-mode one and Java's POP-mode one.
+  const popPush = rows.find((r) => r.client === 'ours-pop-push');
+  if (popPush !== undefined)
+    for (const other of rows.filter((r) => r.client === 'ours' || r.client === 'java-pop-push'))
+      console.log(
+        `ours-pop-push vs ${other.client}: ${(popPush.msgsPerSec / other.msgsPerSec).toFixed(2)}x msgs/s, ${(popPush.cpuUsPerMsg / other.cpuUsPerMsg).toFixed(2)}x CPU per message`,
+      );
   const ours = rows.find((r) => r.client === 'ours');
   if (ours === undefined) return;
   for (const other of rows.filter((r) => r !== ours)) {

@@ -281,6 +281,35 @@ export function drainWithJava(
   );
 }
 
+/**
+ * Java 5.x's POP-mode push consumer benchmark (the driver's `pushPop`, `setClientRebalance(false)`):
+ * a group already switched to POP drains `expect` distinct messages of `topic` with 20 consume
+ * threads and the full JIT, as `drainWithJava`.
+ */
+export function drainWithJavaPopPush(
+  version: string,
+  namesrvAddr: string,
+  topic: string,
+  group: string,
+  expect: number,
+): Promise<DrainResult> {
+  return runDriver<DrainResult>(
+    version,
+    [
+      'pushPop',
+      '--namesrv',
+      namesrvAddr,
+      '--topic',
+      topic,
+      '--group',
+      group,
+      '--expect',
+      String(expect),
+    ].concat(['--duration-ms', '540000', '--record', 'false']),
+    { timeoutMs: 600_000, jvmArgs: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] },
+  );
+}
+
 /** `mqadmin <args>` (org.apache.rocketmq.tools.command.MQAdminStartup); returns stdout. */
 export async function runMqadmin(
   version: string,

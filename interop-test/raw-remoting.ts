@@ -12,12 +12,13 @@ export async function rawRequest(
   code: number,
   extFields?: Record<string, string>,
   timeoutMs = 3000,
+  body?: Uint8Array,
 ): Promise<RemotingCommand> {
   const sep = address.lastIndexOf(':');
   const host = address.slice(0, sep);
   const port = Number(address.slice(sep + 1));
   if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`rawRequest: ${address} is not loopback`);
-  const cmd = createRequest(code, extFields);
+  const cmd = createRequest(code, extFields, body);
   cmd.opaque = 1;
   return new Promise<RemotingCommand>((resolve, reject) => {
     const socket = net.connect({ host, port });

@@ -65,6 +65,7 @@ import {
   topics,
 } from './topics.js';
 import { messageTrace } from './traces.js';
+import { setMessageRequestMode, type MessageRequestMode } from './request-mode.js';
 import type { TraceContext } from '../protocol/trace/trace-data.js';
 import type {
   AdminMessage,
@@ -400,5 +401,23 @@ export class Admin extends EventEmitter<AdminEvents> {
   /** AUTH_LIST_ACL: ACLs whose subject / resource contain the filters. */
   listAcl(filter: ListAclFilter = {}, target: AdminTarget = {}, options?: CallOptions): Promise<AclInfo[]> {
     return this.run(options, (c) => listAcl(c, filter, target));
+  }
+
+  /**
+   * Whether `group` consumes `topic` by PULL or POP (SET_MESSAGE_REQUEST_MODE, mqadmin
+   * `setConsumeMode`), for its `clientRebalance: false` push consumers (docs/consumers.md §1.12).
+   * `popShareQueueNum` (POP): each consumer also pops the queues of the N consumers after it; 0
+   * means every consumer pops every queue. Goes to every master of `target` (a cluster or brokers),
+   * or to the masters serving the topic; returns the addresses written to.
+   */
+  setMessageRequestMode(
+    topic: string,
+    group: string,
+    mode: MessageRequestMode,
+    popShareQueueNum = 0,
+    target: AdminTarget = {},
+    options?: CallOptions,
+  ): Promise<string[]> {
+    return this.run(options, (c) => setMessageRequestMode(c, topic, group, mode, popShareQueueNum, target));
   }
 }

@@ -4,6 +4,7 @@ export type { AdminOptions, ResolvedAdminOptions } from './options.js';
 export { DEFAULT_ADMIN_OPTIONS } from './options.js';
 export type * from './types.js';
 export type { SubscriptionGroupSettings } from './subscription-groups.js';
+export type { MessageRequestMode } from './request-mode.js';
 export type {
   PubTrace,
   SubAfterTrace,

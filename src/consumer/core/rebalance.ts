@@ -43,6 +43,11 @@ export interface RebalanceContext extends ConsumerScope {
    * stored offset begins (start-position.ts); undefined: when this Rebalancer was made (start()).
    */
   subscribedAt?(topic: string): number | undefined;
+  /**
+   * `clientRebalance: false` (push/pop/assignment.ts): the broker's assignment of `topic`, the
+   * PULL-mode queues returned (the POP-mode ones are consumed there); undefined = keep what is held.
+   */
+  brokerAssignment?(topic: string): Promise<MessageQueue[] | undefined>;
 }
 
 export class Rebalancer {
@@ -86,6 +91,11 @@ export class Rebalancer {
 
   private async rebalanceTopic(topic: string): Promise<void> {
     const { client, options, clustering, group, logger } = this.ctx;
+    if (this.ctx.brokerAssignment !== undefined) {
+      const pull = await this.ctx.brokerAssignment(topic);
+      if (pull !== undefined) await this.updateTable(topic, pull);
+      return;
+    }
     const mqAll = await client.subscribeQueues(topic);
     let mine: MessageQueue[];
     if (!clustering) mine = [...mqAll];
@@ -192,6 +202,13 @@ export class Rebalancer {
       }
     }
     return out;
+  }
+
+  /** The queues of a topic no longer subscribed are dropped (Java `truncateMessageQueueNotMyTopic`). */
+  async dropTopic(topic: string): Promise<void> {
+    const gone = [...this.table.values()].filter((e) => e.mq.topic === topic);
+    for (const e of gone) await this.remove(e);
+    if (gone.length > 0) await this.ctx.changed({ topic, added: [], removed: gone.map((e) => e.mq) });
   }
 
   /** Where a new queue starts (start-position.ts); undefined = skip it this round (also the lite consumer's assign mode). */

@@ -107,6 +107,21 @@ export interface PushConsumerOptions extends ClientOptions, ClientTraceOptions {
   offsetStoreDir?: string;
   /** @default false */
   unitMode?: boolean;
+  /**
+   * false: a CLUSTERING, concurrent consumer asks the broker for its queues (QUERY_ASSIGNMENT,
+   * docs/consumers.md §1.12), consuming POP-mode queues by POP and PULL-mode ones by pull, as the
+   * group's mode (Admin.setMessageRequestMode) says. Orderly and BROADCASTING consumers always
+   * rebalance themselves (Java `RebalancePushImpl#clientRebalance`). The broker knows only the
+   * strategies AVG and AVG_BY_CIRCLE.
+   * @default true
+   */
+  clientRebalance?: boolean;
+  /** POP mode: how long a popped message stays invisible to the group (ms, 5000–300000). @default 60000 */
+  popInvisibleTime?: number;
+  /** POP mode: messages asked for per POP (1–32). @default 32 */
+  popBatchNums?: number;
+  /** POP mode: popped messages not yet acked per queue before POPs pause. @default 96 */
+  popThresholdForQueue?: number;
 }
 
 export interface ResolvedPushConsumerOptions extends ResolvedClientOptions, TraceOptions {
@@ -143,6 +158,10 @@ export interface ResolvedPushConsumerOptions extends ResolvedClientOptions, Trac
   lockMaxLiveTime: number;
   offsetStoreDir: string | undefined;
   unitMode: boolean;
+  clientRebalance: boolean;
+  popInvisibleTime: number;
+  popBatchNums: number;
+  popThresholdForQueue: number;
 }
 
 export const PUSH_CONSUMER_DEFAULTS = Object.freeze({
@@ -175,6 +194,10 @@ export const PUSH_CONSUMER_DEFAULTS = Object.freeze({
   lockInterval: 20_000,
   lockMaxLiveTime: 30_000,
   unitMode: false,
+  clientRebalance: true,
+  popInvisibleTime: 60_000,
+  popBatchNums: 32,
+  popThresholdForQueue: 96,
 });
 
 /** The push consumer's own option names (the shared ones are client-options.ts's). */
@@ -213,7 +236,22 @@ export const PUSH_CONSUMER_OPTION_NAMES = keyList<
   lockMaxLiveTime: true,
   offsetStoreDir: true,
   unitMode: true,
+  clientRebalance: true,
+  popInvisibleTime: true,
+  popBatchNums: true,
+  popThresholdForQueue: true,
 });
+
+/** The strategies a broker's QUERY_ASSIGNMENT knows (Java `QueryAssignmentProcessor`). */
+const BROKER_STRATEGIES: readonly string[] = ['AVG', 'AVG_BY_CIRCLE'];
+
+/**
+ * Java `RebalancePushImpl#clientRebalance`: only a CLUSTERING, concurrent consumer with
+ * `clientRebalance: false` takes its queues from the broker.
+ */
+export function rebalancesOnBroker(o: Readonly<ResolvedPushConsumerOptions>): boolean {
+  return !o.clientRebalance && !o.consumeOrderly && o.messageModel === 'CLUSTERING';
+}
 
 function optionalString(field: string, value: unknown): string | undefined {
   if (value === undefined || value === '') return undefined;
@@ -274,6 +312,17 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
   );
   if (threadMin > threadMax)
     throw new InvalidArgumentError('consumeThreadMin', 'must not exceed consumeThreadMax');
+  const clientRebalance = checkBoolean('clientRebalance', o.clientRebalance);
+  if (
+    !clientRebalance &&
+    !checkBoolean('consumeOrderly', o.consumeOrderly) &&
+    (o.messageModel as string) !== 'BROADCASTING' &&
+    !(typeof strategy === 'string' && BROKER_STRATEGIES.includes(strategy))
+  )
+    throw new InvalidArgumentError(
+      'allocateStrategy',
+      `with clientRebalance: false the broker allocates, and it knows only ${BROKER_STRATEGIES.join(' and ')}`,
+    );
   const topicThreshold = (field: string, v: number, max: number): number =>
     v === -1 ? -1 : checkInt(field, v, 1, max);
   return {
@@ -353,6 +402,10 @@ export function resolvePushConsumerOptions(options: PushConsumerOptions): Resolv
     lockMaxLiveTime: checkInt('lockMaxLiveTime', o.lockMaxLiveTime, 10, MAX_INT),
     offsetStoreDir: optionalString('offsetStoreDir', o.offsetStoreDir),
     unitMode: checkBoolean('unitMode', o.unitMode),
+    clientRebalance,
+    popInvisibleTime: checkInt('popInvisibleTime', o.popInvisibleTime, 5000, 300_000),
+    popBatchNums: checkInt('popBatchNums', o.popBatchNums, 1, 32),
+    popThresholdForQueue: checkInt('popThresholdForQueue', o.popThresholdForQueue, 1, 65535),
     ...resolveTraceOptions(o.enableMsgTrace, o.customizedTraceTopic),
   };
 }

@@ -57,6 +57,7 @@ import { sendReply } from '../core/reply.js';
 import type { SubscriptionExpression } from '../core/subscription.js';
 import { wirePushServices, type PushServiceHost, type PushServices } from './push-services.js';
 import { PushSubscriptions } from './subscriptions.js';
+import type { PopQueue } from './pop/pop-consume.js';
 
 /** A reply is an ordinary send for the responder: Java's default sendMsgTimeout. */
 const REPLY_TIMEOUT_MS = 3000;
@@ -281,6 +282,23 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       handlerError: (event) => {
         if (this.listenerCount('handlerError') > 0) this.emit('handlerError', event);
       },
+      ackPort: {
+        consumerGroup: this.options.consumerGroup,
+        wireGroup: this.wireGroup,
+        namespace: this.options.namespace,
+        timeoutMs: this.options.mqClientApiTimeout,
+        running: () => {
+          if (this.instance === undefined) throw new IllegalStateError('consumer is not running');
+          return this.instance;
+        },
+        address: (brokerName) => {
+          const address = this.client?.masterAddress(brokerName);
+          if (address === undefined)
+            throw new IllegalStateError(`no master address known for broker ${brokerName}`);
+          return address;
+        },
+      },
+      setRetryTopic: (topic, subscribed) => this.subs.setRetryTopic(topic, subscribed),
     };
   }
 
@@ -421,6 +439,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         { inFlight: this.services?.pool.inFlight },
       );
     this.services?.pool.close();
+    this.services?.pop?.dropAll();
     const entries = [...(this.rebalancer?.table.values() ?? [])];
     for (const e of entries) e.pq.dropped = true;
     const held = entries.map((e) => e.mq);
@@ -482,6 +501,8 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
     subscriptions: SubscriptionData[];
     handler: ConsumeHandler | undefined;
     pool: HandlerPool | undefined;
+    /** `clientRebalance: false`: the POP-mode queues held (pop/assignment.ts). */
+    popTable?: ReadonlyMap<string, PopQueue>;
   } {
     return {
       table: this.rebalancer?.table ?? new Map(),
@@ -489,6 +510,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
       subscriptions: this.subs.datas(),
       handler: this.handler,
       pool: this.services?.pool,
+      popTable: this.services?.pop?.table ?? new Map(),
     };
   }
 }

@@ -21,7 +21,9 @@ import { SendBack } from '../core/send-back.js';
 import type { OffsetStore } from '../offset-store/offset-store.js';
 import { ConcurrentConsumeService, type ConsumeContext } from './consume-concurrently.js';
 import { OrderlyConsumeService } from './consume-orderly.js';
-import type { ResolvedPushConsumerOptions } from './options.js';
+import { rebalancesOnBroker, type ResolvedPushConsumerOptions } from './options.js';
+import { PopAssignments } from './pop/assignment.js';
+import type { AckPort } from '../simple/ack.js';
 import type { ConsumeHandler, HandlerErrorEvent } from './types.js';
 
 /** What the services read from the consumer. */
@@ -45,6 +47,10 @@ export interface PushServiceHost {
   queuesChanged(event: RebalanceEvent): Promise<void>;
   /** A handler call failed: the 'handlerError' event. */
   handlerError(event: HandlerErrorEvent): void;
+  /** Acks and invisible-time changes of POP-mode messages (`clientRebalance: false`). */
+  readonly ackPort: AckPort;
+  /** Adds or removes an automatic subscription (a POP retry topic); true when it changed. */
+  setRetryTopic(topic: string, subscribed: boolean): boolean;
 }
 
 export interface PushServices {
@@ -53,6 +59,8 @@ export interface PushServices {
   orderly: OrderlyConsumeService | undefined;
   concurrent: ConcurrentConsumeService | undefined;
   pullFrom: PullBrokerSelection | undefined;
+  /** `clientRebalance: false`: the POP-mode queues the broker assigned (pop/assignment.ts). */
+  pop: PopAssignments | undefined;
 }
 
 export function wirePushServices(
@@ -91,7 +99,7 @@ export function wirePushServices(
     trace: (entry, messages) => traceContext(o.consumerGroup, entry, messages),
     msgTrace: host.msgTrace,
     updateOffset: (mq, offset, increaseOnly) => offsetStore.updateOffset(mq, offset, increaseOnly),
-    handlerFailed: (entry, messages, outcome) => handlerFailed(host, entry, messages, outcome),
+    handlerFailed: (entry, messages, outcome) => handlerFailed(host, entry.mq, messages, outcome),
     later: (ms, fn) => life.later(ms, fn),
     track: (task) => life.track(task),
     taskBegun: () => life.taskBegun(),
@@ -106,7 +114,31 @@ export function wirePushServices(
     orderly,
   };
   let orderlyService: OrderlyConsumeService | undefined;
-  const rebalancer = new Rebalancer({
+  const pop: PopAssignments | undefined = rebalancesOnBroker(o)
+    ? new PopAssignments({
+        options: o,
+        wireGroup: host.wireGroup,
+        logger: host.logger,
+        client,
+        ackPort: host.ackPort,
+        pool,
+        sendBack,
+        stats: host.stats,
+        life,
+        msgTrace: host.msgTrace,
+        batchMaxSize: consumeCtx.batchMaxSize,
+        maxReconsumeTimes: maxReconsume,
+        active: () => host.active(),
+        isPaused: (mq) => host.isPaused(mq),
+        subscription: (topic) => host.subscription(topic),
+        invoke: consumeCtx.invoke,
+        handlerFailed: (mq, messages, outcome) => handlerFailed(host, mq, messages, outcome),
+        setRetryTopic: (topic, subscribed) => host.setRetryTopic(topic, subscribed),
+        dropPullTopic: (topic): Promise<void> => rebalancer.dropTopic(topic),
+        queuesChanged: (event) => host.queuesChanged(event),
+      })
+    : undefined;
+  const rebalancer: Rebalancer = new Rebalancer({
     ...scope,
     offsetStore,
     topics: () => host.topics(),
@@ -115,6 +147,7 @@ export function wirePushServices(
     isConsuming: (key) => orderlyService?.isConsuming(key) ?? false,
     later: (ms, fn) => life.later(ms, fn),
     subscribedAt: (topic) => host.subscribedAt(topic),
+    ...(pop === undefined ? {} : { brokerAssignment: (topic: string) => pop.assign(topic) }),
   });
   let concurrent: ConcurrentConsumeService | undefined;
   if (orderly) {
@@ -159,7 +192,7 @@ export function wirePushServices(
     sleep: (ms) => life.sleep(ms),
     ...(pullFrom === undefined ? {} : { pullFrom }),
   };
-  return { pool, rebalancer, orderly: orderlyService, concurrent, pullFrom };
+  return { pool, rebalancer, orderly: orderlyService, concurrent, pullFrom, pop };
 }
 
 function traceContext(
@@ -179,7 +212,7 @@ function traceContext(
 
 function handlerFailed(
   host: PushServiceHost,
-  entry: QueueEntry,
+  mq: MessageQueue,
   messages: ConsumerMessage[],
   outcome: ConsumeOutcome & { ok: false },
 ): void {
@@ -188,7 +221,7 @@ function handlerFailed(
       ? 'handler timed out; message will be retried'
       : 'handler failed; message will be retried',
     {
-      mq: entry.mq,
+      mq,
       msgIds: messages.map((m) => m.msgId),
       error: outcome.error,
     },
@@ -197,6 +230,6 @@ function handlerFailed(
     error: outcome.error,
     timedOut: outcome.timedOut,
     messages,
-    queue: userQueue(entry.mq, host.options.namespace),
+    queue: userQueue(mq, host.options.namespace),
   });
 }

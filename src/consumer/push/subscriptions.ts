@@ -94,9 +94,20 @@ export class PushSubscriptions {
 
   /** CLUSTERING: the group's retry topic, read with '*'. */
   addRetryTopic(): void {
-    const retryTopic = RETRY_GROUP_TOPIC_PREFIX + this.wireGroup;
+    this.setRetryTopic(RETRY_GROUP_TOPIC_PREFIX + this.wireGroup, true);
+  }
+
+  /**
+   * Broker-assigned consumers (Java `updateMessageQueueAssignment`): a topic consumed by pull also
+   * reads its POP retry topic `%RETRY%<group>_<topic>` with '*', so what POP left there is not
+   * stranded; a topic consumed by POP drops it (the broker's POP reads it). True when it changed.
+   */
+  setRetryTopic(retryTopic: string, subscribed: boolean): boolean {
+    if (!subscribed) return this.subs.delete(retryTopic);
+    if (this.subs.has(retryTopic)) return false;
     const data = buildSubscriptionData(retryTopic, '*');
     this.subs.set(retryTopic, { userTopic: retryTopic, data, tags: new Set(), pullVersion: data.subVersion });
+    return true;
   }
 
   /** Shutdown: this process no longer counts these filters as the group's. */

@@ -112,6 +112,17 @@ export const UnlockBatchMQ = declareRequest(RequestCode.UNLOCK_BATCH_MQ, 'UNLOCK
 
 export type { MessageQueueData } from '../body/message-queue-map.js';
 
+/**
+ * QUERY_ASSIGNMENT (400) / SET_MESSAGE_REQUEST_MODE (401): no header; JSON bodies in
+ * body/assignment.ts (broker-side load balancing, POP-mode push consumers).
+ */
+export const QueryAssignment = declareRequest(RequestCode.QUERY_ASSIGNMENT, 'QUERY_ASSIGNMENT', {});
+export const SetMessageRequestMode = declareRequest(
+  RequestCode.SET_MESSAGE_REQUEST_MODE,
+  'SET_MESSAGE_REQUEST_MODE',
+  {},
+);
+
 /** `LockBatchRequestBody` / `UnlockBatchRequestBody`. */
 export interface LockBatchBody {
   consumerGroup: string;

@@ -14,6 +14,8 @@ import {
   GetConsumerStatusFromClient,
   LockBatchMQ,
   NotifyConsumerIdsChanged,
+  QueryAssignment,
+  SetMessageRequestMode,
   ResetConsumerClientOffset,
   UnlockBatchMQ,
 } from './consumer.js';
@@ -112,6 +114,8 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
   CheckClientConfig,
   LockBatchMQ,
   UnlockBatchMQ,
+  QueryAssignment,
+  SetMessageRequestMode,
   GetConsumerConnectionList,
   GetConsumeStats,
   UpdateBrokerConfig,

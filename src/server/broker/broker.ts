@@ -49,7 +49,10 @@ import { sendProcessors } from './processors/send.js';
 import { transactionProcessors } from './processors/transaction.js';
 import { replyProcessors } from './processors/reply.js';
 import { PopService } from './pop/pop-service.js';
+import type { TopicRouteData } from '../../protocol/headers/route.js';
 import { popProcessors } from './processors/pop.js';
+import { assignmentProcessors } from './processors/assignment.js';
+import { MessageRequestModeManager } from './message-request-modes.js';
 import { PullHoldService } from './pull-hold.js';
 import { ScheduleMessageService } from './schedule-service.js';
 import { TimerMessageService, type TimerPutResult } from './timer-service.js';
@@ -103,6 +106,7 @@ export class Broker {
   private topicsRef: TopicConfigManager | undefined;
   private groupsRef: SubscriptionGroupManager | undefined;
   private popRef: PopService | undefined;
+  private requestModes: MessageRequestModeManager | undefined;
   private server: RemotingServer | undefined;
   /** The ACL in force, when `acl` is set (reloaded from its file). */
   private acl: AclSource | undefined;
@@ -232,6 +236,12 @@ export class Broker {
         this.logger,
       );
       await groups.load();
+      const requestModes = new MessageRequestModeManager(
+        join(o.storePathRootDir, 'config', 'messageRequestMode.json'),
+        this.logger,
+      );
+      await requestModes.load();
+      this.requestModes = requestModes;
       this.groupsRef = groups;
       this.storeRef = store;
       this.topicsRef = topics;
@@ -336,6 +346,10 @@ export class Broker {
       ...popProcessors(ctx, this.pop),
       ...recallProcessors(ctx),
       ...authAdminProcessors(),
+      ...assignmentProcessors(ctx, {
+        modes: this.requestModes!,
+        topicRoute: (topic) => this.topicRoute(topic),
+      }),
     ];
     if (this.options.faultInjection) all.push([FAULT_INJECTION_REQUEST_CODE, (r) => this.faultControl(r)]);
     for (const [code, handler] of all) {
@@ -409,6 +423,13 @@ export class Broker {
   /** @internal The timer-message service (undefined while stopped). */
   get timerMessages(): TimerMessageService | undefined {
     return this.timerService;
+  }
+
+  /** The topic's route from the NameServers (QUERY_ASSIGNMENT); undefined without one. */
+  private async topicRoute(topic: string): Promise<TopicRouteData | undefined> {
+    const addrs = parseNamesrvAddrList(this.options.namesrvAddr);
+    if (addrs.length === 0 || !this.registrar) return undefined;
+    return this.registrar.topicRoute(addrs, topic);
   }
 
   /** Registers with every NameServer now; concurrent calls coalesce into one more round. */

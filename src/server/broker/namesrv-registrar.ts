@@ -8,6 +8,11 @@ import { crc32 } from '../../protocol/message/crc32.js';
 import { ConnectionPool } from '../../remoting/pool.js';
 import type { Logger } from '../../observability/logger.js';
 import {
+  GetRouteInfoByTopic,
+  parseTopicRouteData,
+  type TopicRouteData,
+} from '../../protocol/headers/route.js';
+import {
   encodeRegisterBrokerBody,
   RegisterBroker,
   UnregisterBroker,
@@ -106,6 +111,27 @@ export class NamesrvRegistrar {
         }
       }),
     );
+  }
+
+  /**
+   * The topic's route from the first NameServer that has it (Java `TopicRouteInfoManager`, which
+   * QUERY_ASSIGNMENT asks for the queues of every broker of the topic); undefined when none has.
+   */
+  async topicRoute(namesrvAddrs: readonly string[], topic: string): Promise<TopicRouteData | undefined> {
+    for (const addr of namesrvAddrs) {
+      try {
+        const response = await this.pool.request(
+          addr,
+          createRequest(GetRouteInfoByTopic.code, GetRouteInfoByTopic.encode({ topic })),
+          REGISTER_TIMEOUT_MS,
+        );
+        if (response.code === ResponseCode.SUCCESS && response.body)
+          return parseTopicRouteData(response.body);
+      } catch (err) {
+        this.logger.debug('topic route lookup failed', { namesrv: addr, topic, error: err });
+      }
+    }
+    return undefined;
   }
 
   close(): Promise<void> {

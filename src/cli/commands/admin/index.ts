@@ -27,6 +27,7 @@ import {
   resetOffsetByTimeCommand,
   updateSubGroupCommand,
 } from './consumer.js';
+import { setConsumeModeCommand } from './consume-mode.js';
 import {
   queryMsgByIdCommand,
   queryMsgByKeyCommand,
@@ -60,6 +61,7 @@ export const adminCommands: CliCommand[] = [
   queryMsgTraceByIdCommand,
   updateSubGroupCommand,
   deleteSubGroupCommand,
+  setConsumeModeCommand,
   getBrokerConfigCommand,
   updateBrokerConfigCommand,
   createUserCommand,

@@ -86,6 +86,7 @@ public final class Driver {
       case "send5":
       case "recall":
       case "topicConfig":
+      case "pushPop":
         emit(v5(cmd, new Args(args, 1)));
         return 0;
       case "admin":

@@ -23,6 +23,7 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
  *        [--delay-ms D] [--group PG]
  * recall --namesrv A --topic T --handle H [--group PG]
  * topicConfig --namesrv A --broker ADDR --topic T
+ * pushPop --namesrv A --topic T --group G [--duration-ms D] [--expect N] [--threads N]
  * </pre>
  */
 final class V5 {
@@ -36,6 +37,8 @@ final class V5 {
         return recall(a);
       case "topicConfig":
         return topicConfig(a);
+      case "pushPop":
+        return pushPop(a);
       default:
         throw new IllegalArgumentException("unknown 5.x command " + cmd);
     }
@@ -139,5 +142,84 @@ final class V5 {
     } finally {
       admin.shutdown();
     }
+  }
+
+  /**
+   * A {@code DefaultMQPushConsumer} with {@code setClientRebalance(false)}: the broker assigns its
+   * queues and, for a group in POP mode, it pops them. Runs for {@code duration-ms}, or until
+   * {@code expect} distinct messages arrived; reports what it consumed, msgs/s from the first
+   * message to the last and the process CPU spent meanwhile.
+   */
+  static Map<String, Object> pushPop(Driver.Args a) throws Exception {
+    String group = a.str("group");
+    long durationMs = a.num("duration-ms", 60000L);
+    long expect = a.num("expect", Long.MAX_VALUE);
+    int threads = (int) a.num("threads", 20L);
+    boolean record = Boolean.parseBoolean(a.str("record", "true"));
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.ConcurrentLinkedQueue<Map<String, Object>> consumed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    java.util.concurrent.atomic.AtomicLong firstNs = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong lastNs = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong deliveries = new java.util.concurrent.atomic.AtomicLong();
+    Object done = new Object();
+    org.apache.rocketmq.client.consumer.DefaultMQPushConsumer c =
+        new org.apache.rocketmq.client.consumer.DefaultMQPushConsumer(group);
+    c.setNamesrvAddr(a.str("namesrv"));
+    c.setVipChannelEnabled(false);
+    c.setInstanceName(Driver.instanceName("pushPop"));
+    c.setClientRebalance(false);
+    c.setConsumeFromWhere(org.apache.rocketmq.common.consumer.ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+    c.setConsumeThreadMin(Math.min(threads, 20));
+    c.setConsumeThreadMax(threads);
+    c.subscribe(a.str("topic"), "*");
+    c.registerMessageListener(
+        (org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently)
+            (msgs, ctx) -> {
+              long now = System.nanoTime();
+              firstNs.compareAndSet(0, now);
+              deliveries.addAndGet(msgs.size());
+              for (org.apache.rocketmq.common.message.MessageExt m : msgs) {
+                String key = m.getBrokerName() + "/" + m.getQueueId() + "/" + m.getQueueOffset();
+                if (seen.add(key) && record) {
+                  Map<String, Object> e = new LinkedHashMap<>();
+                  e.put("msgId", m.getMsgId());
+                  e.put("topic", m.getTopic());
+                  e.put("queueId", m.getQueueId());
+                  e.put("queueOffset", m.getQueueOffset());
+                  e.put("body", new String(m.getBody(), StandardCharsets.UTF_8));
+                  consumed.add(e);
+                }
+              }
+              if (seen.size() >= expect) {
+                lastNs.compareAndSet(0, now);
+                synchronized (done) {
+                  done.notifyAll();
+                }
+              }
+              return org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            });
+    long cpu0 = os.getProcessCpuTime();
+    c.start();
+    long deadline = System.currentTimeMillis() + durationMs;
+    synchronized (done) {
+      while (lastNs.get() == 0 && System.currentTimeMillis() < deadline) done.wait(100);
+    }
+    long cpu1 = os.getProcessCpuTime();
+    long end = lastNs.get() > 0 ? lastNs.get() : System.nanoTime();
+    c.shutdown();
+    long received = seen.size();
+    double seconds = firstNs.get() == 0 ? 0 : (end - firstNs.get()) / 1e9;
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("client", "java-pop-push");
+    out.put("clientId", c.buildMQClientId());
+    out.put("received", received);
+    out.put("deliveries", deliveries.get());
+    out.put("complete", received >= expect);
+    out.put("msgsPerSec", seconds > 0 ? Math.round(received / seconds) : 0);
+    out.put("cpuUsPerMsg", received > 0 ? (cpu1 - cpu0) / 1000.0 / received : 0);
+    out.put("messages", new ArrayList<>(consumed));
+    return out;
   }
 }
