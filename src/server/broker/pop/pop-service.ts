@@ -64,6 +64,8 @@ export class PopService {
 
   async start(): Promise<void> {
     await this.state.load();
+    // A long-invisible message must outlive time-based retention (docs/consumers.md §3.5).
+    this.ctx.store.registerRetentionPin('pop', () => this.state.retentionPins());
     this.waiters.start();
     this.ctx.store.on('messageArrived', (topic: string) => this.waiters.notify(topic));
     this.timer = setInterval(() => this.tick(), this.ctx.options.reviveInterval);

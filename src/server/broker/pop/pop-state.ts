@@ -8,6 +8,7 @@
  * The file is rewritten (atomically, coalesced) after every change, so the state survives a restart.
  */
 import type { Logger } from '../../../observability/logger.js';
+import type { RetentionPin } from '../../store/retention.js';
 import { StateFile } from '../state-file.js';
 
 export interface PopCheckpoint {
@@ -128,6 +129,18 @@ export class PopState {
     let n = 0;
     for (const ck of this.checkpoints.values()) n += ck.offsets.length - ck.acked.length;
     return n;
+  }
+
+  /**
+   * The lowest un-acked offset of every checkpoint and order lock: retention keeps the commit-log
+   * files holding them (docs/consumers.md §3.5), as Java keeps POP data alive in its revive topic.
+   */
+  *retentionPins(): Iterable<RetentionPin> {
+    for (const x of [...this.checkpoints.values(), ...this.orders.values()]) {
+      let lowest: number | undefined;
+      for (const o of x.offsets) if (!x.acked.includes(o) && (lowest === undefined || o < lowest)) lowest = o;
+      if (lowest !== undefined) yield { topic: x.topic, queueId: x.queueId, offset: lowest };
+    }
   }
 
   orderLock(group: string, topic: string, queueId: number): OrderLock | undefined {
