@@ -4,7 +4,7 @@
  * subscribed topic (queueId −1, round robin over topics and brokers), with long polling; each
  * message carries a receipt handle for `ack` and `changeInvisibleDuration` (ack.ts). A message not acked
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
- * its maximum of retries. `fifo: true` pops orderly. `for await (const m of consumer)` receives,
+ * its maximum of retries. `fifo: true` pops orderly; unset, the group's `consumeMessageOrderly` decides. `for await (const m of consumer)` receives,
  * yields and acks (iterate.ts); every call that waits takes `{ signal }` (remoting/abort.ts), and
  * an aborted receive's POP is parked so its messages are not lost (parked-pops.ts). States:
  * client/lifecycle.ts; events (docs/events.md): 'routeUpdated', 'connect', 'disconnect',
@@ -33,6 +33,7 @@ import {
 import { PropertyKey } from '../../protocol/message/properties.js';
 import { consumerClientOf } from '../core/client-port.js';
 import { decodePullBody } from '../core/message-view.js';
+import { groupConsumesOrderly } from '../core/broker-queries.js';
 import { SendBack } from '../core/send-back.js';
 import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
@@ -98,6 +99,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly parked: ParkedPops;
   /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
   private readonly settledMessages = new WeakSet<PoppedMessage>();
+  /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
+  private readonly orderly = new Map<string, boolean>();
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
   private readonly ackPort: AckPort;
 
@@ -160,6 +163,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       if (probed.has(t.brokerName)) continue;
       probed.add(t.brokerName);
       await step(this.probe(t));
+      await step(this.orderOf(t.brokerName));
     }
     this.logger.info('simple consumer started', { group: o.consumerGroup, clientId: this.clientId });
   }
@@ -223,7 +227,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
         initMode: ConsumeInitMode.MAX,
         expType: 'TAG',
         exp: t.expression,
-        order: this.options.fifo,
+        order: this.options.fifo === true,
         bname: t.brokerName,
       }),
       undefined,
@@ -237,6 +241,30 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     // missing) and never answers ACK_MESSAGE, so POP cannot work there: fail now, not on the first ack.
     if (response.code === ResponseCode.SYSTEM_ERROR && this.options.namesrvAddr.includes(address))
       throw new PopNotSupportedError(t.brokerName, address, { proxy: true, remark: response.remark });
+  }
+
+  /**
+   * Whether POPs of `brokerName` are orderly: `fifo` when set, else the group's
+   * `consumeMessageOrderly` there (GET_SUBSCRIPTIONGROUP_CONFIG, as the 5.x Proxy decides; false
+   * when the broker cannot say), asked once per broker.
+   */
+  private async orderOf(brokerName: string): Promise<boolean> {
+    if (this.options.fifo !== undefined) return this.options.fifo;
+    const known = this.orderly.get(brokerName);
+    if (known !== undefined) return known;
+    const said = await groupConsumesOrderly(
+      consumerClientOf(this.running(), this.options.mqClientApiTimeout),
+      brokerName,
+      this.wireGroup,
+      this.options.mqClientApiTimeout,
+    );
+    if (said === undefined)
+      this.logger.info('broker does not tell whether the group is orderly: POP unordered', {
+        broker: brokerName,
+        group: this.options.consumerGroup,
+      });
+    this.orderly.set(brokerName, said ?? false);
+    return said ?? false;
   }
 
   /**
@@ -281,6 +309,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     const targets = await this.targets();
     if (targets.length === 0 || signal?.aborted === true) return [];
     const t = targets[this.next++ % targets.length]!;
+    const order = await this.orderOf(t.brokerName);
     const address = this.address(t.brokerName);
     const pollTime = this.options.awaitDuration;
     const request = createRequest(
@@ -296,7 +325,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
         initMode: ConsumeInitMode.MAX,
         expType: 'TAG',
         exp: t.expression,
-        order: this.options.fifo,
+        order,
         bname: t.brokerName,
       }),
       undefined,
@@ -311,7 +340,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     }
     switch (response.code) {
       case ResponseCode.SUCCESS:
-        return this.withoutDeadLetters(this.messagesOf(response, t));
+        return this.withoutDeadLetters(this.messagesOf(response, t, order));
       case ResponseCode.POLLING_TIMEOUT:
       case ResponseCode.PULL_NOT_FOUND:
         return [];
@@ -325,14 +354,14 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     }
   }
 
-  private messagesOf(response: RemotingCommand, t: Target): PoppedMessage[] {
+  private messagesOf(response: RemotingCommand, t: Target, order: boolean): PoppedMessage[] {
     const header = PopMessageResponse.decode(response.extFields);
     const decoded = decodePullBody(response.body ?? new Uint8Array(0), {
       queue: { topic: t.wireTopic, brokerName: t.brokerName, queueId: -1 },
       consumerGroup: this.wireGroup,
       namespace: this.options.namespace,
     });
-    const handles = receiptHandles(decoded, header, t.brokerName, this.options.fifo);
+    const handles = receiptHandles(decoded, header, t.brokerName, order);
     return decoded.map((m, i) => {
       m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(header.popTime);
       // Java sets the request's topic on every message (retry messages included).
@@ -433,6 +462,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.instance = undefined;
     this.sendBack = undefined;
     this.parked.clear();
+    this.orderly.clear();
     if (instance !== undefined) {
       for (const t of this.wireTopics()) instance.routes.unpin(t);
       await releaseClientInstance(instance);

@@ -15,7 +15,7 @@ import { buildExtraInfo, popRetryTopicV1, retryFlagOf } from '../../../protocol/
 import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
 import type { BrokerContext } from '../context.js';
 import { matchesQueueEntry, matchesStoredRecord, type MessageFilter } from '../message-filter.js';
-import { PopState, visibleAt, type OrderLock, type PopCheckpoint } from './pop-state.js';
+import { lockVisibleAt, PopState, type OrderLock, type PopCheckpoint } from './pop-state.js';
 import { PopWaiters } from './pop-waiters.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
@@ -104,7 +104,7 @@ export class PopService {
     const now = Date.now();
     if (order) {
       const lock = this.state.orderLock(group, topic, queueId);
-      if (lock && visibleAt(lock) > now) return false;
+      if (lock && lockVisibleAt(lock) > now) return false;
     }
     const offset =
       this.ctx.store.consumerOffsets.get(group, topic, queueId) ?? this.initOffset(topic, queueId, 0);
@@ -142,7 +142,7 @@ export class PopService {
     let lock: OrderLock | undefined;
     if (req.order) {
       lock = this.state.orderLock(req.group, topic, queueId);
-      if (lock && visibleAt(lock) > now) return undefined;
+      if (lock && lockVisibleAt(lock) > now) return undefined;
     }
     let offset = store.consumerOffsets.get(req.group, topic, queueId);
     if (offset === undefined) {
@@ -258,7 +258,11 @@ export class PopService {
     return true;
   }
 
-  /** Orderly CHANGE_INVISIBLE_TIME: the batch becomes visible `invisibleTime` from now. */
+  /**
+   * Orderly CHANGE_INVISIBLE_TIME (Java `updateNextVisibleTime`): this offset becomes visible
+   * `invisibleTime` from now; the queue stays blocked while any un-acked offset is invisible.
+   * The handle keeps its popTime; the answer's invisibleTime is counted from it.
+   */
   changeOrderly(
     group: string,
     topic: string,
@@ -266,13 +270,14 @@ export class PopService {
     popTime: number,
     offset: number,
     invisibleTime: number,
-  ): OrderLock | undefined {
+  ): { popTime: number; invisibleTime: number } | undefined {
     const lock = this.state.orderLock(group, topic, queueId);
     if (!lock || lock.popTime !== popTime || !lock.offsets.includes(offset) || lock.acked.includes(offset))
       return undefined;
-    lock.invisibleTime = Date.now() + invisibleTime - lock.popTime;
+    const next = Date.now() + invisibleTime;
+    lock.nextVisible = { ...lock.nextVisible, [String(offset)]: next };
     this.state.persist();
-    return lock;
+    return { popTime, invisibleTime: next - popTime };
   }
 
   /** Revives every expired checkpoint; wakes pollers of queues whose orderly lock expired. */

@@ -38,6 +38,11 @@ export interface OrderLock {
   acked: number[];
   /** Deliveries so far per offset (the next delivery's reconsumeTimes). */
   counts: Record<string, number>;
+  /**
+   * Per-offset visible time set by CHANGE_MESSAGE_INVISIBLETIME (Java
+   * `OrderInfo.offsetNextVisibleTime`); an offset without one is visible at popTime + invisibleTime.
+   */
+  nextVisible?: Record<string, number>;
 }
 
 export function checkpointKey(
@@ -56,6 +61,19 @@ export function queueLockKey(group: string, topic: string, queueId: number): str
 
 export function visibleAt(x: { popTime: number; invisibleTime: number }): number {
   return x.popTime + x.invisibleTime;
+}
+
+/**
+ * When an orderly queue may be popped again (Java `OrderInfo#needBlock`): once every un-acked
+ * offset of the batch in flight is visible again.
+ */
+export function lockVisibleAt(lock: OrderLock): number {
+  let at = Number.NEGATIVE_INFINITY;
+  for (const o of lock.offsets) {
+    if (lock.acked.includes(o)) continue;
+    at = Math.max(at, lock.nextVisible?.[String(o)] ?? visibleAt(lock));
+  }
+  return at;
 }
 
 interface FileShape {
@@ -159,7 +177,7 @@ export class PopState {
 
   /** Order locks whose invisible time ended by `now` (their queue may be popped again). */
   expiredOrderLocks(now: number): OrderLock[] {
-    return [...this.orders.values()].filter((o) => visibleAt(o) <= now);
+    return [...this.orders.values()].filter((o) => lockVisibleAt(o) <= now);
   }
 
   persist(): void {
