@@ -1,11 +1,14 @@
 /**
  * POP state outliving a broker restart and time-based retention (docs/consumers.md §3.5): the
  * embedded broker's checkpoints are durable, and the commit-log files holding an un-acked
- * message stay until it is acked or revived.
+ * message stay until it is acked or revived; a consumer killed with messages invisible loses none.
  */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { PoppedMessage } from '../../src/consumer/simple/pop-response.js';
+import { waitFor } from './helpers.js';
 import { popScenario, receiveAtLeast } from './simple-consumer-helpers.js';
 
 /** Every hour is a deletion hour: each retention pass may delete. */
@@ -85,4 +88,53 @@ test('retention keeps the commit-log file of a long-invisible message until it i
       assert.ok(freed.commitLogFilesDeleted > 0, 'once revived and acked, the old files go');
     },
   );
+});
+
+const CHILD = fileURLToPath(new URL('./fixtures/simple-consumer-child.js', import.meta.url));
+
+test('a SimpleConsumer SIGKILLed holding 1,000 invisible messages: all 1,000 go to the survivor after the invisible time, none lost', async () => {
+  await popScenario({}, 4, async ({ h, topic, group, consumer }) => {
+    const sent = await h.send(topic, 1000);
+    const child = spawn(process.execPath, [CHILD, h.cluster.namesrvAddr, group, topic, '1000', '5000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const held = new Set<string>();
+      let holding = false;
+      let buffered = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        buffered += chunk;
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) {
+          if (line === 'holding') holding = true;
+          else if (line.startsWith('held ')) held.add(line.slice(5));
+        }
+      });
+      await waitFor(() => holding, 'the child to hold 1,000 messages', 60_000);
+      assert.equal(held.size, 1000);
+      assert.equal(h.cluster.broker('broker-a').pop.state.inflight, 1000);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+
+      const survivor = await consumer();
+      const seen = new Map<string, number>();
+      for (const end = Date.now() + 60_000; seen.size < 1000 && Date.now() < end;)
+        for (const m of await survivor.receive(32, 30_000)) {
+          assert.ok(m.reconsumeTimes >= 1, 'only redeliveries: the child held them all');
+          seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+          await survivor.ack(m);
+        }
+      assert.deepEqual([...seen.keys()].sort(), [...sent].sort(), 'every message, none lost');
+      assert.ok(
+        [...seen.values()].every((n) => n === 1),
+        'each once',
+      );
+      assert.equal(h.cluster.broker('broker-a').pop.state.inflight, 0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });
