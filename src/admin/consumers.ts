@@ -75,8 +75,15 @@ async function collectStats(
     const response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
     const stats = parseConsumeStats(response.body ?? '{}');
     consumeTps += stats.consumeTps;
-    for (const { mq, value } of stats.offsetTable.values())
-      queues.push({ ...mq, ...value, lag: Math.max(0, value.brokerOffset - value.consumerOffset) });
+    for (const { mq, value } of stats.offsetTable.values()) {
+      const { popInflight, ...offsets } = value;
+      queues.push({
+        ...mq,
+        ...offsets,
+        lag: Math.max(0, value.brokerOffset - value.consumerOffset),
+        inflight: popInflight ?? 0,
+      });
+    }
   }
   return consumeTps;
 }
@@ -128,6 +135,7 @@ export async function consumerProgress(
     group,
     consumeTps,
     totalLag: queues.reduce((s, q) => s + q.lag, 0),
+    totalInflight: queues.reduce((s, q) => s + q.inflight, 0),
     queues,
     members: online?.connections ?? [],
   };

@@ -39,6 +39,8 @@ import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
+import { HeldMessages } from './held.js';
+import { popLag, type PopQueueLag } from './lag.js';
 import { ackMessage, changeInvisibleTime, type AckPort } from './ack.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
@@ -99,6 +101,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly parked: ParkedPops;
   /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
   private readonly settledMessages = new WeakSet<PoppedMessage>();
+  /** Received and not settled: this consumer's own in-flight count (held.ts). */
+  private readonly held = new HeldMessages();
   /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
   private readonly orderly = new Map<string, boolean>();
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
@@ -339,8 +343,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       throw err;
     }
     switch (response.code) {
-      case ResponseCode.SUCCESS:
-        return this.withoutDeadLetters(this.messagesOf(response, t, order));
+      case ResponseCode.SUCCESS: {
+        const messages = await this.withoutDeadLetters(this.messagesOf(response, t, order));
+        this.held.add(messages, invisibleDurationMs);
+        return messages;
+      }
       case ResponseCode.POLLING_TIMEOUT:
       case ResponseCode.PULL_NOT_FOUND:
         return [];
@@ -408,6 +415,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     throwIfAborted(signal, 'ack');
     await ackMessage(this.ackPort, message, signal);
     this.settledMessages.add(message);
+    this.held.settle(message);
   }
 
   /**
@@ -426,7 +434,31 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     throwIfAborted(signal, 'changeInvisibleDuration');
     await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
     this.settledMessages.add(message);
+    this.held.extend(message, invisibleDurationMs);
     return message;
+  }
+
+  /**
+   * Per queue of every subscribed topic (and its POP retry topic) on every broker serving it:
+   * the group's backlog (not yet handed out), in-flight count (handed out, not acked) and their
+   * sum (lag.ts, docs/consumers.md §3.6). `options.signal` aborts it (AbortError).
+   */
+  async lag(options?: CallOptions): Promise<PopQueueLag[]> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'lag');
+    const instance = this.running();
+    const targets = await this.targets();
+    return popLag(
+      {
+        client: consumerClientOf(instance, this.options.mqClientApiTimeout),
+        wireGroup: this.wireGroup,
+        namespace: this.options.namespace,
+        timeoutMs: this.options.mqClientApiTimeout,
+        held: this.held,
+      },
+      targets,
+      signal,
+    );
   }
 
   /**
@@ -463,6 +495,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.sendBack = undefined;
     this.parked.clear();
     this.orderly.clear();
+    this.held.clear();
     if (instance !== undefined) {
       for (const t of this.wireTopics()) instance.routes.unpin(t);
       await releaseClientInstance(instance);

@@ -161,6 +161,17 @@ export class PopState {
     }
   }
 
+  /** Un-acked POP messages of `group` per `topic@queueId` (checkpoints and order locks). */
+  inflightOf(group: string): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const x of [...this.checkpoints.values(), ...this.orders.values()]) {
+      if (x.group !== group) continue;
+      const key = `${x.topic}@${x.queueId}`;
+      out.set(key, (out.get(key) ?? 0) + x.offsets.length - x.acked.length);
+    }
+    return out;
+  }
+
   orderLock(group: string, topic: string, queueId: number): OrderLock | undefined {
     return this.orders.get(queueLockKey(group, topic, queueId));
   }
