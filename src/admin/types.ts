@@ -118,7 +118,8 @@ export interface ConsumerQueueProgress extends AdminQueue {
   /**
    * POP messages handed out and not yet acked (invisible, or back for redelivery), which the
    * committed offset of a POP group has already passed (docs/consumers.md §3.6); 0 for a pull
-   * group. From the embedded broker's GET_CONSUME_STATS; a Java broker does not report it.
+   * group. From the embedded broker's GET_CONSUME_STATS; a Java broker does not count it, so
+   * there it is the sum of what the online members report holding (their running info).
    */
   inflight: number;
   /** Store time of the last consumed message, 0 when none. */

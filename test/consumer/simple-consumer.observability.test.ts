@@ -47,6 +47,27 @@ test('a POP group with 10 sent, 6 received and 2 acked: backlog 4 and 4 in fligh
         inflight,
       );
 
+      // The consumer is an online member (heartbeat CONSUME_POP) answering running info.
+      const members = await admin.consumerConnections(group);
+      assert.equal(members.consumeType, 'CONSUME_POP');
+      assert.deepEqual(
+        members.connections.map((m) => m.clientId),
+        [c.clientId],
+      );
+      assert.deepEqual(Object.keys(members.subscriptions), [topic]);
+      const info = await admin.consumerRunningInfo(group, c.clientId);
+      assert.equal(info.properties.PROP_CONSUME_TYPE, 'CONSUME_POP');
+      assert.equal(info.properties.popInflight, String(inflight));
+      assert.equal(
+        (info.mqPopTable ?? []).reduce((s, [, q]) => s + q.waitAckCount, 0),
+        inflight,
+        'mqPopTable: the received, un-acked messages per queue',
+      );
+      for (const [mq, q] of info.mqPopTable ?? []) {
+        assert.equal(mq.topic, topic);
+        assert.ok(q.lastPopTimestamp > 0);
+      }
+
       const cli = await runCli(['admin', 'consumerProgress', '-n', h.cluster.namesrvAddr, '-g', group]);
       assert.equal(cli.code, 0, cli.stderr);
       assert.match(cli.stdout, /#Inflight/);

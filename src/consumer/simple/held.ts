@@ -5,7 +5,16 @@
  * (docs/consumers.md §3.6). Entries leave on ack, or when their invisible time is over (the
  * broker then hands them to anyone again).
  */
+import type { MessageQueue } from '../../client/route.js';
 import type { PoppedMessage } from './pop-response.js';
+
+/** One queue's held messages (Java `PopProcessQueueInfo`'s figures). */
+export interface HeldQueue {
+  mq: MessageQueue;
+  waitAckCount: number;
+  /** When a receive last brought a message of this queue (ms). */
+  lastPopTimestamp: number;
+}
 
 /** `topic@brokerName@queueId` of a received message (its wire topic). */
 export function heldQueueKey(m: { queue: { topic: string; brokerName: string; queueId: number } }): string {
@@ -15,16 +24,18 @@ export function heldQueueKey(m: { queue: { topic: string; brokerName: string; qu
 export class HeldMessages {
   /** Message → when it becomes visible again (ms). */
   private readonly until = new Map<PoppedMessage, number>();
-  /** When the last receive returned messages (ms), 0 before. */
-  lastReceiveTimestamp = 0;
+  /** Per queue key: the queue and when a receive last brought one of its messages. */
+  private readonly lastPop = new Map<string, { mq: MessageQueue; at: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   add(messages: readonly PoppedMessage[], invisibleMs: number): void {
     if (messages.length === 0) return;
     const at = this.now();
-    this.lastReceiveTimestamp = at;
-    for (const m of messages) this.until.set(m, at + invisibleMs);
+    for (const m of messages) {
+      this.until.set(m, at + invisibleMs);
+      this.lastPop.set(heldQueueKey(m), { mq: m.queue, at });
+    }
   }
 
   /** A new invisible duration from now (changeInvisibleDuration). */
@@ -38,6 +49,17 @@ export class HeldMessages {
 
   clear(): void {
     this.until.clear();
+    this.lastPop.clear();
+  }
+
+  /** Every queue a receive brought messages of, with its held (still invisible) count. */
+  queues(): HeldQueue[] {
+    const counts = this.byQueue();
+    return [...this.lastPop].map(([key, { mq, at }]) => ({
+      mq,
+      waitAckCount: counts.get(key) ?? 0,
+      lastPopTimestamp: at,
+    }));
   }
 
   /** Held messages still invisible, per queue key (heldQueueKey); expired ones are dropped. */

@@ -41,6 +41,8 @@ import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../rem
 import { ParkedPops } from './parked-pops.js';
 import { HeldMessages } from './held.js';
 import { popLag, type PopQueueLag } from './lag.js';
+import { joinPopGroup, leavePopGroup, type PopMember } from './running-info.js';
+import { buildSubscriptionData } from '../core/subscription.js';
 import { ackMessage, changeInvisibleTime, type AckPort } from './ack.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
@@ -105,6 +107,10 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly held = new HeldMessages();
   /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
   private readonly orderly = new Map<string, boolean>();
+  /** When start() finished (ms); 0 before. */
+  private startTimestamp = 0;
+  /** This consumer in its group's heartbeat and running-info entry (running-info.ts). */
+  private readonly member: PopMember;
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
   private readonly ackPort: AckPort;
 
@@ -115,6 +121,15 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.parked = new ParkedPops(this.logger);
     this.clientId = clientIdOf(this.options);
     this.wireGroup = wrapNamespace(this.options.namespace, this.options.consumerGroup);
+    this.member = {
+      options: this.options,
+      held: this.held,
+      startTimestamp: () => this.startTimestamp,
+      subscriptionData: () =>
+        Object.entries(this.options.subscriptions).map(([topic, expression]) =>
+          buildSubscriptionData(wrapNamespace(this.options.namespace, topic), expression),
+        ),
+    };
     this.ackPort = {
       consumerGroup: this.options.consumerGroup,
       wireGroup: this.wireGroup,
@@ -169,6 +184,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       await step(this.probe(t));
       await step(this.orderOf(t.brokerName));
     }
+    this.startTimestamp = Date.now();
+    joinPopGroup(instance, this.wireGroup, this.member);
     this.logger.info('simple consumer started', { group: o.consumerGroup, clientId: this.clientId });
   }
 
@@ -497,6 +514,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.orderly.clear();
     this.held.clear();
     if (instance !== undefined) {
+      await leavePopGroup(instance, this.wireGroup, this.member);
       for (const t of this.wireTopics()) instance.routes.unpin(t);
       await releaseClientInstance(instance);
     }
