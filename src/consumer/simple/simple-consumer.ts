@@ -39,6 +39,7 @@ import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
+import { probePop } from './probe.js';
 import { HeldMessages } from './held.js';
 import { popLag, type PopQueueLag } from './lag.js';
 import { joinPopGroup, leavePopGroup, type PopMember } from './running-info.js';
@@ -181,7 +182,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     for (const t of targets) {
       if (probed.has(t.brokerName)) continue;
       probed.add(t.brokerName);
-      await step(this.probe(t));
+      await step(probePop(this.running(), this.address(t.brokerName), t, this.options, this.wireGroup));
       await step(this.orderOf(t.brokerName));
     }
     this.startTimestamp = Date.now();
@@ -222,46 +223,6 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     if (address === undefined)
       throw new IllegalStateError(`no master address known for broker ${brokerName}`);
     return address;
-  }
-
-  /**
-   * Does this broker serve POP? A POP asking for one message more than the broker allows
-   * (POP_MAX_MSG_NUMS + 1): a 5.x broker refuses it with INVALID_PARAMETER before it reads a
-   * queue (PopMessageProcessor checks the count first), so the probe can never take a message and
-   * start its invisible time; a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED. POP_MESSAGE rather
-   * than NOTIFICATION, because a 5.x Proxy serves POP_MESSAGE but not NOTIFICATION (docs/protocol.md
-   * §13.5): one request per broker name, whatever address it sits at.
-   */
-  private async probe(t: Target): Promise<void> {
-    const instance = this.running();
-    const address = this.address(t.brokerName);
-    const request = createRequest(
-      PopMessage.code,
-      PopMessage.encode({
-        consumerGroup: this.wireGroup,
-        topic: t.wireTopic,
-        queueId: -1,
-        maxMsgNums: POP_MAX_MSG_NUMS + 1,
-        invisibleTime: this.options.invisibleDuration,
-        pollTime: 0,
-        bornTime: Date.now(),
-        initMode: ConsumeInitMode.MAX,
-        expType: 'TAG',
-        exp: t.expression,
-        order: this.options.fifo === true,
-        bname: t.brokerName,
-      }),
-      undefined,
-      instance.commandDefaults,
-    );
-    const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout);
-    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      throw new PopNotSupportedError(t.brokerName, address);
-    // A broker at one of our NameServer addresses is a 5.x Proxy (it routes every broker to itself).
-    // Its remoting server takes POP_MESSAGE for a pull (SYSTEM_ERROR: the pull header's sysFlag is
-    // missing) and never answers ACK_MESSAGE, so POP cannot work there: fail now, not on the first ack.
-    if (response.code === ResponseCode.SYSTEM_ERROR && this.options.namesrvAddr.includes(address))
-      throw new PopNotSupportedError(t.brokerName, address, { proxy: true, remark: response.remark });
   }
 
   /**
