@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { PoppedMessage } from '../../src/consumer/simple/pop-response.js';
-import { waitFor } from './helpers.js';
+import { eachLine, waitFor } from './helpers.js';
 import { popScenario, receiveAtLeast } from './simple-consumer-helpers.js';
 
 /** Every hour is a deletion hour: each retention pass may delete. */
@@ -101,16 +101,9 @@ test('a SimpleConsumer SIGKILLed holding 1,000 invisible messages: all 1,000 go 
     try {
       const held = new Set<string>();
       let holding = false;
-      let buffered = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
-        buffered += chunk;
-        const lines = buffered.split('\n');
-        buffered = lines.pop()!;
-        for (const line of lines) {
-          if (line === 'holding') holding = true;
-          else if (line.startsWith('held ')) held.add(line.slice(5));
-        }
+      eachLine(child.stdout, (line) => {
+        if (line === 'holding') holding = true;
+        else if (line.startsWith('held ')) held.add(line.slice(5));
       });
       await waitFor(() => holding, 'the child to hold 1,000 messages', 60_000);
       assert.equal(held.size, 1000);

@@ -134,3 +134,32 @@ test('FIFO default: an explicit fifo wins over the group, and a broker without G
     }
   });
 });
+
+test('FIFO changeInvisibleDuration moves only that message: the queue stays blocked until every un-acked one of the batch is visible, then all come back in order', async () => {
+  await popScenario({}, 1, async ({ h, topic, consumer }) => {
+    await h.send(topic, 3);
+    const c = await consumer({ fifo: true, awaitDuration: 300 });
+    const batch = await c.receive(3, 30_000);
+    assert.deepEqual(
+      batch.map((m) => m.body.toString()),
+      ['m0', 'm1', 'm2'],
+    );
+    await c.changeInvisibleDuration(batch[0]!, 100);
+    // m1 and m2 are invisible for 30 s more: nothing of the queue is handed out meanwhile.
+    for (let i = 0; i < 3; i++) assert.deepEqual(await c.receive(3, 30_000), [], 'still blocked');
+    await c.changeInvisibleDuration(batch[1]!, 100);
+    await c.changeInvisibleDuration(batch[2]!, 100);
+    const back: PoppedMessage[] = [];
+    for (const end = Date.now() + 20_000; back.length < 3 && Date.now() < end;)
+      back.push(...(await c.receive(3, 30_000)));
+    assert.deepEqual(
+      back.map((m) => [m.body.toString(), m.reconsumeTimes]),
+      [
+        ['m0', 1],
+        ['m1', 1],
+        ['m2', 1],
+      ],
+    );
+    for (const m of back) await c.ack(m);
+  });
+});
