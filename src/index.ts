@@ -138,6 +138,7 @@ export {
   type SimpleConsumerEvents,
   type DeadLetterFailedEvent,
   type PoppedMessage,
+  type PopQueueLag,
 } from './consumer/index.js';
 export type { SimpleConsumerMessagesOptions } from './consumer/simple/iterate.js';
 

@@ -69,14 +69,24 @@ async function collectStats(
   group: string,
   topic: string | undefined,
   queues: ConsumerQueueProgress[],
+  unreported?: Set<ConsumerQueueProgress>,
 ): Promise<number> {
   let consumeTps = 0;
   for (const address of addresses) {
     const response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
     const stats = parseConsumeStats(response.body ?? '{}');
     consumeTps += stats.consumeTps;
-    for (const { mq, value } of stats.offsetTable.values())
-      queues.push({ ...mq, ...value, lag: Math.max(0, value.brokerOffset - value.consumerOffset) });
+    for (const { mq, value } of stats.offsetTable.values()) {
+      const { popInflight, ...offsets } = value;
+      const q = {
+        ...mq,
+        ...offsets,
+        lag: Math.max(0, value.brokerOffset - value.consumerOffset),
+        inflight: popInflight ?? 0,
+      };
+      queues.push(q);
+      if (popInflight === undefined) unreported?.add(q);
+    }
   }
   return consumeTps;
 }
@@ -107,15 +117,18 @@ export async function consumerProgress(
   checkGroupName(group);
   if (topic !== undefined) checkTopicName(topic);
   const queues: ConsumerQueueProgress[] = [];
-  let consumeTps = await collectStats(ctx, (await groupBrokers(ctx, group)).values(), group, topic, queues);
+  const unreported = new Set<ConsumerQueueProgress>();
+  const brokers = (await groupBrokers(ctx, group)).values();
+  let consumeTps = await collectStats(ctx, brokers, group, topic, queues, unreported);
   const online = await onlineMembers(ctx, group);
   if (queues.length === 0 && online !== undefined && topic === undefined) {
     for (const t of Object.keys(online.subscriptions)) {
       const route = await ctx.routeIfAny(t);
       if (route !== undefined)
-        consumeTps += await collectStats(ctx, ctx.routeMasters(route).values(), group, t, queues);
+        consumeTps += await collectStats(ctx, ctx.routeMasters(route).values(), group, t, queues, unreported);
     }
   }
+  if (unreported.size > 0 && online !== undefined) await addMembersInflight(ctx, group, online, unreported);
   if (queues.length === 0)
     throw new ConsumerGroupNotFoundError(
       group,
@@ -128,9 +141,31 @@ export async function consumerProgress(
     group,
     consumeTps,
     totalLag: queues.reduce((s, q) => s + q.lag, 0),
+    totalInflight: queues.reduce((s, q) => s + q.inflight, 0),
     queues,
     members: online?.connections ?? [],
   };
+}
+
+/**
+ * A Java broker counts no POP in-flight messages: there each queue's `inflight` is the sum of
+ * what the online members report holding (GET_CONSUMER_RUNNING_INFO `mqPopTable` waitAckCount;
+ * our SimpleConsumer and Java's POP push consumer send it). A member that cannot answer adds nothing.
+ */
+async function addMembersInflight(
+  ctx: AdminContext,
+  group: string,
+  online: ConsumerConnections,
+  queues: Set<ConsumerQueueProgress>,
+): Promise<void> {
+  const byKey = new Map([...queues].map((q) => [`${q.topic}@${q.brokerName}@${q.queueId}`, q]));
+  for (const { clientId } of online.connections) {
+    const info = await consumerRunningInfo(ctx, group, clientId).catch(() => undefined);
+    for (const [mq, pq] of info?.mqPopTable ?? []) {
+      const q = byKey.get(`${mq.topic}@${mq.brokerName}@${mq.queueId}`);
+      if (q !== undefined) q.inflight += pq.waitAckCount;
+    }
+  }
 }
 
 /** GET_CONSUMER_CONNECTION_LIST from the first broker that knows the group online. */

@@ -132,8 +132,15 @@ export interface CreateTopicRequest {
 export interface ConsumerQueueProgress extends AdminQueue {
   brokerOffset: number;
   consumerOffset: number;
-  /** brokerOffset − consumerOffset. */
+  /** brokerOffset − consumerOffset: not yet handed out. */
   lag: number;
+  /**
+   * POP messages handed out and not yet acked (invisible, or back for redelivery), which the
+   * committed offset of a POP group has already passed (docs/consumers.md §3.6); 0 for a pull
+   * group. From the embedded broker's GET_CONSUME_STATS; a Java broker does not count it, so
+   * there it is the sum of what the online members report holding (their running info).
+   */
+  inflight: number;
   /** Store time of the last consumed message, 0 when none. */
   lastTimestamp: number;
 }
@@ -142,6 +149,8 @@ export interface ConsumerProgress {
   group: string;
   consumeTps: number;
   totalLag: number;
+  /** Sum of the queues' `inflight`. */
+  totalInflight: number;
   queues: ConsumerQueueProgress[];
   /** The group's online members (GET_CONSUMER_CONNECTION_LIST); empty when none is online. */
   members: ClientConnection[];

@@ -45,3 +45,4 @@ export {
   type ResolvedSimpleConsumerOptions,
 } from './simple/options.js';
 export type { PoppedMessage } from './simple/pop-response.js';
+export type { PopQueueLag } from './simple/lag.js';

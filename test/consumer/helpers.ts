@@ -176,3 +176,15 @@ export async function runningStatus(
   const info = parseFastjsonBytes(response!.body!) as { statusTable: Record<string, Record<string, number>> };
   return info.statusTable[topic]!;
 }
+
+/** Calls `fn` with each whole line a child process writes to `stream` (its stdout). */
+export function eachLine(stream: NodeJS.ReadableStream, fn: (line: string) => void): void {
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) fn(line);
+  });
+}

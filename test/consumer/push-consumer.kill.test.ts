@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
-import { harness, stream, unique, waitFor } from './helpers.js';
+import { eachLine, harness, stream, unique, waitFor } from './helpers.js';
 import { CHILD_SAFETY_LIMIT_MS } from '../helpers/child-limit.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/consumer-child.js', import.meta.url));
@@ -20,18 +20,11 @@ test('a consumer SIGKILLed mid-stream: its queues move to the survivor and every
     const seen = new Set<string>();
     let childCount = 0;
     let ready = false;
-    let buffered = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        if (line === 'ready') ready = true;
-        else if (line.startsWith('msg ')) {
-          seen.add(line.slice(4));
-          childCount++;
-        }
+    eachLine(child.stdout, (line) => {
+      if (line === 'ready') ready = true;
+      else if (line.startsWith('msg ')) {
+        seen.add(line.slice(4));
+        childCount++;
       }
     });
     await waitFor(() => ready, 'the child consumer to start', CHILD_SAFETY_LIMIT_MS);

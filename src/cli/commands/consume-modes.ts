@@ -120,7 +120,8 @@ function popSession(spec: ConsumeSpec): ConsumeSession {
     consumerGroup: spec.consumerGroup,
     subscriptions: { [spec.topic]: spec.subscription },
     awaitDuration: 1000,
-    fifo: spec.orderly,
+    // Without --orderly the group's consumeMessageOrderly decides, as for any SimpleConsumer.
+    ...(spec.orderly ? { fifo: true } : {}),
   });
   let stopping = false;
   let loop: Promise<void> = Promise.resolve();

@@ -1,8 +1,8 @@
 /**
  * The consumer's small synchronous questions to a broker: queue max offset and offset by time
  * (where a new group starts, lag, reset), the group's member list (rebalance) and the
- * subscriptions the broker keeps for it, and the orderly queue locks (LOCK_BATCH_MQ /
- * UNLOCK_BATCH_MQ, docs/protocol.md §10.3).
+ * subscriptions the broker keeps for it, the orderly queue locks (LOCK_BATCH_MQ /
+ * UNLOCK_BATCH_MQ, docs/protocol.md §10.3) and whether the group is orderly (FIFO POP).
  */
 import { errorFromResponse } from '../../client/response-error.js';
 import {
@@ -31,6 +31,8 @@ import {
   SearchOffsetByTimestamp,
 } from '../../protocol/headers/offset.js';
 import { parseConsumerConnection } from '../../protocol/body/consumer-admin.js';
+import { parseSubscriptionGroupConfig } from '../../protocol/body/admin.js';
+import { GetSubscriptionGroupConfig } from '../../protocol/headers/broker-admin.js';
 import { GetConsumerConnectionList } from '../../protocol/headers/consumer-admin.js';
 import type { SubscriptionData } from '../../protocol/headers/heartbeat.js';
 import type { ConsumerClient } from './client-port.js';
@@ -251,4 +253,29 @@ export async function checkSubscriptionsSupported(
       }
     }
   }
+}
+
+/**
+ * GET_SUBSCRIPTIONGROUP_CONFIG: does the broker keep `group` orderly (`consumeMessageOrderly`)?
+ * The 5.x Proxy decides FIFO POP from it (`ReceiveMessageActivity`). Undefined when the broker
+ * cannot say: it does not serve the code (4.x, a Proxy) or refuses it (the group unknown with
+ * auto-creation off, ACL); a failed request throws.
+ */
+export async function groupConsumesOrderly(
+  client: ConsumerClient,
+  brokerName: string,
+  group: string,
+  timeoutMs: number,
+): Promise<boolean | undefined> {
+  const address = client.masterAddress(brokerName);
+  if (address === undefined) throw new IllegalStateError(`no master address known for broker ${brokerName}`);
+  const request = createRequest(
+    GetSubscriptionGroupConfig.code,
+    GetSubscriptionGroupConfig.encode({ group }),
+    undefined,
+    client.commandDefaults,
+  );
+  const response = await client.request(address, request, timeoutMs);
+  if (response.code !== ResponseCode.SUCCESS || response.body === undefined) return undefined;
+  return parseSubscriptionGroupConfig(response.body).consumeMessageOrderly === true;
 }

@@ -4,7 +4,7 @@
  * GET_CONSUMER_RUNNING_INFO (`mqadmin consumerStatus`), CONSUME_MESSAGE_DIRECTLY,
  * RESET_CONSUMER_CLIENT_OFFSET and GET_CONSUMER_STATUS_FROM_CLIENT (`mqadmin resetOffsetByTime`).
  * Several consumers (groups) may share one client instance: handlers are registered once per
- * instance and dispatch by group.
+ * instance and dispatch by group. SimpleConsumer groups answer running info only.
  */
 import type { ClientInstance } from '../../client/client-instance.js';
 import type { InboundHandler } from '../../client/inbound.js';
@@ -18,6 +18,7 @@ import {
   encodeGetConsumerStatusBody,
   RunningInfoProperty,
   type ConsumeStatusData,
+  type ConsumerRunningInfoData,
   type ProcessQueueInfoData,
 } from '../../protocol/body/consumer-running-info.js';
 import { decodeLongValue, decodeMessageQueueMap } from '../../protocol/body/message-queue-map.js';
@@ -42,15 +43,27 @@ export type RegisteredConsumer = Pick<
   readonly consumeType?: 'CONSUME_ACTIVELY' | 'CONSUME_PASSIVELY';
 };
 
-const registry = new WeakMap<ClientInstance, Map<string, RegisteredConsumer>>();
+/**
+ * A SimpleConsumer group (simple/running-info.ts): it answers GET_CONSUMER_RUNNING_INFO; it has
+ * no queues to rebalance, reset or report offsets of, and consumes nothing directly.
+ */
+export interface RegisteredPopConsumer {
+  readonly kind: 'pop';
+  readonly wireGroup: string;
+  runningInfo(jstack: boolean): ConsumerRunningInfoData;
+}
+
+type Registered = RegisteredConsumer | RegisteredPopConsumer;
+
+function isPop(c: Registered): c is RegisteredPopConsumer {
+  return 'kind' in c && c.kind === 'pop';
+}
+
+const registry = new WeakMap<ClientInstance, Map<string, Registered>>();
 const handlers = new WeakMap<ClientInstance, Array<[number, InboundHandler]>>();
 
 /** Adds a consumer to its instance; false when the group already runs in this client. */
-export function registerConsumer(
-  instance: ClientInstance,
-  group: string,
-  consumer: RegisteredConsumer,
-): boolean {
+export function registerConsumer(instance: ClientInstance, group: string, consumer: Registered): boolean {
   let groups = registry.get(instance);
   if (groups === undefined) {
     groups = new Map();
@@ -71,11 +84,7 @@ export function registerConsumer(
   return true;
 }
 
-export function unregisterConsumer(
-  instance: ClientInstance,
-  group: string,
-  consumer: RegisteredConsumer,
-): void {
+export function unregisterConsumer(instance: ClientInstance, group: string, consumer: Registered): void {
   const groups = registry.get(instance);
   if (groups?.get(group) !== consumer) return;
   groups.delete(group);
@@ -93,19 +102,28 @@ function noSuchGroup(request: RemotingCommand, group: string): RemotingCommand {
   );
 }
 
-function notifyIdsChanged(groups: Map<string, RegisteredConsumer>, request: RemotingCommand): undefined {
+function notifyIdsChanged(groups: Map<string, Registered>, request: RemotingCommand): undefined {
   const { consumerGroup } = NotifyConsumerIdsChanged.decode(request.extFields);
-  void groups.get(consumerGroup)?.rebalanceNow();
+  const consumer = groups.get(consumerGroup);
+  if (consumer !== undefined && !isPop(consumer)) void consumer.rebalanceNow();
   return undefined;
 }
 
 async function runningInfo(
-  groups: Map<string, RegisteredConsumer>,
+  groups: Map<string, Registered>,
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const { consumerGroup, jstackEnable } = GetConsumerRunningInfo.decode(request.extFields);
   const consumer = groups.get(consumerGroup);
   if (consumer === undefined) return noSuchGroup(request, consumerGroup);
+  if (isPop(consumer))
+    return createResponse(
+      request,
+      ResponseCode.SUCCESS,
+      undefined,
+      undefined,
+      encodeConsumerRunningInfo(consumer.runningInfo(jstackEnable === true)),
+    );
   const o = consumer.options;
   const { table, offsetStore, subscriptions, pool } = consumer.internals;
   const properties: Record<string, string> = {};
@@ -137,12 +155,18 @@ async function runningInfo(
 }
 
 async function consumeDirectly(
-  groups: Map<string, RegisteredConsumer>,
+  groups: Map<string, Registered>,
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const h = ConsumeMessageDirectly.decode(request.extFields);
   const consumer = groups.get(h.consumerGroup);
   if (consumer === undefined) return noSuchGroup(request, h.consumerGroup);
+  if (isPop(consumer))
+    return createResponse(
+      request,
+      ResponseCode.SYSTEM_ERROR,
+      `The Consumer Group <${h.consumerGroup}> is a SimpleConsumer: it receives, it cannot consume a message directly`,
+    );
   const body = request.body ?? new Uint8Array(0);
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const first = decodeStoredMessages(buf)[0];
@@ -179,10 +203,11 @@ async function consumeDirectly(
   );
 }
 
-function resetOffset(groups: Map<string, RegisteredConsumer>, request: RemotingCommand): undefined {
+function resetOffset(groups: Map<string, Registered>, request: RemotingCommand): undefined {
   const h = ResetConsumerClientOffset.decode(request.extFields);
   const consumer = groups.get(h.group);
-  if (consumer === undefined || request.body === undefined) return undefined;
+  // A POP group's offsets are the broker's: nothing to reset here.
+  if (consumer === undefined || isPop(consumer) || request.body === undefined) return undefined;
   const parsed = expectObject(parseFastjsonBytes(request.body), 'ResetOffsetBody');
   const table = decodeMessageQueueMap(parsed.offsetTable, decodeLongValue, 'offsetTable');
   void consumer.resetOffset(
@@ -193,15 +218,15 @@ function resetOffset(groups: Map<string, RegisteredConsumer>, request: RemotingC
 }
 
 async function consumerStatus(
-  groups: Map<string, RegisteredConsumer>,
+  groups: Map<string, Registered>,
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const h = GetConsumerStatusFromClient.decode(request.extFields);
   const consumer = groups.get(h.group);
   if (consumer === undefined) return noSuchGroup(request, h.group);
-  const store = consumer.internals.offsetStore;
   const offsets: Array<[MessageQueue, number]> = [];
-  for (const e of consumer.internals.table.values()) {
+  const store = isPop(consumer) ? undefined : consumer.internals.offsetStore;
+  for (const e of isPop(consumer) ? [] : consumer.internals.table.values()) {
     if (e.mq.topic !== h.topic || store === undefined) continue;
     offsets.push([e.mq, await store.readOffset(e.mq, 'MEMORY')]);
   }

@@ -26,7 +26,10 @@ export interface SimpleConsumerOptions extends ClientOptions {
   invisibleDuration?: number;
   /**
    * Orderly POP (a FIFO group, POP `order=true`): a queue's next message is delivered only after
-   * the previous ones were acked or their invisible time ended. @default false
+   * the previous ones were acked or their invisible time ended. Unset, each broker's subscription
+   * group decides, as the 5.x Proxy does: FIFO when its `consumeMessageOrderly` is true (asked
+   * with GET_SUBSCRIPTIONGROUP_CONFIG; false when the broker cannot say). An explicit value wins.
+   * @default the group's consumeMessageOrderly
    */
   fifo?: boolean;
   /**
@@ -42,7 +45,6 @@ export const SIMPLE_CONSUMER_DEFAULTS = Object.freeze({
   ...CLIENT_DEFAULTS,
   awaitDuration: 30_000,
   invisibleDuration: 60_000,
-  fifo: false,
   maxReconsumeTimes: 16,
 });
 
@@ -51,7 +53,8 @@ export interface ResolvedSimpleConsumerOptions extends ResolvedClientOptions {
   subscriptions: Readonly<Record<string, string>>;
   awaitDuration: number;
   invisibleDuration: number;
-  fifo: boolean;
+  /** Undefined: the group's `consumeMessageOrderly` on each broker decides. */
+  fifo: boolean | undefined;
   maxReconsumeTimes: number;
 }
 
@@ -99,7 +102,7 @@ export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): Re
     subscriptions: Object.freeze(subscriptions),
     awaitDuration: checkDuration('awaitDuration', o.awaitDuration),
     invisibleDuration: checkDuration('invisibleDuration', o.invisibleDuration, 1),
-    fifo: checkBoolean('fifo', o.fifo),
+    fifo: o.fifo === undefined ? undefined : checkBoolean('fifo', o.fifo),
     maxReconsumeTimes: checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0, 16 * 1024),
   };
 }

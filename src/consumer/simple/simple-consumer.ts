@@ -4,7 +4,7 @@
  * subscribed topic (queueId −1, round robin over topics and brokers), with long polling; each
  * message carries a receipt handle for `ack` and `changeInvisibleDuration` (ack.ts). A message not acked
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
- * its maximum of retries. `fifo: true` pops orderly. `for await (const m of consumer)` receives,
+ * its maximum of retries. `fifo: true` pops orderly; unset, the group's `consumeMessageOrderly` decides. `for await (const m of consumer)` receives,
  * yields and acks (iterate.ts); every call that waits takes `{ signal }` (remoting/abort.ts), and
  * an aborted receive's POP is parked so its messages are not lost (parked-pops.ts). States:
  * client/lifecycle.ts; events (docs/events.md): 'routeUpdated', 'connect', 'disconnect',
@@ -33,11 +33,17 @@ import {
 import { PropertyKey } from '../../protocol/message/properties.js';
 import { consumerClientOf } from '../core/client-port.js';
 import { decodePullBody } from '../core/message-view.js';
+import { groupConsumesOrderly } from '../core/broker-queries.js';
 import { SendBack } from '../core/send-back.js';
 import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
+import { probePop } from './probe.js';
+import { HeldMessages } from './held.js';
+import { popLag, type PopQueueLag } from './lag.js';
+import { joinPopGroup, leavePopGroup, type PopMember } from './running-info.js';
+import { buildSubscriptionData } from '../core/subscription.js';
 import { ackMessage, changeInvisibleTime, type AckPort } from './ack.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
@@ -98,6 +104,14 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly parked: ParkedPops;
   /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
   private readonly settledMessages = new WeakSet<PoppedMessage>();
+  /** Received and not settled: this consumer's own in-flight count (held.ts). */
+  private readonly held = new HeldMessages();
+  /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
+  private readonly orderly = new Map<string, boolean>();
+  /** When start() finished (ms); 0 before. */
+  private startTimestamp = 0;
+  /** This consumer in its group's heartbeat and running-info entry (running-info.ts). */
+  private readonly member: PopMember;
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
   private readonly ackPort: AckPort;
 
@@ -108,6 +122,15 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.parked = new ParkedPops(this.logger);
     this.clientId = clientIdOf(this.options);
     this.wireGroup = wrapNamespace(this.options.namespace, this.options.consumerGroup);
+    this.member = {
+      options: this.options,
+      held: this.held,
+      startTimestamp: () => this.startTimestamp,
+      subscriptionData: () =>
+        Object.entries(this.options.subscriptions).map(([topic, expression]) =>
+          buildSubscriptionData(wrapNamespace(this.options.namespace, topic), expression),
+        ),
+    };
     this.ackPort = {
       consumerGroup: this.options.consumerGroup,
       wireGroup: this.wireGroup,
@@ -159,8 +182,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     for (const t of targets) {
       if (probed.has(t.brokerName)) continue;
       probed.add(t.brokerName);
-      await step(this.probe(t));
+      await step(probePop(this.running(), this.address(t.brokerName), t, this.options, this.wireGroup));
+      await step(this.orderOf(t.brokerName));
     }
+    this.startTimestamp = Date.now();
+    joinPopGroup(instance, this.wireGroup, this.member);
     this.logger.info('simple consumer started', { group: o.consumerGroup, clientId: this.clientId });
   }
 
@@ -200,43 +226,27 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   }
 
   /**
-   * Does this broker serve POP? A POP asking for one message more than the broker allows
-   * (POP_MAX_MSG_NUMS + 1): a 5.x broker refuses it with INVALID_PARAMETER before it reads a
-   * queue (PopMessageProcessor checks the count first), so the probe can never take a message and
-   * start its invisible time; a 4.x broker answers REQUEST_CODE_NOT_SUPPORTED. POP_MESSAGE rather
-   * than NOTIFICATION, because a 5.x Proxy serves POP_MESSAGE but not NOTIFICATION (docs/protocol.md
-   * §13.5): one request per broker name, whatever address it sits at.
+   * Whether POPs of `brokerName` are orderly: `fifo` when set, else the group's
+   * `consumeMessageOrderly` there (GET_SUBSCRIPTIONGROUP_CONFIG, as the 5.x Proxy decides; false
+   * when the broker cannot say), asked once per broker.
    */
-  private async probe(t: Target): Promise<void> {
-    const instance = this.running();
-    const address = this.address(t.brokerName);
-    const request = createRequest(
-      PopMessage.code,
-      PopMessage.encode({
-        consumerGroup: this.wireGroup,
-        topic: t.wireTopic,
-        queueId: -1,
-        maxMsgNums: POP_MAX_MSG_NUMS + 1,
-        invisibleTime: this.options.invisibleDuration,
-        pollTime: 0,
-        bornTime: Date.now(),
-        initMode: ConsumeInitMode.MAX,
-        expType: 'TAG',
-        exp: t.expression,
-        order: this.options.fifo,
-        bname: t.brokerName,
-      }),
-      undefined,
-      instance.commandDefaults,
+  private async orderOf(brokerName: string): Promise<boolean> {
+    if (this.options.fifo !== undefined) return this.options.fifo;
+    const known = this.orderly.get(brokerName);
+    if (known !== undefined) return known;
+    const said = await groupConsumesOrderly(
+      consumerClientOf(this.running(), this.options.mqClientApiTimeout),
+      brokerName,
+      this.wireGroup,
+      this.options.mqClientApiTimeout,
     );
-    const response = await instance.pool.request(address, request, this.options.mqClientApiTimeout);
-    if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      throw new PopNotSupportedError(t.brokerName, address);
-    // A broker at one of our NameServer addresses is a 5.x Proxy (it routes every broker to itself).
-    // Its remoting server takes POP_MESSAGE for a pull (SYSTEM_ERROR: the pull header's sysFlag is
-    // missing) and never answers ACK_MESSAGE, so POP cannot work there: fail now, not on the first ack.
-    if (response.code === ResponseCode.SYSTEM_ERROR && this.options.namesrvAddr.includes(address))
-      throw new PopNotSupportedError(t.brokerName, address, { proxy: true, remark: response.remark });
+    if (said === undefined)
+      this.logger.info('broker does not tell whether the group is orderly: POP unordered', {
+        broker: brokerName,
+        group: this.options.consumerGroup,
+      });
+    this.orderly.set(brokerName, said ?? false);
+    return said ?? false;
   }
 
   /**
@@ -281,6 +291,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     const targets = await this.targets();
     if (targets.length === 0 || signal?.aborted === true) return [];
     const t = targets[this.next++ % targets.length]!;
+    const order = await this.orderOf(t.brokerName);
     const address = this.address(t.brokerName);
     const pollTime = this.options.awaitDuration;
     const request = createRequest(
@@ -296,7 +307,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
         initMode: ConsumeInitMode.MAX,
         expType: 'TAG',
         exp: t.expression,
-        order: this.options.fifo,
+        order,
         bname: t.brokerName,
       }),
       undefined,
@@ -310,8 +321,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       throw err;
     }
     switch (response.code) {
-      case ResponseCode.SUCCESS:
-        return this.withoutDeadLetters(this.messagesOf(response, t));
+      case ResponseCode.SUCCESS: {
+        const messages = await this.withoutDeadLetters(this.messagesOf(response, t, order));
+        this.held.add(messages, invisibleDurationMs);
+        return messages;
+      }
       case ResponseCode.POLLING_TIMEOUT:
       case ResponseCode.PULL_NOT_FOUND:
         return [];
@@ -325,14 +339,14 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     }
   }
 
-  private messagesOf(response: RemotingCommand, t: Target): PoppedMessage[] {
+  private messagesOf(response: RemotingCommand, t: Target, order: boolean): PoppedMessage[] {
     const header = PopMessageResponse.decode(response.extFields);
     const decoded = decodePullBody(response.body ?? new Uint8Array(0), {
       queue: { topic: t.wireTopic, brokerName: t.brokerName, queueId: -1 },
       consumerGroup: this.wireGroup,
       namespace: this.options.namespace,
     });
-    const handles = receiptHandles(decoded, header, t.brokerName, this.options.fifo);
+    const handles = receiptHandles(decoded, header, t.brokerName, order);
     return decoded.map((m, i) => {
       m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(header.popTime);
       // Java sets the request's topic on every message (retry messages included).
@@ -379,6 +393,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     throwIfAborted(signal, 'ack');
     await ackMessage(this.ackPort, message, signal);
     this.settledMessages.add(message);
+    this.held.settle(message);
   }
 
   /**
@@ -397,7 +412,31 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     throwIfAborted(signal, 'changeInvisibleDuration');
     await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
     this.settledMessages.add(message);
+    this.held.extend(message, invisibleDurationMs);
     return message;
+  }
+
+  /**
+   * Per queue of every subscribed topic (and its POP retry topic) on every broker serving it:
+   * the group's backlog (not yet handed out), in-flight count (handed out, not acked) and their
+   * sum (lag.ts, docs/consumers.md §3.6). `options.signal` aborts it (AbortError).
+   */
+  async lag(options?: CallOptions): Promise<PopQueueLag[]> {
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'lag');
+    const instance = this.running();
+    const targets = await this.targets();
+    return popLag(
+      {
+        client: consumerClientOf(instance, this.options.mqClientApiTimeout),
+        wireGroup: this.wireGroup,
+        namespace: this.options.namespace,
+        timeoutMs: this.options.mqClientApiTimeout,
+        held: this.held,
+      },
+      targets,
+      signal,
+    );
   }
 
   /**
@@ -433,7 +472,10 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.instance = undefined;
     this.sendBack = undefined;
     this.parked.clear();
+    this.orderly.clear();
+    this.held.clear();
     if (instance !== undefined) {
+      await leavePopGroup(instance, this.wireGroup, this.member);
       for (const t of this.wireTopics()) instance.routes.unpin(t);
       await releaseClientInstance(instance);
     }

@@ -1,7 +1,8 @@
 /**
  * Consumer group pages: the list (subscription groups on every master; per-group figures are on
  * the group's page, so the list stays one request per broker however many groups there are —
- * rocketmq-dashboard#123), and one group's members, subscriptions, per-queue lag (live, charted),
+ * rocketmq-dashboard#123), and one group's members, subscriptions, per-queue lag (live, charted)
+ * and POP in-flight count,
  * consume TPS and a reset-offset-by-time form.
  */
 import type {
@@ -112,7 +113,7 @@ export class GroupView implements LiveView {
       .sort((a, b) => b.lag - a.lag)
       .slice(0, CHARTED_QUEUES)
       .map(seriesLabel(progress));
-    const summary = `<p>Consume TPS <strong id="consume-tps">${num(progress.consumeTps, 1)}</strong>, total lag <strong id="total-lag">${num(progress.totalLag)}</strong>.</p>`;
+    const summary = `<p>Consume TPS <strong id="consume-tps">${num(progress.consumeTps, 1)}</strong>, total lag <strong id="total-lag">${num(progress.totalLag)}</strong>, in flight (POP, not acked) <strong id="total-inflight">${num(progress.totalInflight)}</strong>.</p>`;
     const rows = progress.queues.map((q) => [
       esc(q.topic),
       esc(q.brokerName),
@@ -120,6 +121,7 @@ export class GroupView implements LiveView {
       num(q.brokerOffset),
       num(q.consumerOffset),
       num(q.lag),
+      num(q.inflight),
       time(q.lastTimestamp),
     ]);
     return {
@@ -134,6 +136,7 @@ export class GroupView implements LiveView {
             { label: 'Broker offset', num: true },
             { label: 'Consumer offset', num: true },
             { label: 'Lag', num: true },
+            { label: 'In flight', num: true },
             { label: 'Last consumed' },
           ],
           rows,

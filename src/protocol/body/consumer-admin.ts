@@ -39,6 +39,11 @@ export interface OffsetWrapper {
   consumerOffset: number;
   /** Store time of the last consumed message (consumerOffset − 1), 0 when none. */
   lastTimestamp: number;
+  /**
+   * Ours, not Java's (a Java reader ignores it): POP messages of the queue handed out and not
+   * yet acked, which the committed offset has already passed. Absent from a Java broker.
+   */
+  popInflight?: number | undefined;
 }
 
 /** Java `ConsumeStats`. */
@@ -116,7 +121,9 @@ export function encodeConsumeStats(s: ConsumeStats): Buffer {
   const table = encodeMessageQueueMap(
     s.offsetTable,
     (w) =>
-      `{"brokerOffset":${w.brokerOffset},"consumerOffset":${w.consumerOffset},"lastTimestamp":${w.lastTimestamp}}`,
+      `{"brokerOffset":${w.brokerOffset},"consumerOffset":${w.consumerOffset},"lastTimestamp":${w.lastTimestamp}${
+        w.popInflight === undefined ? '' : `,"popInflight":${w.popInflight}`
+      }}`,
   );
   return Buffer.from(`{"consumeTps":${javaDoubleText(s.consumeTps)},"offsetTable":${table}}`, 'utf8');
 }
@@ -135,6 +142,9 @@ export function parseConsumeStats(body: Uint8Array | string): {
         brokerOffset: jsonNumber(w.brokerOffset, `${what}.brokerOffset`, 0),
         consumerOffset: jsonNumber(w.consumerOffset, `${what}.consumerOffset`, 0),
         lastTimestamp: jsonNumber(w.lastTimestamp, `${what}.lastTimestamp`, 0),
+        ...(w.popInflight === undefined
+          ? {}
+          : { popInflight: jsonNumber(w.popInflight, `${what}.popInflight`, 0) }),
       };
     }),
   };

@@ -37,6 +37,13 @@ export interface ProcessQueueInfoData {
   lastConsumeTimestamp: number;
 }
 
+/** Java `PopProcessQueueInfo`: a POP consumer's queue (its received, un-acked messages). */
+export interface PopProcessQueueInfoData {
+  waitAckCount: number;
+  droped: boolean;
+  lastPopTimestamp: number;
+}
+
 /** Java `ConsumeStatus` (per topic). */
 export interface ConsumeStatusData {
   pullRT: number;
@@ -51,6 +58,8 @@ export interface ConsumerRunningInfoData {
   properties: Record<string, string>;
   subscriptionSet: SubscriptionData[];
   mqTable: Array<[MessageQueueData, ProcessQueueInfoData]>;
+  /** [5.x] POP consumers' queues (Java `mqPopTable`); absent when empty. */
+  mqPopTable?: Array<[MessageQueueData, PopProcessQueueInfoData]> | undefined;
   statusTable: Record<string, ConsumeStatusData>;
   jstack?: string | undefined;
 }
@@ -66,6 +75,8 @@ function sortedJson(o: object): string {
 export function encodeConsumerRunningInfo(info: ConsumerRunningInfoData): Buffer {
   const parts: string[] = [];
   if (info.jstack !== undefined) parts.push(`"jstack":${JSON.stringify(info.jstack)}`);
+  if (info.mqPopTable !== undefined && info.mqPopTable.length > 0)
+    parts.push(`"mqPopTable":${encodeMessageQueueMap(info.mqPopTable, sortedJson)}`);
   parts.push(`"mqTable":${encodeMessageQueueMap(info.mqTable, sortedJson)}`);
   parts.push(`"properties":${sortedJson(info.properties)}`);
   const status = Object.keys(info.statusTable)
@@ -157,6 +168,21 @@ export function parseConsumerRunningInfo(body: Uint8Array | string): ConsumerRun
     mqTable,
     statusTable,
   };
+  if (o.mqPopTable !== undefined && o.mqPopTable !== null)
+    info.mqPopTable = [
+      ...decodeMessageQueueMap(
+        o.mqPopTable,
+        (v, what) => {
+          const q = expectObject(v, what);
+          return {
+            waitAckCount: jsonNumber(q.waitAckCount, `${what}.waitAckCount`, 0),
+            droped: jsonBool(q.droped, `${what}.droped`, false),
+            lastPopTimestamp: jsonNumber(q.lastPopTimestamp, `${what}.lastPopTimestamp`, 0),
+          };
+        },
+        'mqPopTable',
+      ).values(),
+    ].map((e): [MessageQueueData, PopProcessQueueInfoData] => [e.mq, e.value]);
   if (typeof o.jstack === 'string') info.jstack = o.jstack;
   return info;
 }

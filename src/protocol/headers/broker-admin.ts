@@ -85,6 +85,17 @@ export const GetAllSubscriptionGroupConfig = declareRequest(
   {},
 );
 
+/**
+ * [5.x] GET_SUBSCRIPTIONGROUP_CONFIG (352): one group's `SubscriptionGroupConfig` as the body; the
+ * broker auto-creates a missing group (`autoCreateSubscriptionGroup`), else SUBSCRIPTION_GROUP_NOT_EXIST.
+ * The 5.x Proxy reads `consumeMessageOrderly` from it to decide FIFO POP.
+ */
+export const GetSubscriptionGroupConfig = declareRequest(
+  RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG,
+  'GET_SUBSCRIPTIONGROUP_CONFIG',
+  { group: F.string.required() },
+);
+
 /** DELETE_SUBSCRIPTIONGROUP (207). 4.9 reads `removeOffset`, 5.3 reads `cleanOffset`: both are sent. */
 export const DeleteSubscriptionGroup = declareRequest(
   RequestCode.DELETE_SUBSCRIPTIONGROUP,

@@ -19,6 +19,8 @@ import { javaStringHashCode } from '../java-string-hash.js';
 export const ConsumeType = {
   CONSUME_ACTIVELY: 'CONSUME_ACTIVELY',
   CONSUME_PASSIVELY: 'CONSUME_PASSIVELY',
+  /** [5.x] A POP consumer (the Proxy heartbeats SimpleConsumers so). */
+  CONSUME_POP: 'CONSUME_POP',
 } as const;
 export const MessageModel = { BROADCASTING: 'BROADCASTING', CLUSTERING: 'CLUSTERING' } as const;
 export const ConsumeFromWhere = {

@@ -333,7 +333,7 @@ export class Broker {
       ...clientProcessors(ctx),
       ...offsetProcessors(ctx),
       ...adminProcessors(ctx),
-      ...consumerAdminProcessors(ctx),
+      ...consumerAdminProcessors(ctx, this.pop),
       ...brokerConfigProcessors(ctx),
       ...groupAdminProcessors(ctx),
       ...resetOffsetProcessors(ctx),

@@ -9,6 +9,7 @@ import {
   encodeSubscriptionGroupConfig,
   parseGroupList,
   parsePropertiesText,
+  parseSubscriptionGroupConfig,
   parseSubscriptionGroupWrapper,
   parseTopicStatsTable,
   subscriptionGroupConfig,
@@ -35,6 +36,28 @@ describe('admin codes on the embedded broker and NameServer, as Java tools send 
     }
   });
   after(() => stop());
+
+  it('GET_SUBSCRIPTIONGROUP_CONFIG (5.x) answers one group, auto-creating a missing one; an illegal name → SUBSCRIPTION_GROUP_NOT_EXIST', async () => {
+    const group = uniqueName('OrderlyCG');
+    const update = await broker.request(
+      RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+      {},
+      encodeSubscriptionGroupConfig(subscriptionGroupConfig(group, { consumeMessageOrderly: true })),
+    );
+    assert.equal(update.code, ResponseCode.SUCCESS, update.remark);
+    const one = await broker.request(RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, { group });
+    assert.equal(one.code, ResponseCode.SUCCESS, one.remark);
+    const config = parseSubscriptionGroupConfig(one.body!);
+    assert.equal(config.groupName, group);
+    assert.equal(config.consumeMessageOrderly, true);
+    const fresh = uniqueName('FreshCG');
+    const created = await broker.request(RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, { group: fresh });
+    assert.equal(created.code, ResponseCode.SUCCESS);
+    assert.equal(parseSubscriptionGroupConfig(created.body!).consumeMessageOrderly ?? false, false);
+    assert.ok(cluster.broker('broker-a').subscriptionGroups.get(fresh), 'auto-created as Java does');
+    const bad = await broker.request(RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, { group: 'bad group!' });
+    assert.equal(bad.code, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST);
+  });
 
   it('QUERY_MESSAGE accepts Long.MAX_VALUE as the end time (mqadmin queryMsgByKey)', async () => {
     const r = await broker.request(RequestCode.QUERY_MESSAGE, {

@@ -113,7 +113,7 @@ describe('consumer admin codes and offset rules on the embedded broker', () => {
       assert.equal(q0?.brokerOffset, 3);
       assert.equal(q0?.consumerOffset, 2);
       assert.ok(q0.lastTimestamp > 0 && q0.lastTimestamp <= Date.now());
-      assert.deepEqual(q1, { brokerOffset: 1, consumerOffset: 0, lastTimestamp: 0 });
+      assert.deepEqual(q1, { brokerOffset: 1, consumerOffset: 0, lastTimestamp: 0, popInflight: 0 });
       assert.equal(stats.offsetTable.size, 2);
     }
     const unknown = await broker.request(RequestCode.GET_CONSUME_STATS, {

@@ -10,14 +10,24 @@ export const consumerProgressCommand = defineAdminCommand({
   name: 'consumerProgress',
   summary: "A group's offsets and lag per queue (or every group's totals)",
   description: `With --group: GET_CONSUME_STATS from each broker of the group, one row per queue, then the
-consume TPS and the total lag. Without: every subscription group with its members and total lag.`,
+consume TPS, the total lag and (a POP group on the embedded broker) the messages handed out and
+not acked, #Inflight, as Java 5's mqadmin shows them. Without: every subscription group with its members and total lag.`,
   flags: { group: { type: 'string', short: 'g' }, topic: { type: 'string', short: 't' } },
   docs: { group: ['G', 'consumer group'], topic: ['T', 'only this topic (with --group)'] },
   async run(admin, values) {
     if (values.group !== undefined) {
       const p = await admin.consumerProgress(values.group, values.topic);
       const table = [
-        ['#Topic', '#Broker Name', '#QID', '#Broker Offset', '#Consumer Offset', '#Diff', '#LastTime'],
+        [
+          '#Topic',
+          '#Broker Name',
+          '#QID',
+          '#Broker Offset',
+          '#Consumer Offset',
+          '#Diff',
+          '#Inflight',
+          '#LastTime',
+        ],
       ];
       for (const q of p.queues)
         table.push([
@@ -27,6 +37,7 @@ consume TPS and the total lag. Without: every subscription group with its member
           String(q.brokerOffset),
           String(q.consumerOffset),
           String(q.lag),
+          String(q.inflight),
           timeCell(q.lastTimestamp),
         ]);
       return {
@@ -37,6 +48,7 @@ consume TPS and the total lag. Without: every subscription group with its member
           `Online members: ${p.members.map((m) => `${m.clientId} (${m.clientAddr})`).join(', ') || 'none'}`,
           `Consume TPS: ${p.consumeTps.toFixed(2)}`,
           `Diff Total: ${p.totalLag}`,
+          `Consume Inflight Total: ${p.totalInflight}`,
         ],
       };
     }

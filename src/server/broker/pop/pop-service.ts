@@ -21,7 +21,7 @@ import type { MessageToStore, PutResult } from '../../store/types.js';
 import type { BrokerContext } from '../context.js';
 import { isPermanentRefusal, logSkippedMessage } from '../message-util.js';
 import { matchesQueueEntry, matchesStoredRecord, type MessageFilter } from '../message-filter.js';
-import { PopState, visibleAt, type OrderLock, type PopCheckpoint } from './pop-state.js';
+import { lockVisibleAt, PopState, type OrderLock, type PopCheckpoint } from './pop-state.js';
 import { PopWaiters } from './pop-waiters.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
@@ -70,6 +70,8 @@ export class PopService {
 
   async start(): Promise<void> {
     await this.state.load();
+    // A long-invisible message must outlive time-based retention (docs/consumers.md §3.5).
+    this.ctx.store.registerRetentionPin('pop', () => this.state.retentionPins());
     this.waiters.start();
     this.ctx.store.on('messageArrived', (topic: string) => this.waiters.notify(topic));
     this.timer = setInterval(() => this.tick(), this.ctx.options.reviveInterval);
@@ -108,7 +110,7 @@ export class PopService {
     const now = Date.now();
     if (order) {
       const lock = this.state.orderLock(group, topic, queueId);
-      if (lock && visibleAt(lock) > now) return false;
+      if (lock && lockVisibleAt(lock) > now) return false;
     }
     const offset =
       this.ctx.store.consumerOffsets.get(group, topic, queueId) ?? this.initOffset(topic, queueId, 0);
@@ -146,7 +148,7 @@ export class PopService {
     let lock: OrderLock | undefined;
     if (req.order) {
       lock = this.state.orderLock(req.group, topic, queueId);
-      if (lock && visibleAt(lock) > now) return undefined;
+      if (lock && lockVisibleAt(lock) > now) return undefined;
     }
     let offset = store.consumerOffsets.get(req.group, topic, queueId);
     if (offset === undefined) {
@@ -262,7 +264,11 @@ export class PopService {
     return true;
   }
 
-  /** Orderly CHANGE_INVISIBLE_TIME: the batch becomes visible `invisibleTime` from now. */
+  /**
+   * Orderly CHANGE_INVISIBLE_TIME (Java `updateNextVisibleTime`): this offset becomes visible
+   * `invisibleTime` from now; the queue stays blocked while any un-acked offset is invisible.
+   * The handle keeps its popTime; the answer's invisibleTime is counted from it.
+   */
   changeOrderly(
     group: string,
     topic: string,
@@ -270,13 +276,14 @@ export class PopService {
     popTime: number,
     offset: number,
     invisibleTime: number,
-  ): OrderLock | undefined {
+  ): { popTime: number; invisibleTime: number } | undefined {
     const lock = this.state.orderLock(group, topic, queueId);
     if (!lock || lock.popTime !== popTime || !lock.offsets.includes(offset) || lock.acked.includes(offset))
       return undefined;
-    lock.invisibleTime = Date.now() + invisibleTime - lock.popTime;
+    const next = Date.now() + invisibleTime;
+    lock.nextVisible = { ...lock.nextVisible, [String(offset)]: next };
     this.state.persist();
-    return lock;
+    return { popTime, invisibleTime: next - popTime };
   }
 
   /** Revives every expired checkpoint; wakes pollers of queues whose orderly lock expired. */

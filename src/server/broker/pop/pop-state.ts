@@ -8,6 +8,7 @@
  * The file is rewritten (atomically, coalesced) after every change, so the state survives a restart.
  */
 import type { Logger } from '../../../observability/logger.js';
+import type { RetentionPin } from '../../store/retention.js';
 import { StateFile } from '../state-file.js';
 
 export interface PopCheckpoint {
@@ -37,6 +38,11 @@ export interface OrderLock {
   acked: number[];
   /** Deliveries so far per offset (the next delivery's reconsumeTimes). */
   counts: Record<string, number>;
+  /**
+   * Per-offset visible time set by CHANGE_MESSAGE_INVISIBLETIME (Java
+   * `OrderInfo.offsetNextVisibleTime`); an offset without one is visible at popTime + invisibleTime.
+   */
+  nextVisible?: Record<string, number>;
 }
 
 export function checkpointKey(
@@ -55,6 +61,19 @@ export function queueLockKey(group: string, topic: string, queueId: number): str
 
 export function visibleAt(x: { popTime: number; invisibleTime: number }): number {
   return x.popTime + x.invisibleTime;
+}
+
+/**
+ * When an orderly queue may be popped again (Java `OrderInfo#needBlock`): once every un-acked
+ * offset of the batch in flight is visible again.
+ */
+export function lockVisibleAt(lock: OrderLock): number {
+  let at = Number.NEGATIVE_INFINITY;
+  for (const o of lock.offsets) {
+    if (lock.acked.includes(o)) continue;
+    at = Math.max(at, lock.nextVisible?.[String(o)] ?? visibleAt(lock));
+  }
+  return at;
 }
 
 interface FileShape {
@@ -130,6 +149,29 @@ export class PopState {
     return n;
   }
 
+  /**
+   * The lowest un-acked offset of every checkpoint and order lock: retention keeps the commit-log
+   * files holding them (docs/consumers.md §3.5), as Java keeps POP data alive in its revive topic.
+   */
+  *retentionPins(): Iterable<RetentionPin> {
+    for (const x of [...this.checkpoints.values(), ...this.orders.values()]) {
+      let lowest: number | undefined;
+      for (const o of x.offsets) if (!x.acked.includes(o) && (lowest === undefined || o < lowest)) lowest = o;
+      if (lowest !== undefined) yield { topic: x.topic, queueId: x.queueId, offset: lowest };
+    }
+  }
+
+  /** Un-acked POP messages of `group` per `topic@queueId` (checkpoints and order locks). */
+  inflightOf(group: string): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const x of [...this.checkpoints.values(), ...this.orders.values()]) {
+      if (x.group !== group) continue;
+      const key = `${x.topic}@${x.queueId}`;
+      out.set(key, (out.get(key) ?? 0) + x.offsets.length - x.acked.length);
+    }
+    return out;
+  }
+
   orderLock(group: string, topic: string, queueId: number): OrderLock | undefined {
     return this.orders.get(queueLockKey(group, topic, queueId));
   }
@@ -146,7 +188,7 @@ export class PopState {
 
   /** Order locks whose invisible time ended by `now` (their queue may be popped again). */
   expiredOrderLocks(now: number): OrderLock[] {
-    return [...this.orders.values()].filter((o) => visibleAt(o) <= now);
+    return [...this.orders.values()].filter((o) => lockVisibleAt(o) <= now);
   }
 
   persist(): void {

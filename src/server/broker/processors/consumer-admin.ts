@@ -19,11 +19,15 @@ import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader } from '../request-header.js';
 import type { SubscriptionData } from '../client-manager.js';
 import type { BrokerContext } from '../context.js';
+import type { PopService } from '../pop/pop-service.js';
 
-export function consumerAdminProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
+export function consumerAdminProcessors(
+  ctx: BrokerContext,
+  pop: PopService,
+): Array<[number, RequestHandler]> {
   return [
     [GetConsumerConnectionList.code, (r) => consumerConnectionList(ctx, r)],
-    [GetConsumeStats.code, (r) => consumeStats(ctx, r)],
+    [GetConsumeStats.code, (r) => consumeStats(ctx, pop, r)],
   ];
 }
 
@@ -85,8 +89,13 @@ export async function storeTimestampAt(
  * Java `AdminBrokerProcessor#getConsumeStats`: the given topic, or every topic the group has
  * offsets for; topics without config are skipped, and so are unsubscribed ones while the group
  * is online with subscriptions. Queues 0…readQueueNums−1; a negative committed offset reads 0.
+ * Ours: each queue's `popInflight`, the group's POP messages handed out and not acked.
  */
-async function consumeStats(ctx: BrokerContext, request: RemotingCommand): Promise<RemotingCommand> {
+async function consumeStats(
+  ctx: BrokerContext,
+  pop: PopService,
+  request: RemotingCommand,
+): Promise<RemotingCommand> {
   const { consumerGroup, topic } = requestHeader(GetConsumeStats, request);
   const topics =
     topic !== undefined && topic !== ''
@@ -96,6 +105,7 @@ async function consumeStats(ctx: BrokerContext, request: RemotingCommand): Promi
           .filter((e) => e.group === consumerGroup)
           .map((e) => e.topic);
   const online = ctx.clients.consumerGroup(consumerGroup);
+  const inflight = pop.state.inflightOf(consumerGroup);
   const offsetTable: Array<readonly [MessageQueueData, OffsetWrapper]> = [];
   let consumeTps = 0;
   for (const t of topics) {
@@ -109,7 +119,7 @@ async function consumeStats(ctx: BrokerContext, request: RemotingCommand): Promi
         consumerOffset > 0 ? await storeTimestampAt(ctx, t, queueId, consumerOffset - 1) : 0;
       offsetTable.push([
         { topic: t, brokerName: ctx.options.brokerName, queueId },
-        { brokerOffset, consumerOffset, lastTimestamp },
+        { brokerOffset, consumerOffset, lastTimestamp, popInflight: inflight.get(`${t}@${queueId}`) ?? 0 },
       ]);
     }
     consumeTps += ctx.stats.groupGetTps(t, consumerGroup);

@@ -1,6 +1,6 @@
 /**
  * Group administration (Java `AdminBrokerProcessor`): subscription groups (200 create/update,
- * 201 list, 207 delete), the connections of a producer group (204) and which groups consume a
+ * 201 list, 352 one, 207 delete), the connections of a producer group (204) and which groups consume a
  * topic (300).
  */
 import { ResponseCode } from '../../../protocol/codes.js';
@@ -8,6 +8,7 @@ import { createResponse, type RemotingCommand } from '../../../protocol/command.
 import {
   encodeGroupList,
   encodeProducerConnection,
+  encodeSubscriptionGroupConfig,
   encodeSubscriptionGroupWrapper,
   parseSubscriptionGroupConfig,
 } from '../../../protocol/body/admin.js';
@@ -16,6 +17,7 @@ import {
   DeleteSubscriptionGroup,
   GetAllSubscriptionGroupConfig,
   GetProducerConnectionList,
+  GetSubscriptionGroupConfig,
   QueryTopicConsumeByWho,
   UpdateAndCreateSubscriptionGroup,
 } from '../../../protocol/headers/broker-admin.js';
@@ -28,6 +30,7 @@ export function groupAdminProcessors(ctx: BrokerContext): Array<[number, Request
   return [
     [UpdateAndCreateSubscriptionGroup.code, (r) => updateGroup(ctx, r)],
     [GetAllSubscriptionGroupConfig.code, (r) => allGroups(ctx, r)],
+    [GetSubscriptionGroupConfig.code, (r) => oneGroup(ctx, r)],
     [DeleteSubscriptionGroup.code, (r) => deleteGroup(ctx, r)],
     [GetProducerConnectionList.code, (r) => producerConnections(ctx, r)],
     [QueryTopicConsumeByWho.code, (r) => consumedBy(ctx, r)],
@@ -52,6 +55,22 @@ function allGroups(ctx: BrokerContext, request: RemotingCommand): RemotingComman
   for (const e of ctx.store.consumerOffsets.entries()) ctx.subscriptionGroups.ensure(e.group);
   const body = encodeSubscriptionGroupWrapper(ctx.subscriptionGroups.wrapper());
   return createResponse(request, ResponseCode.SUCCESS, undefined, undefined, body);
+}
+
+/** Java `getSubscriptionGroup` through `findSubscriptionGroupConfig`, which auto-creates the group. */
+function oneGroup(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
+  const { group } = requestHeader(GetSubscriptionGroupConfig, request);
+  if (checkGroup(group, 'group') !== undefined)
+    return createResponse(request, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, 'No group in this broker');
+  ctx.subscriptionGroups.ensure(group);
+  const config = ctx.subscriptionGroups.get(group)!;
+  return createResponse(
+    request,
+    ResponseCode.SUCCESS,
+    undefined,
+    undefined,
+    encodeSubscriptionGroupConfig(config),
+  );
 }
 
 function deleteGroup(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
