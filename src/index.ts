@@ -45,6 +45,7 @@ export {
   ReplyNotPossibleError,
   PopNotSupportedError,
   InvalidReceiptHandleError,
+  AckFailedError,
   FilterExpressionError,
   // admin
   ConsumerGroupNotFoundError,

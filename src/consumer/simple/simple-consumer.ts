@@ -19,7 +19,13 @@ import { forwardInstanceEvents, type ClientInstanceEvents } from '../../client/i
 import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
 import { keyList } from '../../options.js';
 import { wrapNamespace } from '../../client/namespace.js';
-import { IllegalStateError, InvalidArgumentError, PopNotSupportedError } from '../../errors.js';
+import {
+  AckFailedError,
+  IllegalStateError,
+  InvalidArgumentError,
+  InvalidReceiptHandleError,
+  PopNotSupportedError,
+} from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { errorFromResponse } from '../../client/response-error.js';
@@ -38,10 +44,13 @@ import { receiptHandles, type PoppedMessage } from './pop-response.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
-import { ackMessage, changeInvisibleTime, type AckPort } from './ack.js';
+import { ackTargetOf, changeInvisibleTime, type AckPort } from './ack.js';
+import { PopAcker } from '../core/pop-acker.js';
+import { PopSlots } from './pop-slots.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
   checkDuration,
+  MAX_INVISIBLE_DURATION_MS,
   resolveSimpleConsumerOptions,
   type ResolvedSimpleConsumerOptions,
   type SimpleConsumerOptions,
@@ -100,6 +109,12 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly settledMessages = new WeakSet<PoppedMessage>();
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
   private readonly ackPort: AckPort;
+  /** Batches the acks (core/pop-acker.ts). */
+  private readonly acker: PopAcker;
+  /** Messages acked, or being acked, by this consumer: a second ack is refused before any I/O. */
+  private readonly ackedMessages = new WeakSet<PoppedMessage>();
+  /** The bound on POPs in flight (`maxInFlightPops`). */
+  private readonly popSlots: PopSlots;
 
   constructor(options: SimpleConsumerOptions) {
     super();
@@ -116,6 +131,13 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       running: () => this.running(),
       address: (brokerName) => this.address(brokerName),
     };
+    this.acker = new PopAcker(this.ackPort);
+    this.popSlots = new PopSlots(this.options.maxInFlightPops);
+  }
+
+  /** Requests the acks took so far, by kind (BATCH_ACK_MESSAGE or ACK_MESSAGE): for benchmarks and tests. */
+  get ackRequests(): Readonly<{ ack: number; batchAck: number }> {
+    return { ...this.acker.sent };
   }
 
   get consumerGroup(): string {
@@ -260,7 +282,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.running();
     const kept = this.parked.take(maxMessages);
     if (kept.length > 0) return kept;
-    const pop = this.parked.adopt() ?? this.pop(maxMessages, invisibleDurationMs, signal);
+    const pop = this.parked.adopt() ?? (await this.boundedPop(maxMessages, invisibleDurationMs, signal)).pop;
     let messages: PoppedMessage[];
     try {
       messages = await raceAbort(pop, signal, 'receive');
@@ -269,6 +291,18 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       throw err;
     }
     return this.parked.trim(messages, maxMessages);
+  }
+
+  /** `pop` in one of the `maxInFlightPops` slots, waiting for a slot first. */
+  private async boundedPop(
+    maxMessages: number,
+    invisibleDurationMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ pop: Promise<PoppedMessage[]> }> {
+    await this.popSlots.acquire(signal);
+    const pop = this.pop(maxMessages, invisibleDurationMs, signal);
+    this.popSlots.holdUntilSettled(pop);
+    return { pop };
   }
 
   /** One POP (the wait of `receive`); sends nothing when `signal` aborted during the route lookup. */
@@ -371,13 +405,49 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   }
 
   /**
-   * Acknowledges `message`: it is not delivered again. `options.signal` aborts the wait for the
-   * broker's answer (AbortError): the ack may or may not have been applied.
+   * Acknowledges `message`, or every message of an array: they are not delivered again. Acks
+   * asked for together (one array, or calls in the same turn of the event loop) go as one
+   * BATCH_ACK_MESSAGE per broker, merged per checkpoint (docs/consumers.md §3.4). A message this
+   * consumer already acked, one of another group and one whose invisible time is over are refused
+   * (InvalidReceiptHandleError) without a request. An array rejects with AckFailedError naming
+   * each message not acked and why; the others were acked. `options.signal` aborts the wait for
+   * the broker's answer (AbortError): the ack may or may not have been applied.
    */
-  async ack(message: PoppedMessage, options?: CallOptions): Promise<void> {
+  async ack(message: PoppedMessage | readonly PoppedMessage[], options?: CallOptions): Promise<void> {
     const signal = signalOf(options);
     throwIfAborted(signal, 'ack');
-    await ackMessage(this.ackPort, message, signal);
+    if (!Array.isArray(message)) {
+      await raceAbort(this.ackOne(message as PoppedMessage), signal, 'ack');
+      return;
+    }
+    const messages = message as readonly PoppedMessage[];
+    for (const [i, m] of messages.entries())
+      if (m === null || typeof m !== 'object' || typeof m.receiptHandle !== 'string')
+        throw new InvalidArgumentError(`message[${i}]`, 'must be a message returned by receive()');
+    this.running();
+    const outcomes = await raceAbort(
+      Promise.allSettled(messages.map((m) => this.ackOne(m))),
+      signal,
+      'ack',
+    );
+    const failures = outcomes.flatMap((o, i) =>
+      o.status === 'rejected' ? [{ message: messages[i]!, error: o.reason as unknown }] : [],
+    );
+    if (failures.length > 0) throw new AckFailedError(failures, messages.length - failures.length);
+  }
+
+  /** The ack of one message through the batcher; marks it acked (unmarked again if it fails). */
+  private async ackOne(message: PoppedMessage): Promise<void> {
+    const target = ackTargetOf(this.ackPort, message);
+    if (this.ackedMessages.has(message))
+      throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
+    this.ackedMessages.add(message);
+    try {
+      await this.acker.ack(target);
+    } catch (err) {
+      this.ackedMessages.delete(message);
+      throw err;
+    }
     this.settledMessages.add(message);
   }
 
@@ -392,9 +462,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     invisibleDurationMs: number,
     options?: CallOptions,
   ): Promise<PoppedMessage> {
-    checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
+    checkInvisibleDuration(invisibleDurationMs);
     const signal = signalOf(options);
     throwIfAborted(signal, 'changeInvisibleDuration');
+    if (this.ackedMessages.has(message))
+      throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
     await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
     this.settledMessages.add(message);
     return message;
@@ -465,5 +537,10 @@ export function checkReceiveArgs(maxMessages: unknown, invisibleDurationMs: unkn
       'maxMessages',
       `must be an integer in [1, ${POP_MAX_MSG_NUMS}], got ${String(maxMessages)}`,
     );
-  checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
+  checkInvisibleDuration(invisibleDurationMs);
+}
+
+/** An invisible duration: 1 ms to 12 h (the 5.x proxy's `maxInvisibleTimeMills`). */
+function checkInvisibleDuration(invisibleDurationMs: unknown): void {
+  checkDuration('invisibleDurationMs', invisibleDurationMs, 1, MAX_INVISIBLE_DURATION_MS);
 }
