@@ -44,7 +44,8 @@ export function checkedHandle(handle: string, now: number): ExtraInfo {
   try {
     info = parseExtraInfo(handle);
   } catch (err) {
-    if (err instanceof ProtocolError) throw new InvalidReceiptHandleError(handle, err.message, { cause: err });
+    if (err instanceof ProtocolError)
+      throw new InvalidReceiptHandleError(handle, err.message, { cause: err });
     throw err;
   }
   if (info.popTime + info.invisibleTime <= now)

@@ -99,7 +99,12 @@ async function requestFor(
   const target = ackTargetOf(port, message);
   const info = checkedHandle(target.receiptHandle, Date.now());
   const instance = port.running();
-  const request = createRequest(code, header(ackHeaderFields(target, info)), undefined, instance.commandDefaults);
+  const request = createRequest(
+    code,
+    header(ackHeaderFields(target, info)),
+    undefined,
+    instance.commandDefaults,
+  );
   const address = port.address(info.brokerName);
   const response = await instance.pool.request(address, request, port.timeoutMs, signal);
   return { info, response: ackOutcome(response, target.receiptHandle, info, address, code) };

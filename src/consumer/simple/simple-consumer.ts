@@ -425,11 +425,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       if (m === null || typeof m !== 'object' || typeof m.receiptHandle !== 'string')
         throw new InvalidArgumentError(`message[${i}]`, 'must be a message returned by receive()');
     this.running();
-    const outcomes = await raceAbort(
-      Promise.allSettled(messages.map((m) => this.ackOne(m))),
-      signal,
-      'ack',
-    );
+    const outcomes = await raceAbort(Promise.allSettled(messages.map((m) => this.ackOne(m))), signal, 'ack');
     const failures = outcomes.flatMap((o, i) =>
       o.status === 'rejected' ? [{ message: messages[i]!, error: o.reason as unknown }] : [],
     );

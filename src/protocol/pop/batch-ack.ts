@@ -119,7 +119,8 @@ export function decodeBatchAckBody(bytes: Uint8Array): BatchAckBody {
   const rawAcks = root['acks'] ?? [];
   if (!Array.isArray(rawAcks)) throw new ProtocolError('BATCH_ACK: acks is not an array');
   const acks = rawAcks.map((raw: unknown, i): BatchAck => {
-    if (raw === null || typeof raw !== 'object') throw new ProtocolError(`BATCH_ACK: acks[${i}] is not an object`);
+    if (raw === null || typeof raw !== 'object')
+      throw new ProtocolError(`BATCH_ACK: acks[${i}] is not an object`);
     const o = raw as Json;
     const retry = str(o, 'r', 'retry', i);
     if (retry !== '0' && retry !== '1' && retry !== '2')

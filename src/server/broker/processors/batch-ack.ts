@@ -27,7 +27,13 @@ interface AckStep {
   offset: number;
 }
 
-export function processBatchAck(ctx: BrokerContext, pop: PopService, request: RemotingCommand): RemotingCommand {
+export function processBatchAck(
+  ctx: BrokerContext,
+  pop: PopService,
+  request: RemotingCommand,
+): RemotingCommand {
+  if (request.body === undefined || request.body.length === 0)
+    return createResponse(request, ResponseCode.NO_MESSAGE);
   let body: BatchAckBody;
   try {
     body = decodeBatchAckBody(request.body ?? new Uint8Array(0));
@@ -35,8 +41,7 @@ export function processBatchAck(ctx: BrokerContext, pop: PopService, request: Re
     if (err instanceof ProtocolError) return createResponse(request, ResponseCode.SYSTEM_ERROR, err.message);
     throw err;
   }
-  if (request.body === undefined || request.body.length === 0 || body.acks.length === 0)
-    return createResponse(request, ResponseCode.NO_MESSAGE);
+  if (body.acks.length === 0) return createResponse(request, ResponseCode.NO_MESSAGE);
   const steps: AckStep[] = [];
   const stale: string[] = [];
   const seen = new Set<string>();
