@@ -18,7 +18,7 @@
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
  * A first unmeasured drain warms the broker up (`--no-warmup` skips it).
- * Figures, never assertions. `--prof` runs our drain and latency workers under `node --cpu-prof`
+ * Figures, never assertions. `--prof` runs our drain and latency workers (and the embedded cluster) under `node --cpu-prof`
  * (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
@@ -86,7 +86,7 @@ interface Cluster {
 async function startEmbedded(): Promise<Cluster> {
   const child = spawn(
     process.execPath,
-    [MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json'],
+    [...(values.prof ? PROF_ARGS : []), MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json'],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -259,7 +259,8 @@ async function workerDrain(
 ): Promise<DrainRow> {
   const broker0 = processCpuMs(cluster.pid);
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, cluster.namesrv, topic, String(count)], {
+    const prof = values.prof ? PROF_ARGS : [];
+    const child = spawn(process.execPath, [...prof, worker, cluster.namesrv, topic, String(count)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';

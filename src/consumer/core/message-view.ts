@@ -146,6 +146,8 @@ class PulledMessage implements ConsumerMessage {
   private cachedTopic: string | undefined = undefined;
   /** CONSUME_START_TIME (ms), kept here as a number until the system properties are built. */
   private consumeStart = -1;
+  /** [POP] POP_FIRST_POP_TIME when the record has none, kept until the system properties are built. */
+  private firstPopTime = -1;
 
   constructor(
     raw: Buffer,
@@ -205,6 +207,7 @@ class PulledMessage implements ConsumerMessage {
     if (o.minOffset !== undefined) system[PropertyKey.MIN_OFFSET] = String(o.minOffset);
     if (o.maxOffset !== undefined) system[PropertyKey.MAX_OFFSET] = String(o.maxOffset);
     if (this.consumeStart >= 0) system[PropertyKey.CONSUME_START_TIME] = String(this.consumeStart);
+    if (this.firstPopTime >= 0) system[PropertyKey.FIRST_POP_TIME] ??= String(this.firstPopTime);
     this.system = system;
     return system;
   }
@@ -213,6 +216,28 @@ class PulledMessage implements ConsumerMessage {
   markConsumeStart(now: number): void {
     if (this.system !== undefined) this.system[PropertyKey.CONSUME_START_TIME] = String(now);
     else this.consumeStart = now;
+  }
+
+  /** @internal [POP] POP_FIRST_POP_TIME for a record without one, without decoding the properties. */
+  markPopped(popTime: number): void {
+    if (this.system !== undefined) this.system[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
+    else this.firstPopTime = popTime;
+  }
+
+  /**
+   * @internal One property of the record: a name absent from its properties text is answered
+   * without decoding them (a POP reads POP_CK of every message; only retry-topic records have one).
+   */
+  property(name: string): string | undefined {
+    if (this.all === undefined) {
+      let text = this.innerProperties;
+      if (text === undefined) {
+        const l = this.layout();
+        text = this.raw.toString('utf8', l.propertiesAt, l.propertiesAt + l.propertiesLen);
+      }
+      if (!text.includes(name)) return undefined;
+    }
+    return this.allProperties()[name];
   }
 
   get topic(): string {
@@ -332,6 +357,18 @@ export function markConsumeStart(messages: readonly ConsumerMessage[], now: numb
     if (m instanceof PulledMessage) m.markConsumeStart(now);
     else m.systemProperties[PropertyKey.CONSUME_START_TIME] = String(now);
   }
+}
+
+/** [POP] Sets POP_FIRST_POP_TIME on a message without one, without building a view's system properties. */
+export function markPopped(m: ConsumerMessage, popTime: number): void {
+  if (m instanceof PulledMessage) m.markPopped(popTime);
+  else m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
+}
+
+/** A system property of a message, decoding a pulled view's properties only when it has it. */
+export function systemPropertyOf(m: ConsumerMessage, name: string): string | undefined {
+  if (m instanceof PulledMessage) return m.property(name);
+  return m.systemProperties[name];
 }
 
 /**

@@ -27,6 +27,8 @@ export interface PopAckTarget {
   readonly wireTopic: string;
   /** The group on the wire. */
   readonly wireGroup: string;
+  /** `receiptHandle` parsed, when the caller has it (it built the handle): not parsed again. */
+  readonly info?: ExtraInfo | undefined;
 }
 
 /** What the acker needs of its consumer. */
@@ -39,10 +41,10 @@ export interface PopAckerPort {
 }
 
 /** The handle parsed and checked: well-formed, not expired at `now`. InvalidReceiptHandleError otherwise. */
-export function checkedHandle(handle: string, now: number): ExtraInfo {
+export function checkedHandle(handle: string, now: number, parsed?: ExtraInfo): ExtraInfo {
   let info: ExtraInfo;
   try {
-    info = parseExtraInfo(handle);
+    info = parsed ?? parseExtraInfo(handle);
   } catch (err) {
     if (err instanceof ProtocolError)
       throw new InvalidReceiptHandleError(handle, err.message, { cause: err });
@@ -120,7 +122,7 @@ export class PopAcker {
     let info: ExtraInfo;
     try {
       this.port.running();
-      info = checkedHandle(target.receiptHandle, Date.now());
+      info = checkedHandle(target.receiptHandle, Date.now(), target.info);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -69,12 +69,16 @@ export async function changeInvisibleTime(
  * The ack target of `message` (core/pop-acker.ts): InvalidArgumentError for something that is not
  * a received message, InvalidReceiptHandleError for another group's.
  */
-export function ackTargetOf(port: AckPort, message: PoppedMessage): PopAckTarget {
+export function ackTargetOf(port: AckPort, message: PoppedMessage, info?: ExtraInfo): PopAckTarget {
   checkOwnGroup(port, message);
   return {
     receiptHandle: message.receiptHandle,
-    wireTopic: wrapNamespace(port.namespace, withoutNamespace(message.topic, port.namespace)),
+    wireTopic:
+      port.namespace === undefined
+        ? message.topic
+        : wrapNamespace(port.namespace, withoutNamespace(message.topic, port.namespace)),
     wireGroup: port.wireGroup,
+    info,
   };
 }
 
