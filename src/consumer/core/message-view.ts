@@ -240,6 +240,12 @@ class PulledMessage implements ConsumerMessage {
     return this.allProperties()[name];
   }
 
+  /** @internal The topic as the record names it (no property decoded, no prefix taken off). */
+  recordTopic(): string {
+    const l = this.layout();
+    return this.raw.toString('utf8', l.topicAt, l.topicAt + l.topicLen);
+  }
+
   get topic(): string {
     if (this.cachedTopic !== undefined) return this.cachedTopic;
     const l = this.layout();
@@ -365,6 +371,14 @@ export function markPopped(m: ConsumerMessage, popTime: number): void {
   else m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
 }
 
+/**
+ * [POP] The topic the record names, for its retry flag: a pulled view's without decoding its
+ * properties (its `topic` maps only the push retry topic `%RETRY%<group>` back, never a POP one).
+ */
+export function recordTopicOf(m: ConsumerMessage): string {
+  return m instanceof PulledMessage ? m.recordTopic() : m.topic;
+}
+
 /** A system property of a message, decoding a pulled view's properties only when it has it. */
 export function systemPropertyOf(m: ConsumerMessage, name: string): string | undefined {
   if (m instanceof PulledMessage) return m.property(name);
@@ -387,6 +401,8 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
     queueId: o.queue.queueId,
   };
   const delta = o.offsetDelta ?? 0;
+  // queueId −1 (a POP of every queue of a broker): one queue object per queue id, shared too.
+  const byId: MessageQueue[] = [];
   const l = decodeLayout;
   let at = 0;
   while (at < buf.length) {
@@ -395,7 +411,11 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
     const flag = buf.readInt32BE(at + StoredField.FLAG);
     const inflated = inflate(buf.subarray(l.bodyAt, l.bodyAt + l.bodyLen), l.sysFlag, o.decompressors);
     // queueId −1 (a POP of every queue of a broker): each record names its own queue.
-    const q = o.queue.queueId >= 0 ? queue : { ...queue, queueId: buf.readInt32BE(at + StoredField.QUEUEID) };
+    let q = queue;
+    if (o.queue.queueId < 0) {
+      const queueId = buf.readInt32BE(at + StoredField.QUEUEID);
+      q = byId[queueId] ??= { ...queue, queueId };
+    }
     if ((l.sysFlag & BATCH_FLAGS) !== BATCH_FLAGS) {
       out.push(new PulledMessage(buf, l, o, q, inflated, queueOffset, flag, undefined));
     } else {

@@ -219,24 +219,48 @@ export class PopAcker {
 /** BatchAck entries of `batch`: one per group, topic and checkpoint, a bit per acked offset. */
 function mergeByCheckpoint(batch: readonly PendingAck[]): BatchAck[] {
   const merged = new Map<string, BatchAck>();
+  let last: BatchAck | undefined;
   for (const { target, info } of batch) {
-    const key = `${target.wireGroup}@${target.wireTopic}@${info.retryFlag}@${info.queueId}@${info.ckQueueOffset}@${info.popTime}`;
-    let entry = merged.get(key);
+    // Acks of one POP come in a row: the previous entry first, a key only when it differs.
+    let entry = last !== undefined && sameCheckpoint(last, target, info) ? last : undefined;
     if (entry === undefined) {
-      entry = {
-        consumerGroup: target.wireGroup,
-        topic: target.wireTopic,
-        retry: info.retryFlag,
-        startOffset: info.ckQueueOffset,
-        queueId: info.queueId,
-        reviveQueueId: info.reviveQid,
-        popTime: info.popTime,
-        invisibleTime: info.invisibleTime,
-        indexes: [],
-      };
-      merged.set(key, entry);
+      const key = `${target.wireGroup}@${target.wireTopic}@${info.retryFlag}@${info.queueId}@${info.ckQueueOffset}@${info.popTime}`;
+      entry = merged.get(key) ?? newEntry(merged, key, target, info);
     }
     entry.indexes.push(info.msgQueueOffset - info.ckQueueOffset);
+    last = entry;
   }
   return [...merged.values()];
+}
+
+function newEntry(
+  merged: Map<string, BatchAck>,
+  key: string,
+  target: PopAckTarget,
+  info: ExtraInfo,
+): BatchAck {
+  const entry: BatchAck = {
+    consumerGroup: target.wireGroup,
+    topic: target.wireTopic,
+    retry: info.retryFlag,
+    startOffset: info.ckQueueOffset,
+    queueId: info.queueId,
+    reviveQueueId: info.reviveQid,
+    popTime: info.popTime,
+    invisibleTime: info.invisibleTime,
+    indexes: [],
+  };
+  merged.set(key, entry);
+  return entry;
+}
+
+function sameCheckpoint(entry: BatchAck, target: PopAckTarget, info: ExtraInfo): boolean {
+  return (
+    entry.popTime === info.popTime &&
+    entry.startOffset === info.ckQueueOffset &&
+    entry.queueId === info.queueId &&
+    entry.retry === info.retryFlag &&
+    entry.topic === target.wireTopic &&
+    entry.consumerGroup === target.wireGroup
+  );
 }

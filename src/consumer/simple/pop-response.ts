@@ -19,7 +19,7 @@ import {
   retryFlagOf,
   type RetryFlag,
 } from '../../protocol/pop/extra-info.js';
-import { systemPropertyOf, type ConsumerMessage } from '../core/message-view.js';
+import { recordTopicOf, systemPropertyOf, type ConsumerMessage } from '../core/message-view.js';
 
 /** A message received by POP: a ConsumerMessage with its receipt handle. */
 export interface PoppedMessage extends ConsumerMessage {
@@ -66,20 +66,12 @@ export function parsedReceiptHandles(
   return messages.map((m) => {
     const given = systemPropertyOf(m, PropertyKey.POP_CK);
     if (given !== undefined) return { handle: given, info: undefined };
-    const flag: RetryFlag = retryFlagOf(m.topic);
+    const flag: RetryFlag = retryFlagOf(recordTopicOf(m));
     const qid = m.queue.queueId;
     const key = queueKey(flag, qid);
-    const base = {
-      popTime: h.popTime,
-      invisibleTime: h.invisibleTime,
-      reviveQid: h.reviveQid,
-      retryFlag: flag,
-      brokerName,
-      queueId: qid,
-    };
     if (h.startOffsetInfo === undefined || h.startOffsetInfo === '') {
       if (!firstOffset.has(key)) firstOffset.set(key, m.queueOffset);
-      return built({ ...base, ckQueueOffset: firstOffset.get(key)!, msgQueueOffset: m.queueOffset });
+      return built(h, flag, brokerName, qid, firstOffset.get(key)!, m.queueOffset);
     }
     const start = starts.get(key);
     const list = offsets.get(key);
@@ -94,10 +86,27 @@ export function parsedReceiptHandles(
       const count = counts.get(queueOffsetKey(flag, qid, m.queueOffset)) ?? counts.get(key);
       if (count !== undefined && count > 0) m.reconsumeTimes = count;
     }
-    return built({ ...base, ckQueueOffset: start, msgQueueOffset: msgOffset });
+    return built(h, flag, brokerName, qid, start, msgOffset);
   });
 }
 
-function built(info: ExtraInfo): ParsedHandle {
+function built(
+  h: PopMessageResponseHeader,
+  retryFlag: RetryFlag,
+  brokerName: string,
+  queueId: number,
+  ckQueueOffset: number,
+  msgQueueOffset: number,
+): ParsedHandle {
+  const info: ExtraInfo = {
+    ckQueueOffset,
+    popTime: h.popTime,
+    invisibleTime: h.invisibleTime,
+    reviveQid: h.reviveQid,
+    retryFlag,
+    brokerName,
+    queueId,
+    msgQueueOffset,
+  };
   return { handle: buildExtraInfo(info), info };
 }

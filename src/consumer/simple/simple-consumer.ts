@@ -441,26 +441,37 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       if (m === null || typeof m !== 'object' || typeof m.receiptHandle !== 'string')
         throw new InvalidArgumentError(`message[${i}]`, 'must be a message returned by receive()');
     this.running();
-    const outcomes = await raceAbort(Promise.allSettled(messages.map((m) => this.ackOne(m))), signal, 'ack');
-    const failures = outcomes.flatMap((o, i) =>
-      o.status === 'rejected' ? [{ message: messages[i]!, error: o.reason as unknown }] : [],
+    const failed: Array<{ i: number; message: PoppedMessage; error: unknown }> = [];
+    const all = Promise.all(
+      messages.map((message, i) =>
+        this.ackOne(message).catch((error: unknown) => void failed.push({ i, message, error })),
+      ),
     );
-    if (failures.length > 0) throw new AckFailedError(failures, messages.length - failures.length);
+    await raceAbort(all, signal, 'ack');
+    if (failed.length === 0) return;
+    failed.sort((a, b) => a.i - b.i);
+    const failures = failed.map(({ message, error }) => ({ message, error }));
+    throw new AckFailedError(failures, messages.length - failures.length);
   }
 
   /** The ack of one message through the batcher; marks it acked (unmarked again if it fails). */
-  private async ackOne(message: PoppedMessage): Promise<void> {
-    const target = ackTargetOf(this.ackPort, message, builtInfo(message));
-    if (this.ackedMessages.has(message))
-      throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
-    this.ackedMessages.add(message);
+  private ackOne(message: PoppedMessage): Promise<void> {
+    let target;
     try {
-      await this.acker.ack(target);
+      target = ackTargetOf(this.ackPort, message, builtInfo(message));
+      if (this.ackedMessages.has(message))
+        throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
     } catch (err) {
-      this.ackedMessages.delete(message);
-      throw err;
+      return Promise.reject(err);
     }
-    this.settledMessages.add(message);
+    this.ackedMessages.add(message);
+    return this.acker.ack(target).then(
+      () => void this.settledMessages.add(message),
+      (err: unknown) => {
+        this.ackedMessages.delete(message);
+        throw err;
+      },
+    );
   }
 
   /**
