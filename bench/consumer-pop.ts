@@ -7,6 +7,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { SimpleConsumer } from '../src/consumer/simple/simple-consumer.js';
+import { SIMPLE_CONSUMER_DEFAULTS } from '../src/consumer/simple/options.js';
 import { Producer } from '../src/producer/producer.js';
 import { EmbeddedCluster } from '../src/server/cluster.js';
 
@@ -40,8 +41,11 @@ export interface PopDrainResult {
   redelivered: number;
 }
 
-/** Receivers popping at once (one POP request in flight each). */
-const RECEIVERS = 4;
+/**
+ * Receivers popping at once (one POP request in flight each): the consumer's default
+ * `maxInFlightPops`, so the drain runs at the concurrency a SimpleConsumer allows by default.
+ */
+const RECEIVERS = SIMPLE_CONSUMER_DEFAULTS.maxInFlightPops;
 /** A receive this long without messages, after the backlog was seen, ends the drain. */
 const IDLE_MS = 3000;
 

@@ -8,7 +8,12 @@
  */
 import { join } from 'node:path';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
-import { decodeStoredMessage, encodeStoredMessage } from '../../../protocol/message/stored-message.js';
+import {
+  decodeStoredMessage,
+  encodeStoredMessage,
+  StoredField,
+  storedInt64,
+} from '../../../protocol/message/stored-message.js';
 import { PermName } from '../../../protocol/perm.js';
 import { POP_ORDER_REVIVE_QUEUE } from '../../../protocol/headers/pop.js';
 import { buildExtraInfo, popRetryTopicV1, retryFlagOf } from '../../../protocol/pop/extra-info.js';
@@ -153,7 +158,8 @@ export class PopService {
     got.messages.forEach((m, i) => {
       if (matchesQueueEntry(req.filter, got.tagsCodes[i] ?? 0) && matchesStoredRecord(req.filter, m)) {
         records.push(m);
-        offsets.push(decodeStoredMessage(m).message.queueOffset);
+        // The offset alone, read in place, not a full decode of every record just for it.
+        offsets.push(storedInt64(m, StoredField.QUEUEOFFSET));
       }
     });
     const next = got.nextBeginOffset;
