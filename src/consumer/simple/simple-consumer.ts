@@ -36,7 +36,6 @@ import {
   PopMessage,
   PopMessageResponse,
 } from '../../protocol/headers/pop.js';
-import { PropertyKey } from '../../protocol/message/properties.js';
 import { consumerClientOf } from '../core/client-port.js';
 import { decodePullBody, markPopped } from '../core/message-view.js';
 import { SendBack } from '../core/send-back.js';

@@ -44,6 +44,8 @@ describe('BATCH_ACK body codec', () => {
     assert.deepEqual(bitSetIndexes(Uint8Array.from([0x00, 0x00, 0x10])), [20]);
   });
 
+  // The expected text is what Java 5.5.0's `BatchAckMessageRequestBody#encode()` (fastjson2) printed
+  // for the same BatchAck (bits 0, 2, 9 set), run once by hand against the interop classpath.
   it('encodes exactly the JSON fastjson2 writes for BatchAckMessageRequestBody', () => {
     const bytes = encodeBatchAckBody({ brokerName: 'broker-a', acks: [entry] });
     assert.equal(
