@@ -21,7 +21,7 @@ import { createRequest } from '../../src/protocol/command.js';
 import { ConnectionPool } from '../../src/remoting/pool.js';
 import { encodeBatchAckBody } from '../../src/protocol/pop/batch-ack.js';
 import { harness, unique, type Harness } from './helpers.js';
-import { receiveAtLeast } from './simple-consumer-helpers.js';
+import { POP_TEST_OPTIONS, receiveAtLeast } from './simple-consumer-helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TWELVE_HOURS = 12 * 3600 * 1000;
@@ -58,9 +58,7 @@ async function start(o: Partial<SimpleConsumerOptions>): Promise<SimpleConsumer>
     namesrvAddr: h.cluster.namesrvAddr,
     consumerGroup: unique('AckG'),
     subscriptions: {},
-    awaitDuration: 300,
-    invisibleDuration: 30_000,
-    pollNameServerInterval: 500,
+    ...POP_TEST_OPTIONS,
     ...o,
   });
   consumers.push(c);
@@ -245,8 +243,8 @@ describe('ack: bad input and misuse', () => {
 });
 
 describe('receive and changeInvisibleDuration: bad input', () => {
-  const idle = () =>
-    new SimpleConsumer({ namesrvAddr: '127.0.0.1:1', consumerGroup: 'G', subscriptions: { T: '*' } });
+  const idle = (o: Partial<SimpleConsumerOptions> = {}) =>
+    new SimpleConsumer({ namesrvAddr: '127.0.0.1:1', consumerGroup: 'G', subscriptions: { T: '*' }, ...o });
   const field = (p: Promise<unknown>, name: string) =>
     assert.rejects(p, (e: unknown) => e instanceof InvalidArgumentError && e.field === name);
 
@@ -260,13 +258,7 @@ describe('receive and changeInvisibleDuration: bad input', () => {
     await field(idle().receive(1, TWELVE_HOURS + 1), 'invisibleDurationMs');
     await field(idle().changeInvisibleDuration({} as PoppedMessage, TWELVE_HOURS + 1), 'invisibleDurationMs');
     assert.throws(
-      () =>
-        new SimpleConsumer({
-          namesrvAddr: '127.0.0.1:1',
-          consumerGroup: 'G',
-          subscriptions: { T: '*' },
-          invisibleDuration: TWELVE_HOURS + 1,
-        }),
+      () => idle({ invisibleDuration: TWELVE_HOURS + 1 }),
       (e: unknown) => e instanceof InvalidArgumentError && e.field === 'invisibleDuration',
     );
   });
@@ -293,13 +285,7 @@ describe('receive and changeInvisibleDuration: bad input', () => {
   it('maxInFlightPops outside [1, 1024] is InvalidArgumentError', () => {
     for (const v of [0, 1025, 1.5])
       assert.throws(
-        () =>
-          new SimpleConsumer({
-            namesrvAddr: '127.0.0.1:1',
-            consumerGroup: 'G',
-            subscriptions: { T: '*' },
-            maxInFlightPops: v,
-          }),
+        () => idle({ maxInFlightPops: v }),
         (e: unknown) => e instanceof InvalidArgumentError && e.field === 'maxInFlightPops',
       );
   });
@@ -353,31 +339,22 @@ describe('embedded broker BATCH_ACK_MESSAGE', () => {
     const { c, group, topic } = await scenario(1, 3);
     const got = await receiveAtLeast(c, 3);
     const [so, pt, it] = got[0]!.receiptHandle.split(' ').map(Number) as [number, number, number];
+    const entry = {
+      consumerGroup: group,
+      topic,
+      retry: '0' as const,
+      startOffset: so,
+      queueId: 0,
+      reviveQueueId: 0,
+      popTime: pt,
+      invisibleTime: it,
+    };
+    // The second entry names a checkpoint that does not exist (another pop time).
     const body = encodeBatchAckBody({
       brokerName: 'broker-a',
       acks: [
-        {
-          consumerGroup: group,
-          topic,
-          retry: '0',
-          startOffset: so,
-          queueId: 0,
-          reviveQueueId: 0,
-          popTime: pt,
-          invisibleTime: it,
-          indexes: [0, 1],
-        },
-        {
-          consumerGroup: group,
-          topic,
-          retry: '0',
-          startOffset: so,
-          queueId: 0,
-          reviveQueueId: 0,
-          popTime: pt + 1,
-          invisibleTime: it,
-          indexes: [2],
-        },
+        { ...entry, indexes: [0, 1] },
+        { ...entry, popTime: pt + 1, indexes: [2] },
       ],
     });
     const r = await call(body);
