@@ -66,7 +66,7 @@ export async function drainWithPop(
   await consumer.start();
   // Offsets seen, per broker and queue (a number set per queue: a string key per message cost the
   // benchmark more CPU than the consumer's own receive path).
-  const seenByQueue = new Map<string, Set<number>>();
+  const seenByQueue = new Map<string, Array<Set<number>>>();
   const seen = { size: 0 };
   let redelivered = 0;
   let ackNanos = 0n;
@@ -82,9 +82,9 @@ export async function drainWithPop(
         if (batch.length === 0) continue;
         lastMessageAt = Date.now();
         for (const m of batch) {
-          const queueKey = `${m.queue.brokerName}/${m.queue.queueId}`;
-          let offsets = seenByQueue.get(queueKey);
-          if (offsets === undefined) seenByQueue.set(queueKey, (offsets = new Set()));
+          let queues = seenByQueue.get(m.queue.brokerName);
+          if (queues === undefined) seenByQueue.set(m.queue.brokerName, (queues = []));
+          const offsets = (queues[m.queue.queueId] ??= new Set());
           if (offsets.has(m.queueOffset)) redelivered++;
           else {
             offsets.add(m.queueOffset);

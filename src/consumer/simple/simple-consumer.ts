@@ -83,7 +83,29 @@ export const SIMPLE_CONSUMER_EVENTS = keyList<SimpleConsumerEvents>({
 
 /** The handle a message was received with, parsed: an ack of it need not parse it again. */
 const BUILT_HANDLE = Symbol('builtHandle');
-type Popped = { -readonly [K in keyof PoppedMessage]: PoppedMessage[K] } & { [BUILT_HANDLE]?: ParsedHandle };
+/**
+ * What the application did with a message: ACKED (acked or being acked: a second ack is refused
+ * before any I/O) or CHANGED (its invisible duration; the iterator then leaves it alone). Kept on
+ * the message rather than in WeakSets, whose upkeep cost more per message than the rest of the ack.
+ */
+const SETTLED = Symbol('settled');
+const enum Settled {
+  OPEN = 0,
+  ACKED = 1,
+  CHANGED = 2,
+}
+type Popped = { -readonly [K in keyof PoppedMessage]: PoppedMessage[K] } & {
+  [BUILT_HANDLE]?: ParsedHandle;
+  [SETTLED]?: Settled;
+};
+
+function settledOf(message: PoppedMessage): Settled {
+  return (message as Popped)[SETTLED] ?? Settled.OPEN;
+}
+
+function settle(message: PoppedMessage, state: Settled): void {
+  (message as Popped)[SETTLED] = state;
+}
 
 /** The parsed form of `message.receiptHandle`, when this consumer built it and it was not replaced. */
 function builtInfo(message: PoppedMessage): ParsedHandle['info'] {
@@ -114,14 +136,10 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private next = 0;
   /** POPs of aborted receives and the messages they brought (parked-pops.ts). */
   private readonly parked: ParkedPops;
-  /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
-  private readonly settledMessages = new WeakSet<PoppedMessage>();
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
   private readonly ackPort: AckPort;
   /** Batches the acks (core/pop-acker.ts). */
   private readonly acker: PopAcker;
-  /** Messages acked, or being acked, by this consumer: a second ack is refused before any I/O. */
-  private readonly ackedMessages = new WeakSet<PoppedMessage>();
   /** The bound on POPs in flight (`maxInFlightPops`). */
   private readonly popSlots: PopSlots;
 
@@ -390,6 +408,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       popped.receiptHandle = parsed.handle;
       popped.consumerGroup = group;
       popped[BUILT_HANDLE] = parsed;
+      popped[SETTLED] = Settled.OPEN;
       return popped;
     });
   }
@@ -456,21 +475,20 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   /** The ack of one message through the batcher; marks it acked (unmarked again if it fails). */
   private ackOne(message: PoppedMessage): Promise<void> {
     let target;
+    let before: Settled;
     try {
       target = ackTargetOf(this.ackPort, message, builtInfo(message));
-      if (this.ackedMessages.has(message))
+      before = settledOf(message);
+      if (before === Settled.ACKED)
         throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
     } catch (err) {
       return Promise.reject(err);
     }
-    this.ackedMessages.add(message);
-    return this.acker.ack(target).then(
-      () => void this.settledMessages.add(message),
-      (err: unknown) => {
-        this.ackedMessages.delete(message);
-        throw err;
-      },
-    );
+    settle(message, Settled.ACKED);
+    return this.acker.ack(target).catch((err: unknown) => {
+      settle(message, before);
+      throw err;
+    });
   }
 
   /**
@@ -487,10 +505,10 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     checkInvisibleDuration(invisibleDurationMs);
     const signal = signalOf(options);
     throwIfAborted(signal, 'changeInvisibleDuration');
-    if (this.ackedMessages.has(message))
+    if (message !== null && typeof message === 'object' && settledOf(message) === Settled.ACKED)
       throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
     await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
-    this.settledMessages.add(message);
+    settle(message, Settled.CHANGED);
     return message;
   }
 
@@ -509,7 +527,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
         logger: this.logger,
         receive: (max, invisible, o) => this.receive(max, invisible, o),
         ack: (m) => this.ack(m),
-        settledByCaller: (m) => this.settledMessages.has(m),
+        settledByCaller: (m) => settledOf(m) !== Settled.OPEN,
         giveBack: (messages) => this.parked.keep(messages),
       },
       checked,
