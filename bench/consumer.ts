@@ -12,14 +12,15 @@
  *    broker process's CPU per message, and our ratios against the others. `--mode push,pull` adds
  *    a row `ours-pull`: our LitePullConsumer draining the same backlog (bench/consumer-pull.ts);
  *    `pop` a row `ours-pop`: our SimpleConsumer receiving and acking it (bench/consumer-pop.ts,
- *    RocketMQ 5 POP; the ack wait per message is printed under the table).
+ *    RocketMQ 5 POP, `maxInFlightPops` receivers, one batch ack per receive; the time receivers
+ *    waited for their previous ack, per message, is printed under the table).
  * 2. latency: our consumer while a producer sends at a steady `--rate` (5,000 msgs/s) for
  *    `--latency-seconds`; born → handler p50/p99.
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
  * A first unmeasured drain warms the broker up (`--no-warmup` skips it).
- * Figures, never assertions. `--prof` runs our drain and latency workers (and the embedded cluster) under `node --cpu-prof`
- * (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
+ * Figures, never assertions. `--prof` runs our drain and latency workers, and the embedded
+ * cluster, under `node --cpu-prof` (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
