@@ -19,12 +19,15 @@ import { decodeBatchAckBody, type BatchAck, type BatchAckBody } from '../../../p
 import { realTopic } from '../../../protocol/pop/extra-info.js';
 import type { BrokerContext } from '../context.js';
 import type { PopService } from '../pop/pop-service.js';
+import type { PopCheckpoint } from '../pop/pop-state.js';
 
-/** One offset to ack, resolved against the broker's state. */
+/** One entry's offsets to ack, with the checkpoint (or orderly lock) they were checked against. */
 interface AckStep {
   ack: BatchAck;
   topic: string;
-  offset: number;
+  offsets: number[];
+  /** Normal entries: the checkpoint, looked up once per entry. */
+  checkpoint: PopCheckpoint | undefined;
 }
 
 export function processBatchAck(
@@ -36,7 +39,7 @@ export function processBatchAck(
     return createResponse(request, ResponseCode.NO_MESSAGE);
   let body: BatchAckBody;
   try {
-    body = decodeBatchAckBody(request.body ?? new Uint8Array(0));
+    body = decodeBatchAckBody(request.body);
   } catch (err) {
     if (err instanceof ProtocolError) return createResponse(request, ResponseCode.SYSTEM_ERROR, err.message);
     throw err;
@@ -45,6 +48,7 @@ export function processBatchAck(
   const steps: AckStep[] = [];
   const stale: string[] = [];
   const seen = new Set<string>();
+  let total = 0;
   for (const ack of body.acks) {
     const topic = realTopic({ retryFlag: ack.retry }, ack.topic, ack.consumerGroup);
     const config = ctx.topics.get(topic);
@@ -52,34 +56,37 @@ export function processBatchAck(
     if (config === undefined || ack.queueId < 0 || ack.queueId >= config.readQueueNums) continue;
     const min = ctx.store.getMinOffset(topic, ack.queueId);
     const max = ctx.store.getMaxOffset(topic, ack.queueId);
+    const orderly = ack.reviveQueueId === POP_ORDER_REVIVE_QUEUE;
+    const lock = orderly ? pop.state.orderLock(ack.consumerGroup, topic, ack.queueId) : undefined;
+    const checkpoint = orderly
+      ? undefined
+      : pop.state.findCheckpoint(ack.consumerGroup, topic, ack.queueId, ack.startOffset, ack.popTime);
+    const offsets: number[] = [];
     for (const i of ack.indexes) {
       const offset = ack.startOffset + i;
       if (offset < min || offset > max) continue;
+      total++;
+      offsets.push(offset);
       const key = `${ack.consumerGroup}@${topic}@${ack.queueId}@${offset}`;
-      if (seen.has(key) || !canAck(pop, ack, topic, offset)) stale.push(key);
+      const ackable = orderly
+        ? lock !== undefined && lock.popTime === ack.popTime && lock.offsets.includes(offset)
+        : checkpoint !== undefined &&
+          checkpoint.offsets.includes(offset) &&
+          !checkpoint.acked.includes(offset);
+      if (seen.has(key) || !ackable) stale.push(key);
       seen.add(key);
-      steps.push({ ack, topic, offset });
     }
+    steps.push({ ack, topic, offsets, checkpoint });
   }
   if (stale.length > 0)
     return createResponse(
       request,
       ResponseCode.NO_MESSAGE,
-      `no un-acked message for ${stale.length} of ${steps.length} offsets, nothing acked: ${stale.slice(0, 32).join(', ')}`,
+      `no un-acked message for ${stale.length} of ${total} offsets, nothing acked: ${stale.slice(0, 32).join(', ')}`,
     );
-  for (const { ack, topic, offset } of steps)
-    if (ack.reviveQueueId === POP_ORDER_REVIVE_QUEUE)
-      pop.ackOrderly(ack.consumerGroup, topic, ack.queueId, ack.popTime, offset);
-    else pop.ack(ack.consumerGroup, topic, ack.queueId, ack.startOffset, ack.popTime, offset);
+  for (const { ack, topic, offsets, checkpoint } of steps)
+    for (const offset of offsets)
+      if (checkpoint !== undefined) pop.state.ack(checkpoint, offset);
+      else pop.ackOrderly(ack.consumerGroup, topic, ack.queueId, ack.popTime, offset);
   return createResponse(request, ResponseCode.SUCCESS);
-}
-
-/** Whether `offset` is un-acked in the checkpoint (or orderly batch) the entry names. */
-function canAck(pop: PopService, ack: BatchAck, topic: string, offset: number): boolean {
-  if (ack.reviveQueueId === POP_ORDER_REVIVE_QUEUE) {
-    const lock = pop.state.orderLock(ack.consumerGroup, topic, ack.queueId);
-    return lock !== undefined && lock.popTime === ack.popTime && lock.offsets.includes(offset);
-  }
-  const ck = pop.state.findCheckpoint(ack.consumerGroup, topic, ack.queueId, ack.startOffset, ack.popTime);
-  return ck !== undefined && ck.offsets.includes(offset) && !ck.acked.includes(offset);
 }
