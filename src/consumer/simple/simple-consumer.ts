@@ -19,13 +19,7 @@ import { forwardInstanceEvents, type ClientInstanceEvents } from '../../client/i
 import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
 import { keyList } from '../../options.js';
 import { wrapNamespace } from '../../client/namespace.js';
-import {
-  AckFailedError,
-  IllegalStateError,
-  InvalidArgumentError,
-  InvalidReceiptHandleError,
-  PopNotSupportedError,
-} from '../../errors.js';
+import { IllegalStateError, InvalidArgumentError, PopNotSupportedError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { ResponseCode } from '../../protocol/codes.js';
 import { errorFromResponse } from '../../client/response-error.js';
@@ -39,11 +33,12 @@ import {
 import { consumerClientOf } from '../core/client-port.js';
 import { decodePullBody, markPopped } from '../core/message-view.js';
 import { SendBack } from '../core/send-back.js';
-import { parsedReceiptHandles, type ParsedHandle, type PoppedMessage } from './pop-response.js';
+import { parsedReceiptHandles, type PoppedMessage } from './pop-response.js';
+import { ackMessages, checkNotAcked, markReceived, settle, settledOf, Settled } from './batched-ack.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
-import { ackTargetOf, changeInvisibleTime, type AckPort } from './ack.js';
+import { changeInvisibleTime, type AckPort } from './ack.js';
 import { PopAcker } from '../core/pop-acker.js';
 import { PopSlots } from './pop-slots.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
@@ -80,38 +75,6 @@ export const SIMPLE_CONSUMER_EVENTS = keyList<SimpleConsumerEvents>({
   disconnect: true,
   deadLetterFailed: true,
 });
-
-/** The handle a message was received with, parsed: an ack of it need not parse it again. */
-const BUILT_HANDLE = Symbol('builtHandle');
-/**
- * What the application did with a message: ACKED (acked or being acked: a second ack is refused
- * before any I/O) or CHANGED (its invisible duration; the iterator then leaves it alone). Kept on
- * the message rather than in WeakSets, whose upkeep cost more per message than the rest of the ack.
- */
-const SETTLED = Symbol('settled');
-const enum Settled {
-  OPEN = 0,
-  ACKED = 1,
-  CHANGED = 2,
-}
-type Popped = { -readonly [K in keyof PoppedMessage]: PoppedMessage[K] } & {
-  [BUILT_HANDLE]?: ParsedHandle;
-  [SETTLED]?: Settled;
-};
-
-function settledOf(message: PoppedMessage): Settled {
-  return (message as Popped)[SETTLED] ?? Settled.OPEN;
-}
-
-function settle(message: PoppedMessage, state: Settled): void {
-  (message as Popped)[SETTLED] = state;
-}
-
-/** The parsed form of `message.receiptHandle`, when this consumer built it and it was not replaced. */
-function builtInfo(message: PoppedMessage): ParsedHandle['info'] {
-  const built = (message as Popped)[BUILT_HANDLE];
-  return built !== undefined && built.handle === message.receiptHandle ? built.info : undefined;
-}
 
 /** One place `receive` can pop from: a subscribed topic on one broker. */
 interface Target {
@@ -403,13 +366,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     return decoded.map((m, i) => {
       markPopped(m, header.popTime);
       Object.defineProperty(m, 'topic', topic);
-      const popped = m as Popped;
-      const parsed = handles[i]!;
-      popped.receiptHandle = parsed.handle;
-      popped.consumerGroup = group;
-      popped[BUILT_HANDLE] = parsed;
-      popped[SETTLED] = Settled.OPEN;
-      return popped;
+      return markReceived(m, handles[i]!, group);
     });
   }
 
@@ -450,45 +407,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   async ack(message: PoppedMessage | readonly PoppedMessage[], options?: CallOptions): Promise<void> {
     const signal = signalOf(options);
     throwIfAborted(signal, 'ack');
-    if (!Array.isArray(message)) {
-      await raceAbort(this.ackOne(message as PoppedMessage), signal, 'ack');
-      return;
-    }
-    const messages = message as readonly PoppedMessage[];
-    for (const [i, m] of messages.entries())
-      if (m === null || typeof m !== 'object' || typeof m.receiptHandle !== 'string')
-        throw new InvalidArgumentError(`message[${i}]`, 'must be a message returned by receive()');
-    this.running();
-    const failed: Array<{ i: number; message: PoppedMessage; error: unknown }> = [];
-    const all = Promise.all(
-      messages.map((message, i) =>
-        this.ackOne(message).catch((error: unknown) => void failed.push({ i, message, error })),
-      ),
-    );
-    await raceAbort(all, signal, 'ack');
-    if (failed.length === 0) return;
-    failed.sort((a, b) => a.i - b.i);
-    const failures = failed.map(({ message, error }) => ({ message, error }));
-    throw new AckFailedError(failures, messages.length - failures.length);
-  }
-
-  /** The ack of one message through the batcher; marks it acked (unmarked again if it fails). */
-  private ackOne(message: PoppedMessage): Promise<void> {
-    let target;
-    let before: Settled;
-    try {
-      target = ackTargetOf(this.ackPort, message, builtInfo(message));
-      before = settledOf(message);
-      if (before === Settled.ACKED)
-        throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    settle(message, Settled.ACKED);
-    return this.acker.ack(target).catch((err: unknown) => {
-      settle(message, before);
-      throw err;
-    });
+    await raceAbort(ackMessages(this.ackPort, this.acker, message), signal, 'ack');
   }
 
   /**
@@ -505,8 +424,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     checkInvisibleDuration(invisibleDurationMs);
     const signal = signalOf(options);
     throwIfAborted(signal, 'changeInvisibleDuration');
-    if (message !== null && typeof message === 'object' && settledOf(message) === Settled.ACKED)
-      throw new InvalidReceiptHandleError(message.receiptHandle, 'this message was already acked');
+    if (message !== null && typeof message === 'object') checkNotAcked(message);
     await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
     settle(message, Settled.CHANGED);
     return message;
