@@ -1,6 +1,6 @@
 /**
  * Acks of POP receipt handles, batched (docs/consumers.md §3.4): the acks asked for in one turn of
- * the event loop, or while the previous request to the same broker is in flight, go as one
+ * the event loop, or while the broker has its most ack requests in flight (a few), go as one
  * BATCH_ACK_MESSAGE, merged per checkpoint (`retry@queueId@startOffset@popTime`, as Java's
  * `MQClientAPIImpl#batchAckMessageAsync` merges); a lone ack goes as ACK_MESSAGE. Shared by the
  * SimpleConsumer and the POP-mode PushConsumer.
@@ -99,10 +99,19 @@ interface PendingAck {
   reject: (err: unknown) => void;
 }
 
-/** Per broker name: acks waiting for the next request, and whether one is in flight. */
+/**
+ * Ack requests one broker may have in flight from one acker. More acks wait and merge into the next
+ * request. One at a time made every receiver of a busy consumer wait for the others' acks (a drain
+ * with 16 receivers ran slower than one ack request per message); a few let them overlap.
+ */
+export const ACK_REQUESTS_IN_FLIGHT_PER_BROKER = 4;
+
+/** Per broker name: acks waiting for the next request, and the requests in flight. */
 interface BrokerQueue {
   pending: PendingAck[];
-  busy: boolean;
+  inFlight: number;
+  /** A flush is scheduled for the end of this turn of the event loop. */
+  scheduled: boolean;
 }
 
 export class PopAcker {
@@ -129,7 +138,13 @@ export class PopAcker {
     return new Promise<void>((resolve, reject) => {
       const queue = this.queueOf(info.brokerName);
       queue.pending.push({ target, info, resolve, reject });
-      if (!queue.busy && queue.pending.length === 1) setImmediate(() => this.flush(info.brokerName));
+      if (!queue.scheduled && queue.inFlight < ACK_REQUESTS_IN_FLIGHT_PER_BROKER) {
+        queue.scheduled = true;
+        setImmediate(() => {
+          queue.scheduled = false;
+          this.flush(info.brokerName);
+        });
+      }
     });
   }
 
@@ -146,7 +161,7 @@ export class PopAcker {
   private queueOf(brokerName: string): BrokerQueue {
     let q = this.brokers.get(brokerName);
     if (q === undefined) {
-      q = { pending: [], busy: false };
+      q = { pending: [], inFlight: 0, scheduled: false };
       this.brokers.set(brokerName, q);
     }
     return q;
@@ -154,18 +169,19 @@ export class PopAcker {
 
   private flush(brokerName: string): void {
     const queue = this.queueOf(brokerName);
-    if (queue.busy || queue.pending.length === 0) return;
+    if (queue.inFlight >= ACK_REQUESTS_IN_FLIGHT_PER_BROKER || queue.pending.length === 0) return;
     const batch = queue.pending;
     queue.pending = [];
-    queue.busy = true;
+    queue.inFlight++;
     void this.send(brokerName, batch)
       .catch((err: unknown) => {
         for (const p of batch) p.reject(err);
       })
       .finally(() => {
-        queue.busy = false;
-        if (queue.pending.length > 0) this.flush(brokerName);
-        else this.brokers.delete(brokerName);
+        queue.inFlight--;
+        if (queue.pending.length > 0) {
+          if (!queue.scheduled) this.flush(brokerName);
+        } else if (queue.inFlight === 0 && !queue.scheduled) this.brokers.delete(brokerName);
       });
   }
 

@@ -60,6 +60,8 @@ export class PopService {
   readonly waiters = new PopWaiters();
   /** `topic@group@queueId` being read by a pop right now (Java `QueueLockManager`). */
   private readonly busy = new Set<string>();
+  /** Busy keys another pop skipped: their release wakes the long polls (one may have found only busy queues). */
+  private readonly contended = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private reviving: Promise<void> | undefined;
 
@@ -125,12 +127,18 @@ export class PopService {
     brokerName: string,
   ): Promise<PopRead | undefined> {
     const key = `${topic}@${req.group}@${queueId}`;
-    if (this.busy.has(key)) return undefined;
+    if (this.busy.has(key)) {
+      this.contended.add(key);
+      return undefined;
+    }
     this.busy.add(key);
     try {
       return await this.readQueue(req, topic, queueId, brokerName);
     } finally {
       this.busy.delete(key);
+      // A pop that skipped this queue may be long-polling with messages left here: wake it now,
+      // not when a new message arrives or its poll time ends.
+      if (this.contended.delete(key)) this.waiters.notify(topic);
     }
   }
 
