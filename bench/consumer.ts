@@ -12,7 +12,8 @@
  *    broker process's CPU per message, and our ratios against the others. `--mode push,pull` adds
  *    a row `ours-pull`: our LitePullConsumer draining the same backlog (bench/consumer-pull.ts);
  *    `pop` a row `ours-pop`: our SimpleConsumer receiving and acking it (bench/consumer-pop.ts,
- *    RocketMQ 5 POP; the ack wait per message is printed under the table); `pop-push` a row
+ *    RocketMQ 5 POP, `maxInFlightPops` receivers, one batch ack per receive; the time receivers
+ *    waited for their previous ack, per message, is printed under the table); `pop-push` a row
  *    `ours-pop-push`: our PushConsumer with `clientRebalance: false` on the group switched to POP
  *    (bench/consumer-pop-push.ts).
  * 2. latency: our consumer while a producer sends at a steady `--rate` (5,000 msgs/s) for
@@ -20,8 +21,8 @@
  * 3. rss: a handler that sleeps 100 ms per message on the backlog for `--rss-seconds`; peak RSS.
  *
  * A first unmeasured drain warms the broker up (`--no-warmup` skips it).
- * Figures, never assertions. `--prof` runs our drain and latency workers under `node --cpu-prof`
- * (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
+ * Figures, never assertions. `--prof` runs our drain and latency workers, and the embedded
+ * cluster, under `node --cpu-prof` (profiles in $TMPDIR/rocketmq-ts-consumer-prof).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -96,7 +97,7 @@ interface Cluster {
 async function startEmbedded(): Promise<Cluster> {
   const child = spawn(
     process.execPath,
-    [MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json'],
+    [...(values.prof ? PROF_ARGS : []), MAIN, 'cluster', '--brokers', '2', '--namesrv-port', '0', '--json'],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -1,10 +1,11 @@
 /**
  * Our SimpleConsumer (POP over remoting) against real Apache RocketMQ: on 5.5.0 (timer wheel on,
- * as POP needs) receive/ack, redelivery after a short invisible time with reconsumeTimes + 1, and
- * FIFO order; a group created orderly through our Admin makes our SimpleConsumers FIFO without a
- * `fifo` option, each message group in order and a failed message first; a PRIORITY topic is
- * received highest priority first; consumerProgress of a POP group shows the messages in flight
- * (from the members' running info: the broker counts none). On 4.9.7 `start()` fails fast with
+ * as POP needs) receive/ack, redelivery after a short invisible time with reconsumeTimes + 1,
+ * batch acks (BATCH_ACK_MESSAGE) of normal and retry-topic messages, and FIFO order; a group
+ * created orderly through our Admin makes our SimpleConsumers FIFO without a `fifo` option, each
+ * message group in order and a failed message first; a PRIORITY topic is received highest
+ * priority first; consumerProgress of a POP group shows the messages in flight (from the members'
+ * running info: the broker counts none). On 4.9.7 `start()` fails fast with
  * PopNotSupportedError. One broker each, kept short.
  */
 import { PopNotSupportedError } from '../src/errors.js';
@@ -112,6 +113,59 @@ describe('SimpleConsumer against real RocketMQ 5.5.0', { timeout: 500_000, concu
     assert.equal(back[0]!.reconsumeTimes, 1);
     assert.equal(back[0]!.topic, topic);
     await c.ack(back[0]!);
+  });
+
+  it('batch ack: normal and retry-topic messages acked by BATCH_ACK_MESSAGE do not come back after their invisible time', async () => {
+    const topic = `pop_batch_${run}`;
+    await createTopic(cluster, topic, 2);
+    await new Promise((r) => setTimeout(r, 1500));
+    const first: string[] = [];
+    for (let i = 0; i < 8; i++) first.push((await producer.send({ topic, body: `b${i}` })).msgId);
+    const c = await consumer(topic, `pop_bg_${run}`);
+    const got = await receiveAtLeast(c, 8, 5000, 30_000);
+    assert.deepEqual(got.map((m) => m.msgId).sort(), [...first].sort());
+    // Half acked now in one call; the other half expire and come back from the retry topic.
+    await c.ack(got.slice(0, 4));
+    assert.equal(c.ackRequests.batchAck, 1, 'the four went as one BATCH_ACK_MESSAGE');
+    // The other four come back from the retry topic (reconsumeTimes 1), invisible for 10 s now.
+    const retried: PoppedMessage[] = [];
+    const deadline = Date.now() + 120_000;
+    while (retried.length < 4 && Date.now() < deadline) retried.push(...(await c.receive(32, 10_000)));
+    assert.deepEqual(
+      retried.map((m) => m.msgId).sort(),
+      got
+        .slice(4)
+        .map((m) => m.msgId)
+        .sort(),
+      'the un-acked four came back',
+    );
+    assert.ok(retried.every((m) => m.reconsumeTimes === 1));
+    assert.ok(
+      retried.every((m) => m.receiptHandle.split(' ')[4] === '1'),
+      'retry-topic handles (retry flag 1)',
+    );
+    // Four new ones from the normal queues, so the next ack mixes retry flags 0 and 1.
+    const fresh: string[] = [];
+    for (let i = 0; i < 4; i++) fresh.push((await producer.send({ topic, body: `n${i}` })).msgId);
+    const news = await receiveAtLeast(c, 4, 10_000, 30_000);
+    assert.deepEqual(news.map((m) => m.msgId).sort(), [...fresh].sort());
+    const mixed = [...retried, ...news];
+    const sent = c.ackRequests;
+    await c.ack(mixed);
+    assert.deepEqual(
+      c.ackRequests,
+      { ack: sent.ack, batchAck: sent.batchAck + 1 },
+      'one request for all eight',
+    );
+    // Well past the 10 s invisible time (and the broker's revive scan): nothing may come back.
+    const late: PoppedMessage[] = [];
+    const quietUntil = Date.now() + 25_000;
+    while (Date.now() < quietUntil) late.push(...(await c.receive(32, 5000)));
+    assert.deepEqual(
+      late.map((m) => m.msgId),
+      [],
+      'no message acked by BATCH_ACK is delivered again',
+    );
   });
 
   it('FIFO: a queue delivers its next message only after the previous one is acked', async () => {

@@ -47,6 +47,7 @@ export {
   ReplyNotPossibleError,
   PopNotSupportedError,
   InvalidReceiptHandleError,
+  AckFailedError,
   FilterExpressionError,
   // admin
   ConsumerGroupNotFoundError,

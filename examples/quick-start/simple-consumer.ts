@@ -15,8 +15,8 @@ const consumer = new SimpleConsumer({
 await consumer.start();
 let messages = await consumer.receive(16, 30_000); // invisible to the group for 30 s
 while (messages.length === 0) messages = await consumer.receive(16, 30_000);
-for (const message of messages) {
-  console.log(message.body.toString());
-  await consumer.ack(message); // not acked in time = delivered again
-}
+for (const message of messages) console.log(message.body.toString());
+// One BATCH_ACK for the whole batch (AckFailedError names any message not acked);
+// a message not acked in time is delivered again.
+await consumer.ack(messages);
 await consumer.shutdown();

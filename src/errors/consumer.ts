@@ -103,6 +103,30 @@ export class InvalidReceiptHandleError extends RocketMQError {
   }
 }
 
+/**
+ * `ack(messages[])` of a SimpleConsumer: some of the messages were not acked. `failures` names each
+ * with its own error (InvalidReceiptHandleError for a stale or foreign handle, a broker or
+ * connection error otherwise); every message not listed was acked. Retriable when every failure is.
+ */
+export class AckFailedError<M = unknown> extends RocketMQError {
+  readonly failures: ReadonlyArray<{ readonly message: M; readonly error: unknown }>;
+  readonly acked: number;
+  constructor(failures: ReadonlyArray<{ readonly message: M; readonly error: unknown }>, acked: number) {
+    const first = failures[0]?.error;
+    super(
+      'ERR_ACK_FAILED',
+      `${failures.length} of ${failures.length + acked} messages not acked` +
+        (first instanceof Error ? `; first: ${first.message}` : ''),
+      {
+        retriable: failures.every((f) => f.error instanceof RocketMQError && f.error.retriable),
+        cause: first,
+      },
+    );
+    this.failures = failures;
+    this.acked = acked;
+  }
+}
+
 /** A bad SQL92 expression; the broker answers SUBSCRIPTION_PARSE_FAILED (23). */
 export class FilterExpressionError extends InvalidArgumentError {
   readonly expression: string;

@@ -99,5 +99,5 @@ test('options: unknown keys are named with a suggestion; durations and tag expre
   const c = new SimpleConsumer(base);
   assert.equal(c.options.awaitDuration, 30_000);
   assert.equal(c.options.invisibleDuration, 60_000);
-  assert.equal(c.options.fifo, false);
+  assert.equal(c.options.fifo, undefined, "unset: the group's consumeMessageOrderly decides");
 });

@@ -13,6 +13,13 @@ export interface PopScenario {
   consumer(o?: Partial<SimpleConsumerOptions>): Promise<SimpleConsumer>;
 }
 
+/** Short polls and a long invisible time: scenarios finish in seconds and nothing expires by accident. */
+export const POP_TEST_OPTIONS = Object.freeze({
+  awaitDuration: 300,
+  invisibleDuration: 30_000,
+  pollNameServerInterval: 500,
+});
+
 /** A cluster whose brokers revive expired POP checkpoints every 100 ms. */
 export async function popScenario(
   options: Partial<EmbeddedClusterOptions>,
@@ -38,9 +45,7 @@ export async function popScenario(
           namesrvAddr: h.cluster.namesrvAddr,
           consumerGroup: group,
           subscriptions: { [topic]: '*' },
-          awaitDuration: 300,
-          invisibleDuration: 30_000,
-          pollNameServerInterval: 500,
+          ...POP_TEST_OPTIONS,
           ...o,
         });
         consumers.push(c);

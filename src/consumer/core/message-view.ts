@@ -146,6 +146,8 @@ class PulledMessage implements ConsumerMessage {
   private cachedTopic: string | undefined = undefined;
   /** CONSUME_START_TIME (ms), kept here as a number until the system properties are built. */
   private consumeStart = -1;
+  /** [POP] POP_FIRST_POP_TIME when the record has none, kept until the system properties are built. */
+  private firstPopTime = -1;
 
   constructor(
     raw: Buffer,
@@ -205,6 +207,7 @@ class PulledMessage implements ConsumerMessage {
     if (o.minOffset !== undefined) system[PropertyKey.MIN_OFFSET] = String(o.minOffset);
     if (o.maxOffset !== undefined) system[PropertyKey.MAX_OFFSET] = String(o.maxOffset);
     if (this.consumeStart >= 0) system[PropertyKey.CONSUME_START_TIME] = String(this.consumeStart);
+    if (this.firstPopTime >= 0) system[PropertyKey.FIRST_POP_TIME] ??= String(this.firstPopTime);
     this.system = system;
     return system;
   }
@@ -213,6 +216,34 @@ class PulledMessage implements ConsumerMessage {
   markConsumeStart(now: number): void {
     if (this.system !== undefined) this.system[PropertyKey.CONSUME_START_TIME] = String(now);
     else this.consumeStart = now;
+  }
+
+  /** @internal [POP] POP_FIRST_POP_TIME for a record without one, without decoding the properties. */
+  markPopped(popTime: number): void {
+    if (this.system !== undefined) this.system[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
+    else this.firstPopTime = popTime;
+  }
+
+  /**
+   * @internal One property of the record: a name absent from its properties text is answered
+   * without decoding them (a POP reads POP_CK of every message; only retry-topic records have one).
+   */
+  property(name: string): string | undefined {
+    if (this.all === undefined) {
+      let text = this.innerProperties;
+      if (text === undefined) {
+        const l = this.layout();
+        text = this.raw.toString('utf8', l.propertiesAt, l.propertiesAt + l.propertiesLen);
+      }
+      if (!text.includes(name)) return undefined;
+    }
+    return this.allProperties()[name];
+  }
+
+  /** @internal The topic as the record names it (no property decoded, no prefix taken off). */
+  recordTopic(): string {
+    const l = this.layout();
+    return this.raw.toString('utf8', l.topicAt, l.topicAt + l.topicLen);
   }
 
   get topic(): string {
@@ -334,6 +365,26 @@ export function markConsumeStart(messages: readonly ConsumerMessage[], now: numb
   }
 }
 
+/** [POP] Sets POP_FIRST_POP_TIME on a message without one, without building a view's system properties. */
+export function markPopped(m: ConsumerMessage, popTime: number): void {
+  if (m instanceof PulledMessage) m.markPopped(popTime);
+  else m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
+}
+
+/**
+ * [POP] The topic the record names, for its retry flag: a pulled view's without decoding its
+ * properties (its `topic` maps only the push retry topic `%RETRY%<group>` back, never a POP one).
+ */
+export function recordTopicOf(m: ConsumerMessage): string {
+  return m instanceof PulledMessage ? m.recordTopic() : m.topic;
+}
+
+/** A system property of a message, decoding a pulled view's properties only when it has it. */
+export function systemPropertyOf(m: ConsumerMessage, name: string): string | undefined {
+  if (m instanceof PulledMessage) return m.property(name);
+  return m.systemProperties[name];
+}
+
 /**
  * Every message of a PULL_MESSAGE FOUND body, in queue order. A malformed record throws
  * ProtocolError (Java silently drops it and everything after it, so the pull offset would skip
@@ -350,6 +401,8 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
     queueId: o.queue.queueId,
   };
   const delta = o.offsetDelta ?? 0;
+  // queueId −1 (a POP of every queue of a broker): one queue object per queue id, shared too.
+  const byId: MessageQueue[] = [];
   const l = decodeLayout;
   let at = 0;
   while (at < buf.length) {
@@ -358,7 +411,11 @@ export function decodePullBody(body: Uint8Array, options: DecodePullBodyOptions)
     const flag = buf.readInt32BE(at + StoredField.FLAG);
     const inflated = inflate(buf.subarray(l.bodyAt, l.bodyAt + l.bodyLen), l.sysFlag, o.decompressors);
     // queueId −1 (a POP of every queue of a broker): each record names its own queue.
-    const q = o.queue.queueId >= 0 ? queue : { ...queue, queueId: buf.readInt32BE(at + StoredField.QUEUEID) };
+    let q = queue;
+    if (o.queue.queueId < 0) {
+      const queueId = buf.readInt32BE(at + StoredField.QUEUEID);
+      q = byId[queueId] ??= { ...queue, queueId };
+    }
     if ((l.sysFlag & BATCH_FLAGS) !== BATCH_FLAGS) {
       out.push(new PulledMessage(buf, l, o, q, inflated, queueOffset, flag, undefined));
     } else {

@@ -4,6 +4,7 @@
  * (pull-loop.ts) over one offset store. push-consumer.ts owns the state these read (handler,
  * subscriptions, pauses, lifecycle) and passes it in as a `PushServiceHost`.
  */
+import { PopAcker } from '../core/pop-acker.js';
 import type { MessageQueue } from '../../client/route.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ConsumerClient, ConsumerScope } from '../core/client-port.js';
@@ -121,6 +122,7 @@ export function wirePushServices(
         logger: host.logger,
         client,
         ackPort: host.ackPort,
+        acker: new PopAcker(host.ackPort),
         pool,
         sendBack,
         stats: host.stats,

@@ -1,7 +1,9 @@
 /**
  * `for await (const message of simpleConsumer)` and `simpleConsumer.messages(options)`: receive
  * a batch, yield its messages one by one, and ack each one when the loop asks for the next,
- * unless the loop body acked it or changed its invisible duration itself. When the body throws
+ * unless the loop body acked it or changed its invisible duration itself. The acks are not awaited
+ * one by one: they are sent while the loop goes on (the consumer's acker merges them into
+ * BATCH_ACKs) and all of a batch are settled before the next receive and when the loop ends. When the body throws
  * or breaks, the message it was working on is not acked (it comes back after its invisible
  * time, as a message a handler failed on should), and the messages of the batch not yielded yet
  * go back to the consumer for its next `receive` (they are still invisible to the others). The
@@ -70,9 +72,17 @@ export async function* iterateMessages(
   const { maxMessages, invisibleDurationMs, signal } = options;
   let batch: PoppedMessage[] = [];
   let next = 0;
+  let acks: Array<Promise<void>> = [];
+  const settleAcks = async (): Promise<void> => {
+    const pending = acks;
+    acks = [];
+    await Promise.all(pending);
+  };
   try {
     while (consumer.running()) {
       if (next >= batch.length) {
+        await settleAcks();
+        if (!consumer.running()) return;
         batch = await consumer.receive(maxMessages, invisibleDurationMs, { signal });
         next = 0;
         continue;
@@ -81,18 +91,19 @@ export async function* iterateMessages(
       yield message;
       // The body finished with `message` and asks for the next one.
       if (consumer.settledByCaller(message)) continue;
-      try {
-        await consumer.ack(message);
-      } catch (err) {
-        if (!consumer.running()) return;
-        // At least once: the message comes back after its invisible time; the loop goes on.
-        consumer.logger.warn('ack of an iterated message failed; it will be delivered again', {
-          msgId: message.msgId,
-          error: err,
-        });
-      }
+      acks.push(
+        consumer.ack(message).catch((err: unknown) => {
+          if (!consumer.running()) return;
+          // At least once: the message comes back after its invisible time; the loop goes on.
+          consumer.logger.warn('ack of an iterated message failed; it will be delivered again', {
+            msgId: message.msgId,
+            error: err,
+          });
+        }),
+      );
     }
   } finally {
     if (next < batch.length && consumer.running()) consumer.giveBack(batch.slice(next));
+    await settleAcks();
   }
 }

@@ -39,6 +39,11 @@ export interface SimpleConsumerOptions extends ClientOptions {
    * (the embedded broker already moves it at its own `maxReconsumeTimes`). @default 16
    */
   maxReconsumeTimes?: number;
+  /**
+   * POP requests this consumer keeps in flight at most (concurrent `receive` calls and POPs parked
+   * by aborted ones); a `receive` beyond it waits for one to be answered. @default 16
+   */
+  maxInFlightPops?: number;
 }
 
 export const SIMPLE_CONSUMER_DEFAULTS = Object.freeze({
@@ -46,7 +51,11 @@ export const SIMPLE_CONSUMER_DEFAULTS = Object.freeze({
   awaitDuration: 30_000,
   invisibleDuration: 60_000,
   maxReconsumeTimes: 16,
+  maxInFlightPops: 16,
 });
+
+/** The longest invisible duration (the 5.x proxy's `maxInvisibleTimeMills`, 12 h). */
+export const MAX_INVISIBLE_DURATION_MS = 12 * 3600 * 1000;
 
 export interface ResolvedSimpleConsumerOptions extends ResolvedClientOptions {
   consumerGroup: string;
@@ -56,6 +65,7 @@ export interface ResolvedSimpleConsumerOptions extends ResolvedClientOptions {
   /** Undefined: the group's `consumeMessageOrderly` on each broker decides. */
   fifo: boolean | undefined;
   maxReconsumeTimes: number;
+  maxInFlightPops: number;
 }
 
 /** The POP consumer's own option names (the shared ones are client-options.ts's). */
@@ -66,11 +76,12 @@ export const SIMPLE_CONSUMER_OPTION_NAMES = keyList<Omit<SimpleConsumerOptions, 
   invisibleDuration: true,
   fifo: true,
   maxReconsumeTimes: true,
+  maxInFlightPops: true,
 });
 
 /** A duration in ms: a non-negative integer (`min` and up). InvalidArgumentError naming `field`. */
-export function checkDuration(field: string, value: unknown, min = 0): number {
-  return checkInt(field, value, min, MAX_INT);
+export function checkDuration(field: string, value: unknown, min = 0, max = MAX_INT): number {
+  return checkInt(field, value, min, max);
 }
 
 export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): ResolvedSimpleConsumerOptions {
@@ -101,8 +112,9 @@ export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): Re
     consumerGroup: o.consumerGroup,
     subscriptions: Object.freeze(subscriptions),
     awaitDuration: checkDuration('awaitDuration', o.awaitDuration),
-    invisibleDuration: checkDuration('invisibleDuration', o.invisibleDuration, 1),
+    invisibleDuration: checkDuration('invisibleDuration', o.invisibleDuration, 1, MAX_INVISIBLE_DURATION_MS),
     fifo: o.fifo === undefined ? undefined : checkBoolean('fifo', o.fifo),
     maxReconsumeTimes: checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0, 16 * 1024),
+    maxInFlightPops: checkInt('maxInFlightPops', o.maxInFlightPops, 1, 1024),
   };
 }

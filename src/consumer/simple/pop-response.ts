@@ -10,6 +10,7 @@ import type { PopMessageResponseHeader } from '../../protocol/headers/pop.js';
 import { PropertyKey } from '../../protocol/message/properties.js';
 import {
   buildExtraInfo,
+  type ExtraInfo,
   parseMsgOffsetInfo,
   parseOrderCountInfo,
   parseStartOffsetInfo,
@@ -18,7 +19,7 @@ import {
   retryFlagOf,
   type RetryFlag,
 } from '../../protocol/pop/extra-info.js';
-import type { ConsumerMessage } from '../core/message-view.js';
+import { recordTopicOf, systemPropertyOf, type ConsumerMessage } from '../core/message-view.js';
 
 /** A message received by POP: a ConsumerMessage with its receipt handle. */
 export interface PoppedMessage extends ConsumerMessage {
@@ -38,28 +39,39 @@ export function receiptHandles(
   brokerName: string,
   order: boolean,
 ): string[] {
+  return parsedReceiptHandles(messages, h, brokerName, order).map((r) => r.handle);
+}
+
+/**
+ * A receipt handle and, when this client built it, its fields (the acker then need not parse it
+ * again); a handle the broker gave (POP_CK) comes without them.
+ */
+export interface ParsedHandle {
+  handle: string;
+  info: ExtraInfo | undefined;
+}
+
+/** `receiptHandles` with each handle's fields. */
+export function parsedReceiptHandles(
+  messages: readonly ConsumerMessage[],
+  h: PopMessageResponseHeader,
+  brokerName: string,
+  order: boolean,
+): ParsedHandle[] {
   const starts = parseStartOffsetInfo(h.startOffsetInfo);
   const offsets = parseMsgOffsetInfo(h.msgOffsetInfo);
   const counts = order ? parseOrderCountInfo(h.orderCountInfo) : undefined;
   const seen = new Map<string, number>();
   const firstOffset = new Map<string, number>();
   return messages.map((m) => {
-    const given = m.systemProperties[PropertyKey.POP_CK];
-    if (given !== undefined) return given;
-    const flag: RetryFlag = retryFlagOf(m.topic);
+    const given = systemPropertyOf(m, PropertyKey.POP_CK);
+    if (given !== undefined) return { handle: given, info: undefined };
+    const flag: RetryFlag = retryFlagOf(recordTopicOf(m));
     const qid = m.queue.queueId;
     const key = queueKey(flag, qid);
-    const base = {
-      popTime: h.popTime,
-      invisibleTime: h.invisibleTime,
-      reviveQid: h.reviveQid,
-      retryFlag: flag,
-      brokerName,
-      queueId: qid,
-    };
     if (h.startOffsetInfo === undefined || h.startOffsetInfo === '') {
       if (!firstOffset.has(key)) firstOffset.set(key, m.queueOffset);
-      return buildExtraInfo({ ...base, ckQueueOffset: firstOffset.get(key)!, msgQueueOffset: m.queueOffset });
+      return built(h, flag, brokerName, qid, firstOffset.get(key)!, m.queueOffset);
     }
     const start = starts.get(key);
     const list = offsets.get(key);
@@ -74,6 +86,27 @@ export function receiptHandles(
       const count = counts.get(queueOffsetKey(flag, qid, m.queueOffset)) ?? counts.get(key);
       if (count !== undefined && count > 0) m.reconsumeTimes = count;
     }
-    return buildExtraInfo({ ...base, ckQueueOffset: start, msgQueueOffset: msgOffset });
+    return built(h, flag, brokerName, qid, start, msgOffset);
   });
+}
+
+function built(
+  h: PopMessageResponseHeader,
+  retryFlag: RetryFlag,
+  brokerName: string,
+  queueId: number,
+  ckQueueOffset: number,
+  msgQueueOffset: number,
+): ParsedHandle {
+  const info: ExtraInfo = {
+    ckQueueOffset,
+    popTime: h.popTime,
+    invisibleTime: h.invisibleTime,
+    reviveQid: h.reviveQid,
+    retryFlag,
+    brokerName,
+    queueId,
+    msgQueueOffset,
+  };
+  return { handle: buildExtraInfo(info), info };
 }

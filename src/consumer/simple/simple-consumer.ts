@@ -30,12 +30,12 @@ import {
   PopMessage,
   PopMessageResponse,
 } from '../../protocol/headers/pop.js';
-import { PropertyKey } from '../../protocol/message/properties.js';
 import { consumerClientOf } from '../core/client-port.js';
-import { decodePullBody } from '../core/message-view.js';
+import { decodePullBody, markPopped } from '../core/message-view.js';
 import { groupConsumesOrderly } from '../core/broker-queries.js';
 import { SendBack } from '../core/send-back.js';
-import { receiptHandles, type PoppedMessage } from './pop-response.js';
+import { parsedReceiptHandles, type PoppedMessage } from './pop-response.js';
+import { ackMessages, checkNotAcked, markReceived, settle, settledOf, Settled } from './batched-ack.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
@@ -44,10 +44,13 @@ import { HeldMessages } from './held.js';
 import { popLag, type PopQueueLag } from './lag.js';
 import { joinPopGroup, leavePopGroup, type PopMember } from './running-info.js';
 import { buildSubscriptionData } from '../core/subscription.js';
-import { ackMessage, changeInvisibleTime, type AckPort } from './ack.js';
+import { changeInvisibleTime, type AckPort } from './ack.js';
+import { PopAcker } from '../core/pop-acker.js';
+import { PopSlots } from './pop-slots.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
   checkDuration,
+  MAX_INVISIBLE_DURATION_MS,
   resolveSimpleConsumerOptions,
   type ResolvedSimpleConsumerOptions,
   type SimpleConsumerOptions,
@@ -102,8 +105,6 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private next = 0;
   /** POPs of aborted receives and the messages they brought (parked-pops.ts). */
   private readonly parked: ParkedPops;
-  /** Messages the application acked or changed the invisible duration of (the iterator leaves them). */
-  private readonly settledMessages = new WeakSet<PoppedMessage>();
   /** Received and not settled: this consumer's own in-flight count (held.ts). */
   private readonly held = new HeldMessages();
   /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
@@ -114,6 +115,10 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly member: PopMember;
   /** What ack and changeInvisibleDuration need of this consumer (ack.ts). */
   private readonly ackPort: AckPort;
+  /** Batches the acks (core/pop-acker.ts). */
+  private readonly acker: PopAcker;
+  /** The bound on POPs in flight (`maxInFlightPops`). */
+  private readonly popSlots: PopSlots;
 
   constructor(options: SimpleConsumerOptions) {
     super();
@@ -139,6 +144,13 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       running: () => this.running(),
       address: (brokerName) => this.address(brokerName),
     };
+    this.acker = new PopAcker(this.ackPort);
+    this.popSlots = new PopSlots(this.options.maxInFlightPops);
+  }
+
+  /** Requests the acks took so far, by kind (BATCH_ACK_MESSAGE or ACK_MESSAGE): for benchmarks and tests. */
+  get ackRequests(): Readonly<{ ack: number; batchAck: number }> {
+    return { ...this.acker.sent };
   }
 
   get consumerGroup(): string {
@@ -270,7 +282,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.running();
     const kept = this.parked.take(maxMessages);
     if (kept.length > 0) return kept;
-    const pop = this.parked.adopt() ?? this.pop(maxMessages, invisibleDurationMs, signal);
+    const pop = this.parked.adopt() ?? (await this.boundedPop(maxMessages, invisibleDurationMs, signal)).pop;
     let messages: PoppedMessage[];
     try {
       messages = await raceAbort(pop, signal, 'receive');
@@ -279,6 +291,18 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       throw err;
     }
     return this.parked.trim(messages, maxMessages);
+  }
+
+  /** `pop` in one of the `maxInFlightPops` slots, waiting for a slot first. */
+  private async boundedPop(
+    maxMessages: number,
+    invisibleDurationMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ pop: Promise<PoppedMessage[]> }> {
+    await this.popSlots.acquire(signal);
+    const pop = this.pop(maxMessages, invisibleDurationMs, signal);
+    this.popSlots.holdUntilSettled(pop);
+    return { pop };
   }
 
   /** One POP (the wait of `receive`); sends nothing when `signal` aborted during the route lookup. */
@@ -346,16 +370,17 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       consumerGroup: this.wireGroup,
       namespace: this.options.namespace,
     });
-    const handles = receiptHandles(decoded, header, t.brokerName, order);
+    const handles = parsedReceiptHandles(decoded, header, t.brokerName, order);
+    const group = this.options.consumerGroup;
+    // Java sets the request's topic on every message (retry messages included): an own property of
+    // the view (a spread keeps it), from one descriptor per response. The other fields are set the
+    // same way in the same order on every message, so they share one shape (a defineProperties
+    // of three fresh descriptors per message cost 5 % of a drain).
+    const topic = { value: t.userTopic, enumerable: true };
     return decoded.map((m, i) => {
-      m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(header.popTime);
-      // Java sets the request's topic on every message (retry messages included).
-      // Own properties on the pulled view itself: a spread would drop its lazy fields (msgId, …).
-      return Object.defineProperties(m, {
-        topic: { value: t.userTopic, enumerable: true },
-        receiptHandle: { value: handles[i]!, writable: true, enumerable: true },
-        consumerGroup: { value: this.options.consumerGroup, enumerable: true },
-      }) as PoppedMessage;
+      markPopped(m, header.popTime);
+      Object.defineProperty(m, 'topic', topic);
+      return markReceived(m, handles[i]!, group);
     });
   }
 
@@ -385,15 +410,23 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   }
 
   /**
-   * Acknowledges `message`: it is not delivered again. `options.signal` aborts the wait for the
-   * broker's answer (AbortError): the ack may or may not have been applied.
+   * Acknowledges `message`, or every message of an array: they are not delivered again. Acks
+   * asked for together (one array, or calls in the same turn of the event loop) go as one
+   * BATCH_ACK_MESSAGE per broker, merged per checkpoint (docs/consumers.md §3.8). A message this
+   * consumer already acked, one of another group and one whose invisible time is over are refused
+   * (InvalidReceiptHandleError) without a request. An array rejects with AckFailedError naming
+   * each message not acked and why; the others were acked. `options.signal` aborts the wait for
+   * the broker's answer (AbortError): the ack may or may not have been applied.
    */
-  async ack(message: PoppedMessage, options?: CallOptions): Promise<void> {
+  async ack(message: PoppedMessage | readonly PoppedMessage[], options?: CallOptions): Promise<void> {
     const signal = signalOf(options);
     throwIfAborted(signal, 'ack');
-    await ackMessage(this.ackPort, message, signal);
-    this.settledMessages.add(message);
-    this.held.settle(message);
+    const acked = Array.isArray(message) ? (message as readonly PoppedMessage[]) : [message as PoppedMessage];
+    try {
+      await raceAbort(ackMessages(this.ackPort, this.acker, message), signal, 'ack');
+    } finally {
+      for (const m of acked) if (settledOf(m) === Settled.ACKED) this.held.settle(m);
+    }
   }
 
   /**
@@ -407,11 +440,12 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     invisibleDurationMs: number,
     options?: CallOptions,
   ): Promise<PoppedMessage> {
-    checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
+    checkInvisibleDuration(invisibleDurationMs);
     const signal = signalOf(options);
     throwIfAborted(signal, 'changeInvisibleDuration');
+    if (message !== null && typeof message === 'object') checkNotAcked(message);
     await changeInvisibleTime(this.ackPort, message, invisibleDurationMs, signal);
-    this.settledMessages.add(message);
+    settle(message, Settled.CHANGED);
     this.held.extend(message, invisibleDurationMs);
     return message;
   }
@@ -454,7 +488,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
         logger: this.logger,
         receive: (max, invisible, o) => this.receive(max, invisible, o),
         ack: (m) => this.ack(m),
-        settledByCaller: (m) => this.settledMessages.has(m),
+        settledByCaller: (m) => settledOf(m) !== Settled.OPEN,
         giveBack: (messages) => this.parked.keep(messages),
       },
       checked,
@@ -507,5 +541,10 @@ export function checkReceiveArgs(maxMessages: unknown, invisibleDurationMs: unkn
       'maxMessages',
       `must be an integer in [1, ${POP_MAX_MSG_NUMS}], got ${String(maxMessages)}`,
     );
-  checkDuration('invisibleDurationMs', invisibleDurationMs, 1);
+  checkInvisibleDuration(invisibleDurationMs);
+}
+
+/** An invisible duration: 1 ms to 12 h (the 5.x proxy's `maxInvisibleTimeMills`). */
+function checkInvisibleDuration(invisibleDurationMs: unknown): void {
+  checkDuration('invisibleDurationMs', invisibleDurationMs, 1, MAX_INVISIBLE_DURATION_MS);
 }

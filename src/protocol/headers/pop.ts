@@ -1,7 +1,8 @@
 /**
  * [5.x] POP consumption over remoting (docs/protocol.md §13.1): POP_MESSAGE
- * (200050), ACK_MESSAGE (200051), CHANGE_MESSAGE_INVISIBLETIME (200053) and NOTIFICATION (200054),
- * with their response headers. The receipt handle (`extraInfo`) is in `protocol/pop/extra-info.ts`.
+ * (200050), ACK_MESSAGE (200051), CHANGE_MESSAGE_INVISIBLETIME (200053), NOTIFICATION (200054) and
+ * BATCH_ACK_MESSAGE (200151, no header: its JSON body is `protocol/pop/batch-ack.ts`), with their
+ * response headers. The receipt handle (`extraInfo`) is in `protocol/pop/extra-info.ts`.
  */
 import { RequestCode } from '../codes.js';
 import { F, declareRequest, defineHeader, type HeaderOf } from './fields.js';
@@ -64,6 +65,9 @@ export const AckMessage = declareRequest(RequestCode.ACK_MESSAGE, 'ACK_MESSAGE',
   bname: F.string.optional(),
 });
 export type AckMessageRequestHeader = HeaderOf<typeof AckMessage.spec>;
+
+/** Many acks in one request (5.1.3+ brokers); the body is `protocol/pop/batch-ack.ts`. */
+export const BatchAckMessage = declareRequest(RequestCode.BATCH_ACK_MESSAGE, 'BATCH_ACK_MESSAGE', {});
 
 export const ChangeInvisibleTime = declareRequest(
   RequestCode.CHANGE_MESSAGE_INVISIBLETIME,

@@ -45,7 +45,7 @@ import {
   SearchOffsetByTimestamp,
   UpdateConsumerOffset,
 } from './offset.js';
-import { AckMessage, ChangeInvisibleTime, Notification, PopMessage } from './pop.js';
+import { AckMessage, BatchAckMessage, ChangeInvisibleTime, Notification, PopMessage } from './pop.js';
 import { PullMessage } from './pull.js';
 import { QueryMessage, ViewMessageById } from './query.js';
 import {
@@ -134,6 +134,7 @@ const ALL: ReadonlyArray<RequestDeclaration<HeaderSpec>> = [
 
   PopMessage,
   AckMessage,
+  BatchAckMessage,
   ChangeInvisibleTime,
   Notification,
   RecallMessage,

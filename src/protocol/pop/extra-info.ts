@@ -58,18 +58,9 @@ export function isOrderly(info: Pick<ExtraInfo, 'reviveQid'>): boolean {
 }
 
 export function buildExtraInfo(info: ExtraInfo): string {
-  const parts = [
-    info.ckQueueOffset,
-    info.popTime,
-    info.invisibleTime,
-    info.reviveQid,
-    info.retryFlag,
-    info.brokerName,
-    info.queueId,
-    info.msgQueueOffset,
-  ];
-  if (info.commitLogOffset !== undefined) parts.push(info.commitLogOffset);
-  return parts.join(SEP);
+  // One template, not an array joined: a POP builds one per message.
+  const text = `${info.ckQueueOffset}${SEP}${info.popTime}${SEP}${info.invisibleTime}${SEP}${info.reviveQid}${SEP}${info.retryFlag}${SEP}${info.brokerName}${SEP}${info.queueId}${SEP}${info.msgQueueOffset}`;
+  return info.commitLogOffset === undefined ? text : `${text}${SEP}${info.commitLogOffset}`;
 }
 
 function int(raw: string | undefined, field: string, text: string): number {

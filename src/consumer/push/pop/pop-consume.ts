@@ -36,7 +36,8 @@ import {
 import type { ConsumeTracer } from '../../core/msg-trace.js';
 import { PULL_DELAY } from '../../core/pull-loop.js';
 import type { SendBack } from '../../core/send-back.js';
-import { ackMessage, changeInvisibleTime, type AckPort } from '../../simple/ack.js';
+import { ackTargetOf, changeInvisibleTime, type AckPort } from '../../simple/ack.js';
+import type { PopAcker } from '../../core/pop-acker.js';
 import { receiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
 import type { ResolvedPushConsumerOptions } from '../options.js';
 import type { SubscriptionData } from '../../../protocol/headers/heartbeat.js';
@@ -84,6 +85,8 @@ export interface PopConsumeHost {
   readonly logger: Logger;
   readonly client: ConsumerClient;
   readonly ackPort: AckPort;
+  /** Batches the acks (core/pop-acker.ts). */
+  readonly acker: PopAcker;
   readonly pool: HandlerPool;
   readonly sendBack: SendBack;
   readonly stats: ConsumeStats;
@@ -98,9 +101,19 @@ export interface PopConsumeHost {
   handlerFailed(mq: MessageQueue, messages: ConsumerMessage[], outcome: ConsumeOutcome & { ok: false }): void;
 }
 
-/** The one place POP-mode messages are acked (a batching acker can take over here). */
-export function ackPopped(port: AckPort, message: PoppedMessage): Promise<void> {
-  return ackMessage(port, message, undefined);
+/**
+ * The one place POP-mode messages are acked: through the consumer's PopAcker, so acks of one
+ * turn go as one BATCH_ACK_MESSAGE per broker (ACK_MESSAGE where that is not served).
+ */
+export function ackPopped(
+  host: Pick<PopConsumeHost, 'ackPort' | 'acker'>,
+  message: PoppedMessage,
+): Promise<void> {
+  try {
+    return host.acker.ack(ackTargetOf(host.ackPort, message));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** Runs the POP loop of `q` until it is dropped or the consumer stops. */
@@ -229,7 +242,7 @@ function dispatch(host: PopConsumeHost, q: PopQueue, sub: PopSubscription, respo
 
 async function ackQuietly(host: PopConsumeHost, m: PoppedMessage): Promise<void> {
   try {
-    await ackPopped(host.ackPort, m);
+    await ackPopped(host, m);
   } catch (err) {
     host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
       msgId: m.msgId,

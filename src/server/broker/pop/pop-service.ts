@@ -8,7 +8,12 @@
  */
 import { join } from 'node:path';
 import { decodeProperties, encodeProperties, PropertyKey } from '../../../protocol/message/properties.js';
-import { decodeStoredMessage, encodeStoredMessage } from '../../../protocol/message/stored-message.js';
+import {
+  decodeStoredMessage,
+  encodeStoredMessage,
+  StoredField,
+  storedInt64,
+} from '../../../protocol/message/stored-message.js';
 import { PermName } from '../../../protocol/perm.js';
 import { POP_ORDER_REVIVE_QUEUE } from '../../../protocol/headers/pop.js';
 import { buildExtraInfo, popRetryTopicV1, retryFlagOf } from '../../../protocol/pop/extra-info.js';
@@ -61,6 +66,8 @@ export class PopService {
   readonly waiters = new PopWaiters();
   /** `topic@group@queueId` being read by a pop right now (Java `QueueLockManager`). */
   private readonly busy = new Set<string>();
+  /** Busy keys another pop skipped: their release wakes the long polls (one may have found only busy queues). */
+  private readonly contended = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private reviving: Promise<void> | undefined;
 
@@ -128,12 +135,18 @@ export class PopService {
     brokerName: string,
   ): Promise<PopRead | undefined> {
     const key = `${topic}@${req.group}@${queueId}`;
-    if (this.busy.has(key)) return undefined;
+    if (this.busy.has(key)) {
+      this.contended.add(key);
+      return undefined;
+    }
     this.busy.add(key);
     try {
       return await this.readQueue(req, topic, queueId, brokerName);
     } finally {
       this.busy.delete(key);
+      // A pop that skipped this queue may be long-polling with messages left here: wake it now,
+      // not when a new message arrives or its poll time ends.
+      if (this.contended.delete(key)) this.waiters.notify(topic);
     }
   }
 
@@ -161,7 +174,8 @@ export class PopService {
     got.messages.forEach((m, i) => {
       if (matchesQueueEntry(req.filter, got.tagsCodes[i] ?? 0) && matchesStoredRecord(req.filter, m)) {
         records.push(m);
-        offsets.push(decodeStoredMessage(m).message.queueOffset);
+        // The offset alone, read in place, not a full decode of every record just for it.
+        offsets.push(storedInt64(m, StoredField.QUEUEOFFSET));
       }
     });
     const next = got.nextBeginOffset;

@@ -1,5 +1,6 @@
 /**
- * [5.x] POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME and NOTIFICATION (docs/consumers.md §3):
+ * [5.x] POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME and NOTIFICATION (docs/consumers.md §3),
+ * and BATCH_ACK_MESSAGE (batch-ack.ts):
  * request checks and answers in the order of Java's `PopMessageProcessor`, `AckMessageProcessor`,
  * `ChangeInvisibleTimeProcessor` and `NotificationProcessor`; the bookkeeping is `pop/pop-service.ts`.
  */
@@ -9,6 +10,7 @@ import { createResponse, type RemotingCommand } from '../../../protocol/command.
 import { isTagType } from '../../../protocol/filter/tags.js';
 import {
   AckMessage,
+  BatchAckMessage,
   ChangeInvisibleTime,
   ChangeInvisibleTimeResponse,
   Notification,
@@ -39,6 +41,7 @@ import { buildMessageFilter, type MessageFilter } from '../message-filter.js';
 import { NORMAL_REVIVE_QID, type PopRead, type PopService } from '../pop/pop-service.js';
 import { popPlan } from '../priority.js';
 import { APPLY_TOPIC_HINT } from './send.js';
+import { processBatchAck } from './batch-ack.js';
 
 /** Java `isTimeoutTooMuch`: a request this late (ms past bornTime + pollTime) is answered at once. */
 const TOO_LATE_MS = 500;
@@ -47,6 +50,7 @@ export function popProcessors(ctx: BrokerContext, pop: PopService): Array<[numbe
   return [
     [PopMessage.code, (r, conn) => processPop(ctx, pop, r, conn)],
     [AckMessage.code, (r) => processAck(ctx, pop, r)],
+    [BatchAckMessage.code, (r) => processBatchAck(ctx, pop, r)],
     [ChangeInvisibleTime.code, (r) => processChangeInvisible(ctx, pop, r)],
     [Notification.code, (r, conn) => processNotification(ctx, pop, r, conn)],
   ];
