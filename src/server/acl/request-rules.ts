@@ -15,6 +15,8 @@ import type { RemotingCommand } from '../../protocol/command.js';
 import { parseLockBatchBody } from '../../protocol/headers/consumer.js';
 import type { HeaderSpec, RequestDeclaration } from '../../protocol/headers/fields.js';
 import { parseHeartbeatData } from '../../protocol/headers/heartbeat.js';
+import { decodeBatchAckBody } from '../../protocol/pop/batch-ack.js';
+import { parseQueryAssignmentRequest } from '../../protocol/body/assignment.js';
 import { requestDeclaration } from '../../protocol/headers/registry.js';
 import { FAULT_INJECTION_REQUEST_CODE } from '../broker/faults.js';
 import { RETRY_PREFIX } from './acl-config.js';
@@ -135,6 +137,36 @@ const RULES: ReadonlyArray<[number, AclRule]> = [
   [RequestCode.ACK_MESSAGE, rule(SUB_TOPIC_AND_GROUP, topicAnd(Perm.SUB, 'consumerGroup'))],
   [RequestCode.CHANGE_MESSAGE_INVISIBLETIME, rule(SUB_TOPIC_AND_GROUP, topicAnd(Perm.SUB, 'consumerGroup'))],
   [RequestCode.NOTIFICATION, rule(SUB_TOPIC_AND_GROUP, topicAnd(Perm.SUB, 'consumerGroup'))],
+  [
+    RequestCode.BATCH_ACK_MESSAGE,
+    rule('SUB on each entry’s topic and consumer group (the body’s `t` and `c`)', (r, add) => {
+      if (r.body === undefined || r.body.length === 0) return;
+      for (const ack of decodeBatchAckBody(r.body).acks) {
+        add(ack.topic, Perm.SUB);
+        add(groupResource(ack.consumerGroup), Perm.SUB);
+      }
+    }),
+  ],
+  [
+    RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG,
+    rule('SUB on group `group`', groupOnly('group', Perm.SUB), {
+      stricter: 'Java 4.9.7 checks nothing: any account could read, and auto-create, any subscription group',
+    }),
+  ],
+  [
+    RequestCode.QUERY_ASSIGNMENT,
+    rule(
+      'SUB on the body’s `topic` and group `consumerGroup`',
+      (r, add) => {
+        if (r.body === undefined || r.body.length === 0) return;
+        const q = parseQueryAssignmentRequest(r.body);
+        add(q.topic, Perm.SUB);
+        add(groupResource(q.consumerGroup), Perm.SUB);
+      },
+      { stricter: "Java 4.9.7 has no such code; 5.5.0's ACL 2.0 checks the same" },
+    ),
+  ],
+  [RequestCode.SET_MESSAGE_REQUEST_MODE, rule(ADMIN_ONLY, nothing, { admin: true })],
   [RequestCode.QUERY_MESSAGE, rule('SUB on `topic`', topicAnd(Perm.SUB, undefined))],
   [
     RequestCode.VIEW_MESSAGE_BY_ID,

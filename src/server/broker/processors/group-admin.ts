@@ -24,6 +24,7 @@ import {
 import { checkGroup } from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader, requiredBody } from '../request-header.js';
+import { requestHeader as decodeRequestHeader } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
 
 export function groupAdminProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
@@ -59,7 +60,9 @@ function allGroups(ctx: BrokerContext, request: RemotingCommand): RemotingComman
 
 /** Java `getSubscriptionGroup` through `findSubscriptionGroupConfig`, which auto-creates the group. */
 function oneGroup(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
-  const { group } = requestHeader(GetSubscriptionGroupConfig, request);
+  // Decoded without the edge's name check: the name is checked just below, before anything is
+  // created, and answered as Java answers it (SUBSCRIPTION_GROUP_NOT_EXIST, not SYSTEM_ERROR).
+  const { group } = decodeRequestHeader(GetSubscriptionGroupConfig, request);
   if (checkGroup(group, 'group') !== undefined)
     return createResponse(request, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, 'No group in this broker');
   ctx.subscriptionGroups.ensure(group);
