@@ -167,4 +167,8 @@ export type { ResolvedPushConsumerOptions } from './consumer/push/options.js';
 export type { ResolvedLitePullConsumerOptions } from './consumer/lite-pull/options.js';
 export type { ResolvedSimpleConsumerOptions } from './consumer/simple/options.js';
 export type { AllocateStrategyOptions, MachineRoomResolver } from './consumer/allocate/index.js';
-export type { ConsumeStatusData, PopProcessQueueInfoData, ProcessQueueInfoData } from './protocol/body/consumer-running-info.js';
+export type {
+  ConsumeStatusData,
+  PopProcessQueueInfoData,
+  ProcessQueueInfoData,
+} from './protocol/body/consumer-running-info.js';
