@@ -24,11 +24,11 @@ const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 // What Java's JSON.toJSONString(UserInfo) writes for a user the broker has (GET_USER's body).
 const JAVA_USER = '{"password":"s3cret","userStatus":"enable","userType":"Normal","username":"alice"}';
-// AclInfo.of("User:alice", ["Topic:orders","Group:billing"], ["Pub","Sub"], ["10.0.0.0/8"], "Allow").
+// AclInfo.of("User:alice", ["Topic:orders","Group:billing"], ["Pub","Sub"], ["127.0.0.0/8"], "Allow").
 const JAVA_ACL =
   '{"policies":[{"entries":[' +
-  '{"actions":["Pub","Sub"],"decision":"Allow","resource":"Topic:orders","sourceIps":["10.0.0.0/8"]},' +
-  '{"actions":["Pub","Sub"],"decision":"Allow","resource":"Group:billing","sourceIps":["10.0.0.0/8"]}' +
+  '{"actions":["Pub","Sub"],"decision":"Allow","resource":"Topic:orders","sourceIps":["127.0.0.0/8"]},' +
+  '{"actions":["Pub","Sub"],"decision":"Allow","resource":"Group:billing","sourceIps":["127.0.0.0/8"]}' +
   '],"policyType":"Custom"}],"subject":"User:alice"}';
 
 describe('ACL 2.0 admin request declarations', () => {
@@ -83,7 +83,7 @@ describe('UserInfo and AclInfo bodies', () => {
     const entry = (resource: string) => ({
       resource,
       actions: ['Pub', 'Sub'],
-      sourceIps: ['10.0.0.0/8'],
+      sourceIps: ['127.0.0.0/8'],
       decision: 'Allow',
     });
     const acl = {
@@ -120,8 +120,8 @@ describe('UserInfo and AclInfo bodies', () => {
         e.decision,
       ]),
       [
-        ['Topic:orders', 'Pub|Sub', '10.0.0.0/8', 'Allow'],
-        ['Group:billing', 'Pub|Sub', '10.0.0.0/8', 'Allow'],
+        ['Topic:orders', 'Pub|Sub', '127.0.0.0/8', 'Allow'],
+        ['Group:billing', 'Pub|Sub', '127.0.0.0/8', 'Allow'],
       ],
     );
     // A Default policy with no source IPs (fastjson leaves the null list out).
