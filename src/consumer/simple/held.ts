@@ -32,8 +32,12 @@ export class HeldMessages {
   add(messages: readonly PoppedMessage[], invisibleMs: number): void {
     if (messages.length === 0) return;
     const at = this.now();
+    // A response's messages of one queue share one queue object: its key is built once per run.
+    let queue: PoppedMessage['queue'] | undefined;
     for (const m of messages) {
       this.until.set(m, at + invisibleMs);
+      if (m.queue === queue) continue;
+      queue = m.queue;
       this.lastPop.set(heldQueueKey(m), { mq: m.queue, at });
     }
   }
