@@ -66,6 +66,14 @@ export interface ClientOptions extends ClientConnectionOptions {
    * @default silentLogger
    */
   logger?: Logger | undefined;
+  /**
+   * Traces and metrics through OpenTelemetry (docs/observability.md): when `@opentelemetry/api`
+   * is installed, the client takes its tracer, meter and propagator from the API's globals (no-ops
+   * until the application registers an SDK) and carries the trace context in each message's
+   * properties. `false` turns all of it off; without the package it is off anyway.
+   * @default true
+   */
+  openTelemetry?: boolean | undefined;
 }
 
 /** Java message trace, taken by the classes that write trace records (Producer, PushConsumer). */
@@ -98,6 +106,8 @@ export interface ResolvedClientOptions {
   pollNameServerInterval: number;
   heartbeatBrokerInterval: number;
   logger: Logger;
+  /** Whether the client instruments itself through `@opentelemetry/api` (when installed). */
+  openTelemetry: boolean;
   /** ACL credentials and TLS (connection-options.ts). */
   connection: ClientConnection;
 }
@@ -140,6 +150,7 @@ const CLIENT_OPTION_KEYS: Readonly<Record<SharedKey, true>> = Object.freeze({
   pollNameServerInterval: true,
   heartbeatBrokerInterval: true,
   logger: true,
+  openTelemetry: true,
   ...CLIENT_CONNECTION_OPTION_KEYS,
 });
 const TRACE_OPTION_KEYS: Readonly<Record<TraceKey, true>> = Object.freeze({
@@ -280,6 +291,7 @@ export function resolveClientOptions(input: unknown, spec: ClientOptionsSpec): R
       MAX_INT,
     ),
     logger: checkLogger('logger', o.logger ?? silentLogger),
+    openTelemetry: checkBoolean('openTelemetry', o.openTelemetry ?? true),
     connection: resolveClientConnection(o),
   };
 }

@@ -14,7 +14,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
 import type * as Fzstd from 'fzstd';
 import { ProtocolError } from '../../errors.js';
-import { requireDependency } from './lazy-dependency.js';
+import { requireDependency } from '../../lazy-dependency.js';
 import { lz4FrameCompress, lz4FrameDecompress } from './lz4-frame.js';
 import { CompressionType, MessageSysFlag, compressionTypeOf } from './sysflag.js';
 

@@ -7,7 +7,7 @@
  */
 import type * as Lz4js from 'lz4js';
 import type * as Xxh32 from 'lz4js/xxh32.js';
-import { requireDependency } from './lazy-dependency.js';
+import { requireDependency } from '../../lazy-dependency.js';
 
 /** lz4js's block codec and xxHash32, required on the first LZ4 body (lazy-dependency.ts). */
 interface Lz4Codec {

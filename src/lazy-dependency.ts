@@ -1,8 +1,9 @@
 /**
- * The LZ4 and ZSTD codecs come from dependencies (lz4js, fzstd) that most applications never
- * need: ZLIB, Node's own, is the default. They are loaded on first use, so importing the package
- * loads neither. Reading a body must stay synchronous (a pulled message is decoded where it is
- * read), so they are `require`d, not `import()`ed.
+ * Packages most applications never need, loaded on first use so that importing rocketmq-ts loads
+ * none of them: the LZ4 and ZSTD codecs (lz4js, fzstd; ZLIB, Node's own, is the default) and the
+ * optional peer `@opentelemetry/api`. Reading a body must stay synchronous (a pulled message is
+ * decoded where it is read) and so must a client's constructor, so they are `require`d, not
+ * `import()`ed.
  *
  * This file is compiled twice: to CommonJS, where the module's own `require` exists, and to ESM,
  * where it does not and `import.meta` (which CommonJS cannot even parse) would be the usual way
