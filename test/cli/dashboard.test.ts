@@ -70,3 +70,57 @@ test('demo --dashboard shows the demo producer on the producer health page while
   // the dashboard closed with the run
   await assert.rejects(fetch(`${url}producers`));
 });
+
+test('dashboard limit flags: out-of-range values are refused naming the flag', async () => {
+  const base = ['dashboard', '--namesrv', '127.0.0.1:9876', '--port', '0'];
+  assertOneLineError(
+    await runCli([...base, '--max-live-views', '0']),
+    2,
+    /--max-live-views: must be an integer in 1\.\.10000/,
+  );
+  assertOneLineError(
+    await runCli([...base, '--max-live-streams', 'many']),
+    2,
+    /--max-live-streams: must be an integer/,
+  );
+  assertOneLineError(
+    await runCli([...base, '--auth-max-failures', '1001']),
+    2,
+    /--auth-max-failures: must be an integer in 1\.\.1000/,
+  );
+  assertOneLineError(
+    await runCli([...base, '--auth-lockout', '16m']),
+    2,
+    /--auth-lockout: must be 1ms\.\.15m/,
+  );
+});
+
+test('dashboard limit flags reach the dashboard: one more live stream than --max-live-streams is answered 429', async () => {
+  const cluster = await EmbeddedCluster.start({ brokers: 1 });
+  const streams: AbortController[] = [];
+  try {
+    const cli = startCli([
+      'dashboard',
+      '--namesrv',
+      cluster.namesrvAddr,
+      '--port',
+      '0',
+      '--max-live-streams',
+      '1',
+    ]);
+    const url = await urlOf(cli.child);
+    const first = new AbortController();
+    streams.push(first);
+    const open = await fetch(`${url}events?view=topic&name=a`, { signal: first.signal });
+    assert.equal(open.status, 200);
+    const second = await fetch(`${url}events?view=topic&name=a`);
+    assert.equal(second.status, 429);
+    await second.body?.cancel();
+    first.abort();
+    cli.child.kill('SIGTERM');
+    assert.equal((await cli.done).code, 0);
+  } finally {
+    for (const s of streams) s.abort();
+    await cluster.stop();
+  }
+});

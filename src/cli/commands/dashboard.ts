@@ -3,7 +3,7 @@ import { isLoopbackHost, type DashboardOptions } from '../../dashboard/options.j
 import { InvalidArgumentError } from '../../errors.js';
 import { consoleLogger } from '../../observability/logger.js';
 import type { CliCommand } from '../command.js';
-import { parseDuration, parseFlags, parseNamesrv, parsePort } from '../flags.js';
+import { intFlag, parseDuration, parseFlags, parseNamesrv, parsePort } from '../flags.js';
 import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { listenOn, untilSignal } from '../serving.js';
 
@@ -14,8 +14,20 @@ const FLAGS = {
   user: { type: 'string' },
   password: { type: 'string' },
   refresh: { type: 'string' },
+  'max-live-views': { type: 'string' },
+  'max-live-streams': { type: 'string' },
+  'auth-max-failures': { type: 'string' },
+  'auth-lockout': { type: 'string' },
   ...CLIENT_SECURITY_FLAGS,
 } as const;
+
+/** `--auth-lockout` in ms: a duration up to the 15 minutes the lockout is capped at. */
+function lockoutMs(raw: string | undefined): number {
+  if (raw === undefined) return 1000;
+  const ms = Math.round(parseDuration('--auth-lockout', raw));
+  if (ms < 1 || ms > 15 * 60_000) throw new InvalidArgumentError('--auth-lockout', 'must be 1ms..15m');
+  return ms;
+}
 
 /** The warning printed when the dashboard listens beyond this machine. */
 export function exposureWarning(host: string, withAuth: boolean): string | undefined {
@@ -56,7 +68,8 @@ export const dashboardCommand: CliCommand = {
   path: ['dashboard'],
   summary: 'Web dashboard for a cluster: brokers, topics, groups, messages, live',
   help: `Usage: rocketmq-ts dashboard --namesrv A [--port 8080] [--host 127.0.0.1] [--user U --password P]
-                            [--refresh 2s] [--verbose]
+                            [--refresh 2s] [--max-live-views 32] [--max-live-streams 256]
+                            [--auth-max-failures 5] [--auth-lockout 1s] [--verbose]
 
 Serves a web dashboard (cluster, topics, consumer groups, messages) for the cluster behind the
 NameServer, using the Admin client; live figures arrive over Server-Sent Events. Every asset is
@@ -69,6 +82,15 @@ Options:
   --user U           require HTTP basic authentication with this user name...
   --password P       ...and this password (default env ROCKETMQ_DASHBOARD_PASSWORD)
   --refresh T        live update period: 2s, 500ms (default 2s)
+  --max-live-views N pages (a group, a topic, ...) watched live at once; one more is
+                     answered 503 (default 32)
+  --max-live-streams N
+                     open live streams at once, all pages together; one more is answered
+                     429 (default 256)
+  --auth-max-failures N
+                     wrong passwords from one address before it is locked out (default 5)
+  --auth-lockout T   the first lockout, doubling with each further failure up to 15m
+                     (default 1s)
 ${CLIENT_SECURITY_HELP}
   --verbose          log to stderr`,
   flags: FLAGS,
@@ -93,6 +115,10 @@ ${CLIENT_SECURITY_HELP}
       ...(values.user !== undefined && password !== undefined
         ? { auth: { user: values.user, password } }
         : {}),
+      maxLiveViews: intFlag('--max-live-views', values['max-live-views'], 32, 1, 10_000),
+      maxLiveStreams: intFlag('--max-live-streams', values['max-live-streams'], 256, 1, 100_000),
+      authMaxFailures: intFlag('--auth-max-failures', values['auth-max-failures'], 5, 1, 1000),
+      authLockoutMs: lockoutMs(values['auth-lockout']),
       ...clientSecurity(values),
       ...(values.verbose ? { logger: consoleLogger('dashboard') } : {}),
     };

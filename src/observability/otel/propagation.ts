@@ -71,5 +71,8 @@ export function extractTraceContext(
     return { context, invalid: undefined };
   const span = api.trace.getSpanContext(context);
   const valid = span !== undefined && api.trace.isSpanContextValid(span);
-  return { context, invalid: valid ? undefined : `malformed traceparent: ${JSON.stringify(carried.slice(0, 80))}` };
+  return {
+    context,
+    invalid: valid ? undefined : `malformed traceparent: ${JSON.stringify(carried.slice(0, 80))}`,
+  };
 }
