@@ -34,6 +34,25 @@ export interface ServerTls {
 const TLS_HANDSHAKE = 0x16;
 const KEYS = ['cert', 'key', 'ca', 'mode'];
 
+/** A PEM input (text, bytes, or a list of either) that parses as certificates; throws naming `field`. */
+export function checkPem(field: string, pem: unknown): PemInput {
+  const parts = Array.isArray(pem) ? (pem as unknown[]) : [pem];
+  if (parts.length === 0 || !parts.every((p) => typeof p === 'string' || Buffer.isBuffer(p)))
+    throw new InvalidArgumentError(field, 'must be PEM text, a Buffer, or a list of them');
+  // node:tls skips text that holds no PEM block instead of failing: a typo would trust nothing.
+  for (const part of parts)
+    if (!String(part).includes('-----BEGIN CERTIFICATE-----'))
+      throw new InvalidArgumentError(field, 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
+  try {
+    tls.createSecureContext({ ca: pem as PemInput });
+  } catch (err) {
+    throw new InvalidArgumentError(field, `cannot load the certificates: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return pem as PemInput;
+}
+
 /** Validates `tls` (field names `tls.*`) and loads the certificate; undefined for no TLS. */
 export function resolveServerTls(options: ServerTlsOptions | undefined): ServerTls | undefined {
   if (options === undefined) return undefined;

@@ -302,7 +302,7 @@ export class Broker {
 
     this.stats.start();
     // Java: the broker talks TLS to the NameServer when its own server mode is enforcing.
-    this.registrar = new NamesrvRegistrar(this.logger, o.tls?.mode === 'enforcing');
+    this.registrar = new NamesrvRegistrar(this.logger, o.tls?.mode === 'enforcing', o.namesrvTlsCa);
     await this.registerBrokerAll();
     this.every(o.registerNameServerPeriod, () => void this.registerBrokerAll());
     this.every(CLIENT_SCAN_INTERVAL_MS, () => this.clients.scanNotActive(o.channelExpiredTimeout));

@@ -6,6 +6,7 @@ import { ResponseCode } from '../../protocol/codes.js';
 import { createRequest } from '../../protocol/command.js';
 import { crc32 } from '../../protocol/message/crc32.js';
 import { ConnectionPool } from '../../remoting/pool.js';
+import type { PemInput } from '../../remoting/tls-server.js';
 import type { Logger } from '../../observability/logger.js';
 import {
   GetRouteInfoByTopic,
@@ -42,14 +43,23 @@ export class NamesrvRegistrar {
   constructor(
     private readonly logger: Logger,
     useTls = false,
+    namesrvCa?: PemInput,
   ) {
     this.pool = new ConnectionPool({
       logger,
       connectTimeoutMs: REGISTER_TIMEOUT_MS,
-      // Java's `useTLS` client: encrypt, trust any certificate, no host name check. An explicit
-      // opt-out (clients verify by default, docs/security.md §1): the broker has no option for
-      // its NameServers' CA yet, and they are the operator's own servers.
-      ...(useTls ? { tls: { rejectUnauthorized: false, checkServerIdentity: () => undefined } } : {}),
+      // Java's `useTLS` client: encrypt, no host name check, and trust any certificate unless the
+      // NameServers' CA is given (`namesrvTlsCa`, Java `tls.client.authServer`). Trusting any is
+      // an explicit opt-out (clients verify by default, docs/security.md §1) kept as Java's
+      // default, because the NameServers are the operator's own servers.
+      ...(useTls
+        ? {
+            tls:
+              namesrvCa === undefined
+                ? { rejectUnauthorized: false, checkServerIdentity: () => undefined }
+                : { ca: namesrvCa, rejectUnauthorized: true, checkServerIdentity: () => undefined },
+          }
+        : {}),
     });
   }
 

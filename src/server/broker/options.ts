@@ -6,7 +6,12 @@ import { silentLogger, type Logger } from '../../observability/logger.js';
 import { PermName } from '../../protocol/perm.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from '../../protocol/validation.js';
 import { validateServerLimits, type ServerLimits } from '../../remoting/server.js';
-import { resolveServerTls, type ServerTlsOptions } from '../../remoting/tls-server.js';
+import {
+  checkPem,
+  resolveServerTls,
+  type PemInput,
+  type ServerTlsOptions,
+} from '../../remoting/tls-server.js';
 import type { AclConfig } from '../acl/acl-config.js';
 import {
   checkBoolean,
@@ -127,6 +132,14 @@ export interface BrokerOptions {
   acl: AclConfig | string | undefined;
   /** TLS (Java `tls.server.mode` + certificate). @default undefined: plain TCP */
   tls: ServerTlsOptions | undefined;
+  /**
+   * The CA that signs the NameServers' certificates, for a broker registering over TLS (Java
+   * `tls.client.trustCertPath` with `tls.client.authServer=true`): the chain is verified, the
+   * host name not (as Java). Without it the broker encrypts but trusts any NameServer
+   * certificate, as Java's default does.
+   * @default undefined
+   */
+  namesrvTlsCa: PemInput | undefined;
   /** @default silentLogger */
   logger: Logger;
 }
@@ -176,6 +189,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   enableTopicMessageTypeCheck: false,
   acl: undefined,
   tls: undefined,
+  namesrvTlsCa: undefined,
   logger: silentLogger,
 });
 
@@ -253,6 +267,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
   parseDelayLevels(o.messageDelayLevel);
   if (o.acl !== undefined && typeof o.acl !== 'string') checkObject('acl', o.acl);
   resolveServerTls(o.tls);
+  if (o.namesrvTlsCa !== undefined) checkPem('namesrvTlsCa', o.namesrvTlsCa);
   checkLogger('logger', o.logger);
   return o;
 }
