@@ -42,7 +42,8 @@ export const SERVER_TLS_HELP = `  --tls-cert FILE    PEM certificate chain: turn
 export const SERVER_SECURITY_HELP = `  --acl FILE         plain_acl.yml-compatible ACL file, reloaded when it changes
 ${SERVER_TLS_HELP}`;
 
-function readPem(flag: string, file: string): string {
+/** A PEM file's text; an unreadable file is an error naming `flag`. */
+export function readPem(flag: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -1,8 +1,12 @@
 /** The ACL and TLS flags: environment fallback, pairs that must come together, files read. */
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { clientSecurity, serverSecurity } from '../../src/cli/security-flags.js';
 import { InvalidArgumentError } from '../../src/errors.js';
+import { assertOneLineError, runCli } from './run-cli.js';
 
 const flagError = (fn: () => unknown, flag: string): void =>
   assert.throws(fn, (e: unknown) => e instanceof InvalidArgumentError && e.field === flag);
@@ -35,4 +39,24 @@ test('server TLS needs both files; the mode is checked', () => {
     () => serverSecurity({ 'tls-cert': '/nonexistent/c.pem', 'tls-key': '/nonexistent/k.pem' }),
     '--tls-cert',
   );
+});
+
+test('broker --namesrv-tls-ca: an unreadable file, or one with no certificate, is refused naming the flag', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rmq-ts-nstls-'));
+  try {
+    const base = ['broker', '--namesrv', '127.0.0.1:9876', '--data-dir', join(dir, 'b'), '--port', '0'];
+    assertOneLineError(
+      await runCli([...base, '--namesrv-tls-ca', join(dir, 'missing.pem')]),
+      2,
+      /--namesrv-tls-ca: cannot read/,
+    );
+    writeFileSync(join(dir, 'empty.pem'), 'no certificate here\n');
+    assertOneLineError(
+      await runCli([...base, '--namesrv-tls-ca', join(dir, 'empty.pem')]),
+      2,
+      /namesrvTlsCa: holds no PEM certificate/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

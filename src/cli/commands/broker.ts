@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors.js';
-import { SERVER_SECURITY_FLAGS, SERVER_SECURITY_HELP, serverSecurity } from '../security-flags.js';
+import { readPem, SERVER_SECURITY_FLAGS, SERVER_SECURITY_HELP, serverSecurity } from '../security-flags.js';
 import { consoleLogger } from '../../observability/logger.js';
 import { Broker } from '../../server/broker/broker.js';
 import type { CliCommand } from '../command.js';
@@ -21,6 +21,7 @@ const FLAGS = {
   flush: { type: 'string' },
   'fault-injection': { type: 'boolean' },
   'enable-topic-message-type-check': { type: 'boolean' },
+  'namesrv-tls-ca': { type: 'string' },
   ...SERVER_SECURITY_FLAGS,
 } as const;
 
@@ -29,12 +30,15 @@ export const brokerCommand: CliCommand = {
   summary: 'Run an embedded broker',
   help: `Usage: rocketmq-ts broker --namesrv HOST:PORT --data-dir D [--name broker-a] [--port P]
                          [--cluster C] [--flush sync|async] [--fault-injection]
-                         [--enable-topic-message-type-check] [--verbose]
+                         [--enable-topic-message-type-check] [--namesrv-tls-ca FILE] [--verbose]
 
 Runs one master broker that registers with the NameServer(s), until SIGINT/SIGTERM.
 
 Options:
 ${SERVER_SECURITY_HELP}
+  --namesrv-tls-ca FILE
+                     with --tls-mode enforcing: verify the NameServers' certificates against
+                     this PEM CA (Java tls.client.authServer); by default any is trusted, as Java
   --name N           broker name (default broker-a)
   --namesrv A        NameServer address(es), ';'-separated (required)
   --port P           TCP port; 0 picks a free one (default 10911)
@@ -63,6 +67,9 @@ Prints "broker NAME listening on HOST:PORT" once registered.`,
       faultInjection: values['fault-injection'] ?? false,
       enableTopicMessageTypeCheck: values['enable-topic-message-type-check'] ?? false,
       ...serverSecurity(values),
+      ...(values['namesrv-tls-ca'] !== undefined
+        ? { namesrvTlsCa: readPem('--namesrv-tls-ca', values['namesrv-tls-ca']) }
+        : {}),
       ...(values.verbose ? { logger: consoleLogger(`broker:${values.name ?? 'broker-a'}`) } : {}),
     });
     const addr = await listenOn('--port', () => broker.start());
