@@ -3,7 +3,7 @@
 //   node scripts/build.mjs             clean build (prepack: npm pack and npm publish)
 //   node scripts/build.mjs --if-stale  incremental build, skipped when dist/ is newer than every
 //                                      input (npm run cli, test/package)
-import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -34,6 +34,24 @@ function tsc(project) {
   return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 }
 
+/**
+ * Removes from `out` (dist/ or dist/cjs/) the outputs whose source under src/ is gone: an
+ * incremental tsc build leaves them, and a module deleted or moved must not stay importable.
+ */
+function pruneOrphans(out, rel = '') {
+  for (const entry of readdirSync(join(out, rel), { withFileTypes: true })) {
+    const path = join(rel, entry.name);
+    if (entry.isDirectory()) {
+      if (rel === '' && entry.name === 'cjs') continue;
+      if (!existsSync(join(root, 'src', path))) rmSync(join(out, path), { recursive: true, force: true });
+      else pruneOrphans(out, path);
+      continue;
+    }
+    const m = /^(.*?)\.(js|d\.ts)(\.map)?$/.exec(entry.name);
+    if (m && !existsSync(join(root, 'src', rel, `${m[1]}.ts`))) rmSync(join(out, path), { force: true });
+  }
+}
+
 const ifStale = process.argv.includes('--if-stale');
 // Without a stamp, dist/ (if any) was not made by this script: build it clean.
 let clean = !ifStale;
@@ -50,6 +68,7 @@ if (clean || isStale()) {
   const codes = await Promise.all([tsc('tsconfig.build.json'), tsc('tsconfig.cjs.json')]);
   const failed = codes.find((c) => c !== 0);
   if (failed !== undefined) process.exit(failed);
+  if (!clean) for (const out of [dist, join(dist, 'cjs')]) pruneOrphans(out);
   mkdirSync(join(dist, 'cjs'), { recursive: true });
   writeFileSync(join(dist, 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
   writeFileSync(stamp, `${started.toISOString()}\n`);
