@@ -109,3 +109,46 @@ test('PushConsumer.lag: aborted while a broker hangs, it rejects at once and lea
     }
   });
 });
+
+test('LitePullConsumer seek, offsetForTimestamp, committed and commit: aborted while the broker hangs, they reject and the position stays', async () => {
+  await liteScenario({ brokers: 1, faultInjection: true }, 1, async ({ h, topic, consumer }) => {
+    await h.send(topic, 3);
+    const c = consumer({ consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', autoCommit: false });
+    const q = Q0(topic);
+    c.assign([q]);
+    await c.start();
+    for (const call of [
+      () => c.seek(q, 1, { signal: aborted() }),
+      () => c.seekToEnd(q, { signal: aborted() }),
+      () => c.offsetForTimestamp(q, 0, { signal: aborted() }),
+      () => c.committed(q, { signal: aborted() }),
+      () => c.commit(undefined, { signal: aborted() }),
+      () => c.fetchMessageQueues(topic, { signal: aborted() }),
+    ])
+      await assert.rejects(call(), AbortError);
+    const broker = h.cluster.broker('broker-a');
+    broker.faults.set({
+      hang: true,
+      requestCodes: [RequestCode.GET_MAX_OFFSET, RequestCode.SEARCH_OFFSET_BY_TIMESTAMP],
+    });
+    try {
+      const seek = new AbortController();
+      const seeking = c.seekToEnd(q, { signal: seek.signal });
+      const search = new AbortController();
+      const searching = c.offsetForTimestamp(q, Date.now(), { signal: search.signal });
+      seek.abort();
+      search.abort();
+      await assert.rejects(seeking, AbortError);
+      await assert.rejects(searching, AbortError);
+      assert.equal(getEventListeners(seek.signal, 'abort').length, 0);
+    } finally {
+      broker.faults.clear();
+    }
+    // The aborted seekToEnd changed nothing: polling still starts at offset 0.
+    const got = await pollUntil(c, 3);
+    assert.deepEqual(
+      got.map((m) => m.queueOffset),
+      [0, 1, 2],
+    );
+  });
+});

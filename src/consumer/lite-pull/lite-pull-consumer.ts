@@ -55,7 +55,7 @@ import { liteParts } from './parts.js';
 import { userQueue, wireQueue } from '../core/queue-names.js';
 import type { SubscriptionExpression } from '../core/subscription.js';
 import { heldQueue, LiteSubscriptions } from './subscriptions.js';
-import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
+import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 
 export class LitePullConsumer
   extends EventEmitter<LitePullConsumerEvents>
@@ -368,45 +368,72 @@ export class LitePullConsumer
     return this.mode === 'ASSIGN' ? [...this.assigned.values()] : (this.rebalancer?.heldQueues() ?? []);
   }
 
-  /** The next poll of `queue` starts at `offset` (between the queue's min and max offset). */
-  async seek(queue: MessageQueue, offset: number): Promise<void> {
+  /**
+   * The next poll of `queue` starts at `offset` (between the queue's min and max offset).
+   * `options.signal` aborts the wait (AbortError) and the seek then changes nothing.
+   */
+  async seek(queue: MessageQueue, offset: number, options?: CallOptions): Promise<void> {
     this.checkRunning('seek()');
     checkInt('offset', offset, 0);
-    await this.seekTo(queue, offset);
+    await this.seekTo(queue, offset, signalOf(options), 'seek');
   }
 
-  /** Seeks to the oldest message still stored. */
-  async seekToBegin(queue: MessageQueue): Promise<void> {
+  /** Seeks to the oldest message still stored (`options.signal` as `seek`). */
+  async seekToBegin(queue: MessageQueue, options?: CallOptions): Promise<void> {
     this.checkRunning('seekToBegin()');
-    await this.seekTo(queue, 'begin');
+    await this.seekTo(queue, 'begin', signalOf(options), 'seekToBegin');
   }
 
-  /** Seeks past the last message: only new messages are polled. */
-  async seekToEnd(queue: MessageQueue): Promise<void> {
+  /** Seeks past the last message: only new messages are polled (`options.signal` as `seek`). */
+  async seekToEnd(queue: MessageQueue, options?: CallOptions): Promise<void> {
     this.checkRunning('seekToEnd()');
-    await this.seekTo(queue, 'end');
+    await this.seekTo(queue, 'end', signalOf(options), 'seekToEnd');
   }
 
-  private async seekTo(queue: MessageQueue, to: number | 'begin' | 'end'): Promise<void> {
+  private async seekTo(
+    queue: MessageQueue,
+    to: number | 'begin' | 'end',
+    signal: AbortSignal | undefined,
+    what: string,
+  ): Promise<void> {
+    throwIfAborted(signal, what);
     const mq = this.held(queue);
-    const offset = await seekOffset(this.client!, mq, to, this.options.mqClientApiTimeout);
+    const offset = await raceAbort(
+      seekOffset(this.client!, mq, to, this.options.mqClientApiTimeout),
+      signal,
+      what,
+    );
+    // An abort that came with the answer still wins: the caller was told the seek did nothing.
+    throwIfAborted(signal, what);
     this.held(queue); // an assign() meanwhile may have taken the queue away
     this.restartQueue(mq, offset, true);
   }
 
-  /** The first offset of `queue` stored at or after `timestamp` (epoch ms). */
-  async offsetForTimestamp(queue: MessageQueue, timestamp: number): Promise<number> {
+  /** The first offset of `queue` stored at or after `timestamp` (epoch ms); `options.signal` aborts the wait. */
+  async offsetForTimestamp(queue: MessageQueue, timestamp: number, options?: CallOptions): Promise<number> {
     this.checkRunning('offsetForTimestamp()');
     checkInt('timestamp', timestamp, 0);
-    return searchOffset(this.client!, this.wire(queue), timestamp, this.options.mqClientApiTimeout);
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'offsetForTimestamp');
+    return raceAbort(
+      searchOffset(this.client!, this.wire(queue), timestamp, this.options.mqClientApiTimeout),
+      signal,
+      'offsetForTimestamp',
+    );
   }
 
-  /** The readable queues of `topic` (user names), sorted. */
-  async fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
+  /** The readable queues of `topic` (user names), sorted; `options.signal` aborts the wait. */
+  async fetchMessageQueues(topic: string, options?: CallOptions): Promise<MessageQueue[]> {
     const problem = checkTopic(topic, 'topic');
     if (problem !== undefined) throw new InvalidArgumentError('topic', problem);
     this.checkRunning('fetchMessageQueues()');
-    const queues = await this.client!.subscribeQueues(wrapNamespace(this.options.namespace, topic));
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'fetchMessageQueues');
+    const queues = await raceAbort(
+      this.client!.subscribeQueues(wrapNamespace(this.options.namespace, topic)),
+      signal,
+      'fetchMessageQueues',
+    );
     return queues
       .map((mq) => this.userQueue(mq))
       .sort((a, b) =>
@@ -430,10 +457,16 @@ export class LitePullConsumer
   /**
    * Stores the consumed offsets of the queues held (Java `commitSync`), or sets the given offsets
    * first (`commit([{ queue, offset }])`, queues held only). Throws OffsetCommitError naming the
-   * queues a broker did not confirm.
+   * queues a broker did not confirm. `options.signal` aborts the wait (AbortError); offsets
+   * already sent may still be stored, as a commit cannot be taken back.
    */
-  async commit(offsets?: ReadonlyArray<{ queue: MessageQueue; offset: number }>): Promise<void> {
+  async commit(
+    offsets?: ReadonlyArray<{ queue: MessageQueue; offset: number }>,
+    options?: CallOptions,
+  ): Promise<void> {
     this.checkRunning('commit()');
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'commit');
     if (offsets !== undefined) {
       if (!Array.isArray(offsets)) throw new InvalidArgumentError('offsets', 'must be an array');
       const checked = offsets.map(({ queue, offset }, i) => ({
@@ -442,7 +475,7 @@ export class LitePullConsumer
       }));
       for (const { mq, offset } of checked) this.offsets?.set(mq, offset);
     }
-    await this.persist();
+    await raceAbort(this.persist(), signal, 'commit');
   }
 
   private async persist(held = this.heldQueues()): Promise<void> {
@@ -456,13 +489,21 @@ export class LitePullConsumer
     );
   }
 
-  /** The offset stored for `queue` (−1 when none); what was polled since is not included. */
-  async committed(queue: MessageQueue): Promise<number> {
+  /**
+   * The offset stored for `queue` (−1 when none); what was polled since is not included.
+   * `options.signal` aborts the wait.
+   */
+  async committed(queue: MessageQueue, options?: CallOptions): Promise<number> {
     this.checkRunning('committed()');
     const mq = this.wire(queue);
-    // The offset is on the queue's broker, whose address comes with the topic's route.
-    await this.client!.subscribeQueues(mq.topic).catch(() => undefined);
-    return this.offsets!.committed(mq);
+    const signal = signalOf(options);
+    throwIfAborted(signal, 'committed');
+    const read = async (): Promise<number> => {
+      // The offset is on the queue's broker, whose address comes with the topic's route.
+      await this.client!.subscribeQueues(mq.topic).catch(() => undefined);
+      return this.offsets!.committed(mq);
+    };
+    return raceAbort(read(), signal, 'committed');
   }
 
   /** The queues held: assigned ones, or those the rebalance gave this member (user names). */
