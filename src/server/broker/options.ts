@@ -100,6 +100,12 @@ export interface BrokerOptions {
    * at once. @default false
    */
   recallMessageEnable: boolean;
+  /**
+   * [5.x] The order a POP reads a topic's queues in (Java `priorityOrderAsc`): from the highest
+   * queue id down, so on a PRIORITY topic a higher queue is a higher priority; `false` reads
+   * upwards. Read per request (UPDATE_BROKER_CONFIG changes it at once). @default true
+   */
+  priorityOrderAsc: boolean;
   /** Retries before a message goes to `%DLQ%<group>` (subscription group `retryMaxTimes`). @default 16 */
   maxReconsumeTimes: number;
   /** [5.x POP] How often expired POP checkpoints are revived into the retry topic, ms (Java `reviveInterval`). @default 1000 */
@@ -178,6 +184,7 @@ export const DEFAULT_BROKER_OPTIONS: Readonly<BrokerOptions> = Object.freeze({
   timerWheelEnable: true,
   timerMaxDelaySec: 259_200,
   recallMessageEnable: false,
+  priorityOrderAsc: true,
   maxReconsumeTimes: 16,
   reviveInterval: 1000,
   rejectTransactionMessage: false,
@@ -258,6 +265,7 @@ export function validateBrokerOptions(options: Partial<BrokerOptions> = {}): Bro
     'faultInjection',
     'timerWheelEnable',
     'recallMessageEnable',
+    'priorityOrderAsc',
     'enableTopicMessageTypeCheck',
   ] as const) {
     checkBoolean(field, o[field]);

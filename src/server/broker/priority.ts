@@ -81,6 +81,7 @@ export function popPlan(
   order: boolean,
   readQueueNums: number,
   random: () => number = () => Math.floor(Math.random() * 100),
+  priorityOrderAsc = true,
 ): PopPlan {
   const r = random();
   const priorityMode = topicMessageType(config) === 'PRIORITY' && !order && r < priorityFactor(group);
@@ -88,7 +89,8 @@ export function popPlan(
     r < (priorityMode ? POP_FROM_RETRY_PROBABILITY_FOR_PRIORITY : POP_FROM_RETRY_PROBABILITY);
   const start = priorityMode ? 0 : r;
   const queueIds: number[] = [];
-  // priorityOrderAsc: the highest queue first.
-  for (let i = 0; i < readQueueNums; i++) queueIds.push((readQueueNums - 1 - i + start) % readQueueNums);
+  // priorityOrderAsc: the highest queue first; off, the lowest (Java's index, then + start).
+  for (let i = 0; i < readQueueNums; i++)
+    queueIds.push(((priorityOrderAsc ? readQueueNums - 1 - i : i) + start) % readQueueNums);
   return { retryFirst, queueIds };
 }

@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import { encodeProperties, decodeProperties, PropertyKey } from '../../../src/protocol/message/properties.js';
 import { topicConfig } from '../../../src/protocol/headers/register.js';
 import { MESSAGE_TYPE_ATTRIBUTE } from '../../../src/protocol/message/message-type.js';
+import { validateBrokerOptions } from '../../../src/server/broker/options.js';
 import { placeByPriority, popPlan, PRIORITY_FACTOR_ATTRIBUTE } from '../../../src/server/broker/priority.js';
 import type { EmbeddedCluster } from '../../../src/server/cluster.js';
 import { readTopic } from '../../producer/cluster-helpers.js';
@@ -74,6 +75,13 @@ describe('POP reading order (Java PopMessageProcessor#popMsgFromTopic)', () => {
     assert.deepEqual(popPlan(PRIORITY_TOPIC, noFactor, false, 4, random), descendingFrom);
     assert.deepEqual(popPlan(T4, undefined, false, 4, random), descendingFrom);
     assert.equal(popPlan(T4, undefined, false, 4, () => 20).retryFirst, false);
+  });
+
+  it('priorityOrderAsc false (a broker option) reads the queues upwards, from the start queue', () => {
+    assert.deepEqual(popPlan(PRIORITY_TOPIC, undefined, false, 4, () => 10, false).queueIds, [0, 1, 2, 3]);
+    assert.deepEqual(popPlan(T4, undefined, false, 4, () => 5, false).queueIds, [1, 2, 3, 0]);
+    assert.throws(() => validateBrokerOptions({ priorityOrderAsc: 'yes' as never }), /priorityOrderAsc/);
+    assert.equal(validateBrokerOptions({}).priorityOrderAsc, true);
   });
 
   it('priority.factor is the share of pops in priority mode', () => {

@@ -5,7 +5,8 @@
  * refused rather than silently recorded, and Java's black-listed keys get NO_PERMISSION.
  * The answer also carries `timerWheelEnable`/`timerMaxDelaySec` (as a 5.x broker does) and
  * EMBEDDED_TIMER_KEY, how a producer tells this broker (versioned 4.9.7, with a timer wheel) from
- * a 4.9 one without timers (src/producer/timer.ts). Object-valued options (acl, tls) are not listed.
+ * a 4.9 one without timers (src/producer/timer.ts). Object-valued options (acl, tls) and certificates
+ * (namesrvTlsCa) are not listed.
  */
 import { InvalidArgumentError } from '../../../errors.js';
 import { encodePropertiesText, parsePropertiesText } from '../../../protocol/body/admin.js';
@@ -42,8 +43,12 @@ const START_ONLY = new Set<string>([
   'timerWheelEnable',
   'acl',
   'tls',
+  'namesrvTlsCa',
   'logger',
 ]);
+
+/** Options not shown: certificates are not settings (and PEM's line breaks are not properties text). */
+const NOT_LISTED = new Set<string>(['namesrvTlsCa']);
 
 /**
  * What GET_BROKER_CONFIG shows a non-admin account when ACL is on: the settings clients read
@@ -70,7 +75,12 @@ export function brokerConfigProcessors(ctx: BrokerContext): Array<[number, Reque
 function getConfig(ctx: BrokerContext, request: RemotingCommand): RemotingCommand {
   const props: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.options))
-    if (v !== undefined && (typeof v !== 'object' || v === null) && typeof v !== 'function')
+    if (
+      v !== undefined &&
+      !NOT_LISTED.has(k) &&
+      (typeof v !== 'object' || v === null) &&
+      typeof v !== 'function'
+    )
       props[k] = String(v);
   props[EMBEDDED_TIMER_KEY] = String(ctx.options.timerWheelEnable);
   // Port 0 means "pick one": report the port actually bound.

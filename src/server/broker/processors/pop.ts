@@ -174,7 +174,14 @@ async function popOnce(
   // priority mode), else last. The queues' order is Java's, by priority on a PRIORITY topic.
   const config = ctx.topics.get(h.topic);
   if (config === undefined) return reads; // deleted since checkTopic
-  const plan = popPlan(config, ctx.subscriptionGroups.get(h.consumerGroup), req.order, readQueueNums);
+  const plan = popPlan(
+    config,
+    ctx.subscriptionGroups.get(h.consumerGroup),
+    req.order,
+    readQueueNums,
+    undefined,
+    ctx.options.priorityOrderAsc,
+  );
   const hasRetry = !req.order && ctx.topics.get(retryTopic) !== undefined;
   const retryFirst = hasRetry && plan.retryFirst;
   if (retryFirst) await read(retryTopic, 0);
