@@ -146,6 +146,58 @@ describe('names validated at the edge of the broker', () => {
         request(RequestCode.HEART_BEAT, {}, heartbeatBody('attacker@1', 'EdgeGroup', [{ topic: '../t' }])),
       ],
       [
+        'LOCK_BATCH_MQ (consumer group)',
+        request(
+          RequestCode.LOCK_BATCH_MQ,
+          {},
+          Buffer.from(JSON.stringify({ consumerGroup: POISON, clientId: 'attacker@1', mqSet: [] })),
+        ),
+      ],
+      [
+        'LOCK_BATCH_MQ (queue topic)',
+        request(
+          RequestCode.LOCK_BATCH_MQ,
+          {},
+          Buffer.from(
+            JSON.stringify({
+              consumerGroup: 'EdgeGroup',
+              clientId: 'attacker@1',
+              mqSet: [{ topic: '../t', brokerName: 'broker-a', queueId: 0 }],
+            }),
+          ),
+        ),
+      ],
+      [
+        'UNLOCK_BATCH_MQ (queue topic)',
+        request(
+          RequestCode.UNLOCK_BATCH_MQ,
+          {},
+          Buffer.from(
+            JSON.stringify({
+              consumerGroup: 'EdgeGroup',
+              clientId: 'attacker@1',
+              mqSet: [{ topic: POISON, brokerName: 'broker-a', queueId: 0 }],
+            }),
+          ),
+        ),
+      ],
+      [
+        'QUERY_ASSIGNMENT',
+        request(
+          RequestCode.QUERY_ASSIGNMENT,
+          {},
+          Buffer.from(
+            JSON.stringify({
+              topic,
+              consumerGroup: POISON,
+              clientId: 'attacker@1',
+              strategyName: 'AVG',
+              messageModel: 'CLUSTERING',
+            }),
+          ),
+        ),
+      ],
+      [
         'UPDATE_AND_CREATE_SUBSCRIPTIONGROUP',
         request(
           RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,

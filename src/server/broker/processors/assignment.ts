@@ -20,7 +20,12 @@ import { compareMessageQueues, type MessageQueueData } from '../../../protocol/b
 import { QueryAssignment, SetMessageRequestMode } from '../../../protocol/headers/consumer.js';
 import type { TopicRouteData } from '../../../protocol/headers/route.js';
 import { isReadable } from '../../../protocol/perm.js';
-import { checkGroup, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/validation.js';
+import {
+  checkGroup,
+  RETRY_GROUP_TOPIC_PREFIX,
+  validateGroup,
+  validateTopic,
+} from '../../../protocol/validation.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { requiredBody } from '../../namesrv/decode-request.js';
 import type { BrokerContext } from '../context.js';
@@ -80,6 +85,9 @@ async function queryAssignment(
   request: RemotingCommand,
 ): Promise<RemotingCommand> {
   const q = parseQueryAssignmentRequest(requiredBody(request, 'QueryAssignmentRequestBody'));
+  // Names held to the rules header names are held to at the edge (docs/security.md §7).
+  validateTopic(q.topic, 'topic');
+  validateGroup(q.consumerGroup, 'consumerGroup');
   const setting = sources.modes.get(q.topic, q.consumerGroup) ?? defaultSetting(q);
   const queues = await assignedQueues(ctx, sources, q, setting);
   const assignments: MessageQueueAssignment[] | undefined = queues?.map((messageQueue) => ({

@@ -60,8 +60,15 @@ function parseHeartbeat(request: RemotingCommand): Heartbeat {
   return { clientID: data.clientID, producerGroups, consumers };
 }
 
+/**
+ * A lock body, its names held to the topic and group rules as header names are at the edge
+ * (docs/security.md §7): the lock table keeps them for as long as the client lives.
+ */
 function parseLockBody(request: RemotingCommand, what: string): LockBatchBody {
-  return parseLockBatchBody(requiredBody(request, what));
+  const body = parseLockBatchBody(requiredBody(request, what));
+  if (body.consumerGroup !== '') validateGroup(body.consumerGroup, 'consumerGroup');
+  body.mqSet.forEach((mq, i) => validateTopic(mq.topic, `mqSet[${i}].topic`));
+  return body;
 }
 
 export function clientProcessors(ctx: BrokerContext): Array<[number, RequestHandler]> {
