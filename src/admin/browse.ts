@@ -5,14 +5,19 @@
  * group's dead-letter topic `%DLQ%<group>` newest first. Each page ends with a cursor of per-queue
  * offsets, so the next page costs no offset look-ups and a page is bounded however wide the range.
  */
-import { InvalidArgumentError, TopicNotFoundError } from '../errors.js';
+import {
+  ConsumerGroupNotFoundError,
+  ConsumerNotOnlineError,
+  InvalidArgumentError,
+  TopicNotFoundError,
+} from '../errors.js';
 import { QueryAssignment } from '../protocol/headers/consumer.js';
 import { OffsetResponse, SearchOffsetByTimestamp } from '../protocol/headers/offset.js';
 import { encodeQueryAssignmentRequest, parseQueryAssignmentResponse } from '../protocol/body/assignment.js';
 import { PropertyKey } from '../protocol/message/properties.js';
 import { DLQ_GROUP_TOPIC_PREFIX } from '../protocol/validation.js';
 import type { AdminContext } from './admin-context.js';
-import { checkGroupName } from './consumers.js';
+import { checkGroupName, consumerConnections } from './consumers.js';
 import { messagesOfQueue } from './messages.js';
 import { checkTopicName, topicStats } from './topics.js';
 import type { AdminMessage, AdminQueue, TopicQueueStats } from './types.js';
@@ -272,8 +277,8 @@ export async function deadLetterMessages(
 
 /**
  * How `group` consumes `topic` when its consumers let the broker assign queues (QUERY_ASSIGNMENT):
- * POP or PULL as SET_MESSAGE_REQUEST_MODE left it, or undefined when the broker gave no answer
- * (no member of the group online).
+ * POP or PULL as SET_MESSAGE_REQUEST_MODE left it, asked for the group's first member online;
+ * undefined when no member is online (the broker answers only for a group it knows).
  */
 export async function messageRequestModeOf(
   ctx: AdminContext,
@@ -284,15 +289,24 @@ export async function messageRequestModeOf(
   checkGroupName(group);
   const address = [...ctx.routeMasters(await ctx.route(topic)).values()][0];
   if (address === undefined) return undefined;
+  // asked as a member: a client the group does not know is assigned no PULL queues at all
+  let member: string | undefined;
+  try {
+    member = (await consumerConnections(ctx, group)).connections[0]?.clientId;
+  } catch (err) {
+    if (err instanceof ConsumerNotOnlineError || err instanceof ConsumerGroupNotFoundError) return undefined;
+    throw err;
+  }
+  if (member === undefined) return undefined;
   const body = encodeQueryAssignmentRequest({
     topic,
     consumerGroup: group,
-    clientId: ctx.instance.clientId,
+    clientId: member,
     strategyName: 'AVG',
     messageModel: 'CLUSTERING',
   });
   const r = await ctx.call(address, QueryAssignment, undefined, body);
   const assignments = parseQueryAssignmentResponse(r.body);
-  if (assignments === undefined || assignments.length === 0) return undefined;
+  if (assignments === undefined) return undefined;
   return assignments.some((a) => a.mode === 'POP') ? 'POP' : 'PULL';
 }

@@ -85,6 +85,7 @@ export interface GroupMode {
 async function groupMode(ctx: ViewContext, group: string, known?: ConsumerConnections | Error): Promise<GroupMode> {
   const c = known ?? (await ctx.admin.consumerConnections(group).catch((err: unknown) => err as Error));
   if (c instanceof Error) return { pop: false, consumeType: undefined, popTopics: [] };
+  if (c.consumeType === 'CONSUME_POP') return { pop: true, consumeType: c.consumeType, popTopics: [] };
   const topics = Object.keys(c.subscriptions)
     .filter((t) => !t.startsWith(RETRY_GROUP_TOPIC_PREFIX))
     .sort()
