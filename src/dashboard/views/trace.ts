@@ -58,17 +58,26 @@ export function traceTable(records: readonly TraceContext[], clientHost: string 
   );
 }
 
-/** Bars placed by time since the first record; a SubAfter's bar spans its handler's cost. */
+/**
+ * When a record's work ran: a Pub from its time stamp (the send's start) for its cost, a
+ * SubAfter up to its time stamp (the handler settled) for its cost, a SubBefore a point.
+ */
+function spanOf(r: TraceContext): [number, number] {
+  if (r.type === 'Pub') return [r.timeStamp, r.timeStamp + r.costTime];
+  if (r.type === 'SubAfter') return [r.timeStamp - r.costTime, r.timeStamp];
+  return [r.timeStamp, r.timeStamp];
+}
+
+/** Bars placed by time since the first record began. */
 function timeline(records: readonly TraceContext[]): string {
-  const start = Math.min(...records.map((r) => r.timeStamp - (r.type === 'SubBefore' ? 0 : r.costTime)));
-  const endAt = Math.max(...records.map((r) => r.timeStamp));
-  const span = Math.max(1, endAt - start);
-  const items = records.map((r) => {
-    const cost = r.type === 'SubBefore' ? 0 : r.costTime;
-    const from = r.timeStamp - cost - start;
-    const left = (100 * from) / span;
-    const width = Math.max(0.5, (100 * cost) / span);
-    return `<li><span class="tl-label">+${num(Math.max(0, from))} ms ${esc(r.type)} ${esc(r.groupName)} (${esc(status(r))})</span><span class="tl-track"><span class="tl-bar${r.type === 'SubAfter' && !r.success ? ' down' : ''}" style="margin-left:${left.toFixed(2)}%;width:${Math.min(width, 100 - left).toFixed(2)}%"></span></span></li>`;
+  const spans = records.map(spanOf);
+  const start = Math.min(...spans.map((s) => s[0]));
+  const span = Math.max(1, Math.max(...spans.map((s) => s[1])) - start);
+  const items = records.map((r, i) => {
+    const [from, to] = spans[i]!;
+    const left = (100 * (from - start)) / span;
+    const width = Math.min(Math.max(0.5, (100 * (to - from)) / span), Math.max(0.5, 100 - left));
+    return `<li><span class="tl-label">+${num(from - start)} ms ${esc(r.type)} ${esc(r.groupName)} (${esc(status(r))})</span><span class="tl-track"><span class="tl-bar${r.type === 'SubAfter' && !r.success ? ' down' : ''}" style="margin-left:${Math.min(left, 99.5).toFixed(2)}%;width:${width.toFixed(2)}%"></span></span></li>`;
   });
   return `<ol class="timeline" aria-label="Trace timeline">${items.join('')}</ol>`;
 }
