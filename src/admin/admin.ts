@@ -354,7 +354,11 @@ export class Admin extends EventEmitter<AdminEvents> {
    * POP or PULL: how the broker has `group` consume `topic` (SET_MESSAGE_REQUEST_MODE, read back
    * with QUERY_ASSIGNMENT); undefined when no member of the group is online to answer for.
    */
-  messageRequestMode(topic: string, group: string, options?: CallOptions): Promise<'PULL' | 'POP' | undefined> {
+  messageRequestMode(
+    topic: string,
+    group: string,
+    options?: CallOptions,
+  ): Promise<'PULL' | 'POP' | undefined> {
     return this.run(options, (c) => messageRequestModeOf(c, topic, group));
   }
 

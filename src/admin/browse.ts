@@ -84,7 +84,10 @@ export interface DeadLetterPage {
 function checkPageSize(n: number | undefined): number {
   const size = n ?? BROWSE_PAGE_SIZE;
   if (!Number.isInteger(size) || size < 1 || size > MAX_BROWSE_PAGE_SIZE)
-    throw new InvalidArgumentError('pageSize', `must be an integer in [1, ${MAX_BROWSE_PAGE_SIZE}], got ${size}`);
+    throw new InvalidArgumentError(
+      'pageSize',
+      `must be an integer in [1, ${MAX_BROWSE_PAGE_SIZE}], got ${size}`,
+    );
   return size;
 }
 
@@ -131,7 +134,10 @@ function selectQueues(queues: readonly TopicQueueStats[], req: BrowseByTimeReque
     const ids = selected.map((q) => q.queueId);
     const max = Math.max(...ids);
     if (!Number.isInteger(req.queueId) || !ids.includes(req.queueId))
-      throw new InvalidArgumentError('queueId', `must be a queue of ${req.topic} in 0..${max}, got ${req.queueId}`);
+      throw new InvalidArgumentError(
+        'queueId',
+        `must be a queue of ${req.topic} in 0..${max}, got ${req.queueId}`,
+      );
     selected = selected.filter((q) => q.queueId === req.queueId);
   }
   return selected;
@@ -172,7 +178,13 @@ export async function browseMessagesByTime(ctx: AdminContext, req: BrowseByTimeR
       checkQueueOf(topic, c, `cursor[${i}]`);
       const offset = checkOffset(`cursor[${i}].offset`, c.offset);
       const endOffset = checkOffset(`cursor[${i}].endOffset`, c.endOffset);
-      return { topic, brokerName: c.brokerName, queueId: c.queueId, offset: Math.min(offset, endOffset), endOffset };
+      return {
+        topic,
+        brokerName: c.brokerName,
+        queueId: c.queueId,
+        offset: Math.min(offset, endOffset),
+        endOffset,
+      };
     });
   } else {
     queues = await rangeCursor(ctx, { ...req, topic });
@@ -182,7 +194,12 @@ export async function browseMessagesByTime(ctx: AdminContext, req: BrowseByTimeR
   let pulls = 4 * queues.length + 16;
   for (const q of queues) {
     while (q.offset < q.endOffset && messages.length < pageSize && pulls-- > 0) {
-      const read = await messagesOfQueue(ctx, q, q.offset, Math.min(pageSize - messages.length, q.endOffset - q.offset));
+      const read = await messagesOfQueue(
+        ctx,
+        q,
+        q.offset,
+        Math.min(pageSize - messages.length, q.endOffset - q.offset),
+      );
       const inRange = read.messages.filter((m) => m.queueOffset < q.endOffset);
       const last = inRange[inRange.length - 1];
       if (last === undefined) {

@@ -32,6 +32,16 @@ import {
   type ResolvedDashboardOptions,
 } from './options.js';
 import { ProducerWatch } from './producer-watch.js';
+import {
+  asset,
+  download,
+  plain,
+  readBody,
+  redirect,
+  SECURITY_HEADERS,
+  MAX_FORM_BYTES,
+  type Download,
+} from './responses.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './security.js';
 import { ClusterView, clusterPage } from './views/cluster.js';
@@ -44,19 +54,6 @@ import { tracePage } from './views/trace.js';
 import { Producer } from '../producer/producer.js';
 import { ProducersView, producersPage } from './views/producers.js';
 import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
-
-/** Largest POST body accepted (forms are a few hundred bytes). */
-const MAX_FORM_BYTES = 64 * 1024;
-
-const SECURITY_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  // not no-referrer: Chromium then sends `Origin: null` with our own form posts
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
-  'Cache-Control': 'no-store',
-} as const;
 
 /** HTTP status of a failure: the caller's mistake, a missing thing, a conflict, or the cluster's. */
 export function statusOf(err: unknown): number {
@@ -88,11 +85,6 @@ interface Rendered {
 }
 
 type GetRoute = (p: Params) => Promise<Rendered>;
-/** A file a POST answers with instead of a page (an export). */
-interface Download {
-  download: { filename: string; type: string; body: string };
-}
-
 type PostRoute = (form: Params) => Promise<(Rendered & { notice: string }) | Download>;
 
 export class Dashboard {
@@ -492,40 +484,4 @@ function fallbackBody(section: Section, p: Params): string {
         ? ['/groups', 'All consumer groups']
         : ['/cluster', 'Cluster'];
   return `<p><a href="${href}">${esc(text)}</a></p>`;
-}
-
-function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
-  res.end(`${text}\n`);
-}
-
-function download(res: ServerResponse, file: Download['download']): void {
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'Content-Type': file.type,
-    'Content-Disposition': `attachment; filename="${file.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
-  });
-  res.end(file.body);
-}
-
-function redirect(res: ServerResponse, to: string): void {
-  res.writeHead(303, { ...SECURITY_HEADERS, Location: to });
-  res.end();
-}
-
-function asset(res: ServerResponse, type: string, body: string): void {
-  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': type, 'Cache-Control': 'max-age=300' });
-  res.end(body);
-}
-
-/** The body as text, or undefined past MAX_FORM_BYTES. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -35,7 +35,8 @@ test('browse by store time: the pages of the range hold each message stored in i
   await withAdmin(2, 2, async ({ h, topic, admin }) => {
     const send = async (n: number, label: string): Promise<string[]> => {
       const ids: string[] = [];
-      for (let i = 0; i < n; i++) ids.push((await h.producer.send({ topic, body: `${label}${i}`, keys: label })).msgId);
+      for (let i = 0; i < n; i++)
+        ids.push((await h.producer.send({ topic, body: `${label}${i}`, keys: label })).msgId);
       return ids;
     };
     await send(5, 'early');
@@ -78,14 +79,23 @@ test('browse by store time: end before begin, an unknown topic, a queue or broke
       assert.equal(e.field, 'end');
       return true;
     });
-    await assert.rejects(admin.browseMessages({ topic: 'NoSuchTopic_x', begin: 0, end: now }), TopicNotFoundError);
+    await assert.rejects(
+      admin.browseMessages({ topic: 'NoSuchTopic_x', begin: 0, end: now }),
+      TopicNotFoundError,
+    );
     await assert.rejects(admin.browseMessages({ topic, begin: 0, end: now, queueId: 2 }), (e: unknown) => {
       assert.ok(e instanceof InvalidArgumentError);
       assert.equal(e.field, 'queueId');
       return true;
     });
-    await assert.rejects(admin.browseMessages({ topic, begin: 0, end: now, brokerName: 'nobody' }), InvalidArgumentError);
-    await assert.rejects(admin.browseMessages({ topic, begin: 0, end: now, pageSize: 0 }), InvalidArgumentError);
+    await assert.rejects(
+      admin.browseMessages({ topic, begin: 0, end: now, brokerName: 'nobody' }),
+      InvalidArgumentError,
+    );
+    await assert.rejects(
+      admin.browseMessages({ topic, begin: 0, end: now, pageSize: 0 }),
+      InvalidArgumentError,
+    );
     await assert.rejects(
       admin.browseMessages({
         topic,
@@ -110,7 +120,11 @@ test('dead letters: none for a group that never failed, then newest first with t
     assert.equal(none.next, undefined);
     await assert.rejects(admin.deadLetters('bad group!'), InvalidArgumentError);
 
-    const c = h.consumer({ consumerGroup: group, consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', maxReconsumeTimes: 0 });
+    const c = h.consumer({
+      consumerGroup: group,
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      maxReconsumeTimes: 0,
+    });
     c.subscribe(topic, '*');
     const failed = new Set<string>();
     await c.start((m: ConsumerMessage) => {
@@ -140,7 +154,10 @@ test('dead letters: none for a group that never failed, then newest first with t
     assert.equal(second.next, undefined);
     const all = [...first.messages, ...second.messages];
     assert.deepEqual(all.map((m) => m.msgId).sort(), [...sent].sort());
-    assert.deepEqual(all.map((m) => m.keys[0]), ['k2', 'k1', 'k0']);
+    assert.deepEqual(
+      all.map((m) => m.keys[0]),
+      ['k2', 'k1', 'k0'],
+    );
     await waitFor(() => failed.size === 3, 'each delivered once');
   });
 });

@@ -19,7 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { Producer } from '../../src/producer/producer.js';
 import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { FAST, unique } from '../consumer/helpers.js';
-import { dashboardFixture, makeDeadLetters, popGroupHolding, until, type DashboardFixture } from './fixture.js';
+import {
+  dashboardFixture,
+  makeDeadLetters,
+  popGroupHolding,
+  until,
+  type DashboardFixture,
+} from './fixture.js';
 
 /** The part of playwright-core's API these tests use (the package is optional: no types needed). */
 interface Locator {
@@ -242,7 +248,9 @@ describe('dashboard in headless Chromium', { skip }, () => {
     assert.match(download.suggestedFilename(), /^dlq-.+\.json$/);
     const file = await download.path();
     assert.ok(file);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as { messages: Array<{ msgId: string; body: { utf8: string } }> };
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      messages: Array<{ msgId: string; body: { utf8: string } }>;
+    };
     assert.deepEqual(doc.messages.map((m) => m.msgId).sort(), sent.map((s) => s.msgId).sort());
     assert.ok(doc.messages.every((m) => /^\{"dead":\d\}$/.test(m.body.utf8)));
   });
@@ -290,7 +298,10 @@ describe('dashboard in headless Chromium', { skip }, () => {
         async () => (await f.admin.messageTrace(r.msgId)).some((t) => t.type === 'SubAfter'),
         'the SubAfter record',
       );
-      await until(async () => (await f.admin.messageTrace(r.msgId)).some((t) => t.type === 'Pub'), 'the Pub record');
+      await until(
+        async () => (await f.admin.messageTrace(r.msgId)).some((t) => t.type === 'Pub'),
+        'the Pub record',
+      );
       await open(`/message/trace?id=${r.msgId}&topic=${topic}`, 'trace');
       const pub = await cells(`Pub-${producer.options.producerGroup}-0`);
       assert.equal(pub[2], producer.options.producerGroup);

@@ -22,12 +22,18 @@ import {
 
 let f: DashboardFixture;
 
-async function get(path: string, init?: RequestInit): Promise<{ status: number; html: string; res: Response }> {
+async function get(
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; html: string; res: Response }> {
   const res = await fetch(`${f.base}${path}`, init);
   return { status: res.status, html: await res.text(), res };
 }
 
-async function post(path: string, form: Array<[string, string]>): Promise<{ status: number; html: string; res: Response }> {
+async function post(
+  path: string,
+  form: Array<[string, string]>,
+): Promise<{ status: number; html: string; res: Response }> {
   return get(path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -126,10 +132,18 @@ describe('dashboard operator pages on an embedded cluster', () => {
     ]);
     assert.equal(exported.status, 200);
     assert.match(exported.res.headers.get('content-type') ?? '', /^application\/json/);
-    assert.match(exported.res.headers.get('content-disposition') ?? '', /^attachment; filename="dlq-.+\.json"$/);
+    assert.match(
+      exported.res.headers.get('content-disposition') ?? '',
+      /^attachment; filename="dlq-.+\.json"$/,
+    );
     const doc = JSON.parse(exported.html) as {
       group: string;
-      messages: Array<{ msgId: string; originalTopic: string; properties: Record<string, string>; body: { base64: string; utf8?: string } }>;
+      messages: Array<{
+        msgId: string;
+        originalTopic: string;
+        properties: Record<string, string>;
+        body: { base64: string; utf8?: string };
+      }>;
     };
     assert.equal(doc.group, group);
     assert.equal(doc.messages.length, 3);
@@ -141,9 +155,15 @@ describe('dashboard operator pages on an embedded cluster', () => {
     }
 
     // the dangerous actions follow the POST rules
-    const noToken = await post('/group/dlq/resend', [['group', group], ['id', ids[0]!]]);
+    const noToken = await post('/group/dlq/resend', [
+      ['group', group],
+      ['id', ids[0]!],
+    ]);
     assert.equal(noToken.status, 403);
-    const nothing = await post('/group/dlq/resend', [['csrf', csrf], ['group', group]]);
+    const nothing = await post('/group/dlq/resend', [
+      ['csrf', csrf],
+      ['group', group],
+    ]);
     assert.equal(nothing.status, 400);
     assert.match(inlineError(nothing.html), /select at least one message/);
   });
@@ -176,10 +196,14 @@ describe('dashboard operator pages on an embedded cluster', () => {
     assert.equal(one.status, 200);
     assert.ok([...one.html.matchAll(/<tr data-key="[0-9A-F]+">/g)].length > 0);
 
-    const backwards = await get(`/messages/time?topic=${topic}&begin=${utcField(end)}&end=${utcField(begin)}`);
+    const backwards = await get(
+      `/messages/time?topic=${topic}&begin=${utcField(end)}&end=${utcField(begin)}`,
+    );
     assert.equal(backwards.status, 400);
     assert.match(inlineError(backwards.html), /^end: is before begin/);
-    const unknown = await get(`/messages/time?topic=NoSuchTopic_t&begin=${utcField(begin)}&end=${utcField(end)}`);
+    const unknown = await get(
+      `/messages/time?topic=NoSuchTopic_t&begin=${utcField(begin)}&end=${utcField(end)}`,
+    );
     assert.equal(unknown.status, 404);
     const outOfRange = await get(`/messages/time?${q}&queue=7`);
     assert.equal(outOfRange.status, 400);
@@ -240,7 +264,10 @@ describe('dashboard operator pages on an embedded cluster', () => {
     const untraced = f.sent.get('order-1')!;
     const none = await get(`/message/trace?id=${untraced.msgId}&topic=${f.topic}`);
     assert.equal(none.status, 200);
-    assert.match(none.html, /id="no-trace">No trace records of [0-9A-F]+\. Message tracing is off[^<]*<code>enableMsgTrace: true<\/code>/);
+    assert.match(
+      none.html,
+      /id="no-trace">No trace records of [0-9A-F]+\. Message tracing is off[^<]*<code>enableMsgTrace: true<\/code>/,
+    );
   });
 
   test('POP groups: a SimpleConsumer holding invisible messages is marked POP in the list, with its in-flight count on its page', async () => {

@@ -5,7 +5,15 @@
 import type { BrowseQueueCursor } from '../../admin/browse.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { esc, field, getForm, link, num, table, time } from '../html.js';
-import { decodeCursor, encodeCursor, intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  intParam,
+  param,
+  requiredParam,
+  type Params,
+  type ViewContext,
+} from './context.js';
 
 const PAGE_SIZE = 32;
 
@@ -14,7 +22,11 @@ export function parseUtcTime(name: string, raw: string): number {
   if (/^\d+$/.test(raw)) return Number(raw);
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)Z?$/.exec(raw);
   const t = m ? Date.parse(`${m[1]}T${m[2]}Z`) : NaN;
-  if (!Number.isFinite(t)) throw new InvalidArgumentError(name, `must be a date and time like 2026-12-01T08:30 (UTC) or epoch ms, got "${raw}"`);
+  if (!Number.isFinite(t))
+    throw new InvalidArgumentError(
+      name,
+      `must be a date and time like 2026-12-01T08:30 (UTC) or epoch ms, got "${raw}"`,
+    );
   return t;
 }
 

@@ -61,7 +61,8 @@ export function decodeCursor<T>(p: Params, name: string, check: (v: unknown) => 
   } catch {
     v = undefined;
   }
-  if (!check(v)) throw new InvalidArgumentError(name, 'is not a page cursor of this page: start again from the form');
+  if (!check(v))
+    throw new InvalidArgumentError(name, 'is not a page cursor of this page: start again from the form');
   return v;
 }
 

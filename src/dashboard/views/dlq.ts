@@ -12,7 +12,14 @@ import { PropertyKey } from '../../protocol/message/properties.js';
 import { DLQ_GROUP_TOPIC_PREFIX, isSystemPropertyName } from '../../protocol/validation.js';
 import type { Message } from '../../producer/message.js';
 import { errorText, esc, link, num, table, time } from '../html.js';
-import { allValues, decodeCursor, encodeCursor, requiredParam, type Params, type ViewContext } from './context.js';
+import {
+  allValues,
+  decodeCursor,
+  encodeCursor,
+  requiredParam,
+  type Params,
+  type ViewContext,
+} from './context.js';
 
 /** Characters of a body shown in the list. */
 const PREVIEW_CHARS = 80;
@@ -144,7 +151,10 @@ export async function resendDeadLetters(
       m = await ctx.admin.viewMessage(id, topic);
       const original = originalTopicOf(m);
       if (original === undefined)
-        throw new InvalidArgumentError('id', `${m.msgId} has no RETRY_TOPIC property: its original topic is unknown`);
+        throw new InvalidArgumentError(
+          'id',
+          `${m.msgId} has no RETRY_TOPIC property: its original topic is unknown`,
+        );
       const r = await producer.send(resendableMessage(m, original));
       outcomes.push({ msgId: m.msgId, originalTopic: original, newMsgId: r.msgId });
     } catch (err) {

@@ -39,7 +39,9 @@ export async function groupsPage(ctx: ViewContext, p: Params): Promise<string> {
     'Search',
     'Search consumer groups',
   );
-  const modes = await Promise.all(groups.map((g, i) => (i < MODES_LISTED ? groupMode(ctx, g.group) : undefined)));
+  const modes = await Promise.all(
+    groups.map((g, i) => (i < MODES_LISTED ? groupMode(ctx, g.group) : undefined)),
+  );
   const list = table(
     `Consumer groups (${groups.length})`,
     [
@@ -82,7 +84,11 @@ export interface GroupMode {
  * POP when the members heartbeat CONSUME_POP (SimpleConsumer, a 5.x Proxy) or a subscribed
  * topic was switched to POP (SET_MESSAGE_REQUEST_MODE, read back by QUERY_ASSIGNMENT).
  */
-async function groupMode(ctx: ViewContext, group: string, known?: ConsumerConnections | Error): Promise<GroupMode> {
+async function groupMode(
+  ctx: ViewContext,
+  group: string,
+  known?: ConsumerConnections | Error,
+): Promise<GroupMode> {
   const c = known ?? (await ctx.admin.consumerConnections(group).catch((err: unknown) => err as Error));
   if (c instanceof Error) return { pop: false, consumeType: undefined, popTopics: [] };
   if (c.consumeType === 'CONSUME_POP') return { pop: true, consumeType: c.consumeType, popTopics: [] };
@@ -94,7 +100,11 @@ async function groupMode(ctx: ViewContext, group: string, known?: ConsumerConnec
     topics.map((t) => ctx.admin.messageRequestMode(t, group).catch(() => undefined)),
   );
   const popTopics = topics.filter((_, i) => modes[i] === 'POP');
-  return { pop: c.consumeType === 'CONSUME_POP' || popTopics.length > 0, consumeType: c.consumeType, popTopics };
+  return {
+    pop: c.consumeType === 'CONSUME_POP' || popTopics.length > 0,
+    consumeType: c.consumeType,
+    popTopics,
+  };
 }
 
 const CONSUME_TYPE_NAMES: Readonly<Record<string, string>> = {

@@ -102,7 +102,10 @@ export async function tracePage(ctx: ViewContext, p: Params): Promise<{ title: s
   const title = `Trace of ${id}`;
   const records = await traceOf(ctx, id);
   if (records === undefined)
-    return { title, body: `<p class="empty" id="no-trace">No trace records of ${esc(id)}. ${HOW_TO_ENABLE}</p>` };
+    return {
+      title,
+      body: `<p class="empty" id="no-trace">No trace records of ${esc(id)}. ${HOW_TO_ENABLE}</p>`,
+    };
   const pub = records.find((r) => r.type === 'Pub');
   // the client host is the traced message's born host (a Pub record does not carry it)
   let message: AdminMessage | undefined;
