@@ -1,9 +1,10 @@
 /**
  * Consumer group pages: the list (subscription groups on every master; per-group figures are on
- * the group's page, so the list stays one request per broker however many groups there are —
- * rocketmq-dashboard#123), and one group's members, subscriptions, per-queue lag (live, charted)
- * and POP in-flight count,
- * consume TPS and a reset-offset-by-time form.
+ * the group's page, so the list costs one request per broker plus, for its first 50 groups only,
+ * the members' consume type and request mode — rocketmq-dashboard#123 is what an unbounded
+ * per-group fan-out does), and one group's members, subscriptions, mode (POP marked), per-queue
+ * lag (live, charted) and POP in-flight count, consume TPS, a link to its dead letters and a
+ * reset-offset-by-time form.
  */
 import type {
   ConsumerConnections,
