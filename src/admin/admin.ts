@@ -65,6 +65,15 @@ import {
   topics,
 } from './topics.js';
 import { messageTrace } from './traces.js';
+import {
+  browseMessagesByTime,
+  deadLetterMessages,
+  messageRequestModeOf,
+  type BrowseByTimeRequest,
+  type BrowsePage,
+  type DeadLetterPage,
+  type DeadLetterQueueCursor,
+} from './browse.js';
 import { setMessageRequestMode, type MessageRequestMode } from './request-mode.js';
 import type { TraceContext } from '../protocol/trace/trace-data.js';
 import type {
@@ -314,6 +323,43 @@ export class Admin extends EventEmitter<AdminEvents> {
     options?: CallOptions,
   ): Promise<QueueMessages> {
     return this.run(options, (c) => messagesOfQueue(c, queue, fromOffset, count));
+  }
+
+  /**
+   * One page of the messages of a topic stored between two times (SEARCH_OFFSET_BY_TIMESTAMP per
+   * queue, then pulls as TOOLS_CONSUMER; nothing is committed), oldest first within the page.
+   * Pass the page's `next` back as `cursor` for the following page. InvalidArgumentError when
+   * `end` is before `begin`, or `brokerName`/`queueId` name no queue of the topic;
+   * TopicNotFoundError for an unknown topic.
+   */
+  browseMessages(request: BrowseByTimeRequest, options?: CallOptions): Promise<BrowsePage> {
+    return this.run(options, (c) => browseMessagesByTime(c, request));
+  }
+
+  /**
+   * One page of the dead letters of `group` (`%DLQ%<group>`), newest first, each with the topic
+   * it came from (`originalTopic`). A group without a DLQ topic gets an empty page (`exists`
+   * false). Pass `next` back as `cursor` for older ones.
+   */
+  deadLetters(
+    group: string,
+    pageSize?: number,
+    cursor?: readonly DeadLetterQueueCursor[],
+    options?: CallOptions,
+  ): Promise<DeadLetterPage> {
+    return this.run(options, (c) => deadLetterMessages(c, group, pageSize, cursor));
+  }
+
+  /**
+   * POP or PULL: how the broker has `group` consume `topic` (SET_MESSAGE_REQUEST_MODE, read back
+   * with QUERY_ASSIGNMENT); undefined when no member of the group is online to answer for.
+   */
+  messageRequestMode(
+    topic: string,
+    group: string,
+    options?: CallOptions,
+  ): Promise<'PULL' | 'POP' | undefined> {
+    return this.run(options, (c) => messageRequestModeOf(c, topic, group));
   }
 
   /** Has `clientId` of `group` consume the message now (CONSUME_MESSAGE_DIRECTLY). */

@@ -24,3 +24,11 @@ export type {
   UserInfo,
 } from './acl2.js';
 export { ACL_ACTIONS, ACL_DECISIONS, USER_STATUSES, USER_TYPES } from './acl2.js';
+export type {
+  BrowseByTimeRequest,
+  BrowsePage,
+  BrowseQueueCursor,
+  DeadLetterMessage,
+  DeadLetterPage,
+  DeadLetterQueueCursor,
+} from './browse.js';

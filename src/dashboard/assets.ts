@@ -9,7 +9,10 @@ export const APP_JS = `'use strict';
 (function () {
   document.addEventListener('submit', function (event) {
     var form = event.target;
-    var question = form && form.getAttribute && form.getAttribute('data-confirm');
+    var button = event.submitter;
+    var question =
+      (button && button.getAttribute && button.getAttribute('data-confirm')) ||
+      (form && form.getAttribute && form.getAttribute('data-confirm'));
     if (question && !window.confirm(question)) event.preventDefault();
   });
   var main = document.querySelector('main[data-live]');
@@ -102,5 +105,12 @@ dl.facts dd { margin: 0; word-break: break-all; }
 .chart .band-label { font-size: 11px; font-weight: 700; }
 .chart .grid { stroke: #e4e7eb; stroke-width: 1; }
 .chart .axis-line, .chart .tick { stroke: #7b8794; stroke-width: 1; }
+input[type="datetime-local"] { font: inherit; padding: 3px 6px; }
+.pop { color: #7a4100; background: #fff3c4; padding: 0 6px; border-radius: 3px; }
+ol.timeline { list-style: none; padding: 0; }
+ol.timeline li { display: grid; grid-template-columns: minmax(16em, 24em) 1fr; gap: 12px; align-items: center; margin: 4px 0; }
+.tl-track { display: block; background: #f0f4f8; height: 14px; border-radius: 3px; }
+.tl-bar { display: block; height: 14px; background: var(--accent); border-radius: 3px; }
+.tl-bar.down { background: var(--bad); }
 @media (prefers-reduced-motion: no-preference) { .notice, .error { transition: opacity 0.2s; } }
 `;

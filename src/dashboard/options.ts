@@ -1,5 +1,6 @@
 /** Options of the web dashboard: one interface, one frozen defaults object, one validator. */
 import { Admin } from '../admin/admin.js';
+import { Producer } from '../producer/producer.js';
 import type { ClientConnectionOptions } from '../client/connection-options.js';
 import { CLIENT_CONNECTION_OPTION_KEYS } from '../client/connection-options.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -17,6 +18,12 @@ export interface DashboardOptions extends ClientConnectionOptions {
   namesrvAddr?: string | readonly string[] | undefined;
   /** An Admin client to use (the dashboard does not close it); else it makes its own. @default undefined */
   admin?: Admin | undefined;
+  /**
+   * The producer dead letters are resent with (the dashboard does not shut it down); else the
+   * dashboard starts its own (group DASHBOARD_RESEND_PRODUCER) on the first resend.
+   * @default undefined
+   */
+  producer?: Producer | undefined;
   /** TCP port; 0 picks a free one. @default 8080 */
   port?: number | undefined;
   /** Address to listen on. Anything but loopback should come with `auth`. @default '127.0.0.1' */
@@ -50,6 +57,7 @@ export interface DashboardOptions extends ClientConnectionOptions {
 export interface ResolvedDashboardOptions {
   namesrvAddr: string | readonly string[] | undefined;
   admin: Admin | undefined;
+  producer: Producer | undefined;
   port: number;
   host: string;
   auth: Readonly<DashboardAuth> | undefined;
@@ -80,6 +88,7 @@ export const DEFAULT_DASHBOARD_OPTIONS = Object.freeze({
 const KNOWN = keyList<DashboardOptions>({
   namesrvAddr: true,
   admin: true,
+  producer: true,
   port: true,
   host: true,
   auth: true,
@@ -103,6 +112,8 @@ export function validateDashboardOptions(input: DashboardOptions | undefined): R
   const o = withDefaults<DashboardOptions>(DEFAULT_DASHBOARD_OPTIONS, input ?? {}, KNOWN);
   if (o.admin !== undefined && !(o.admin instanceof Admin))
     throw new InvalidArgumentError('admin', 'must be an Admin client');
+  if (o.producer !== undefined && !(o.producer instanceof Producer))
+    throw new InvalidArgumentError('producer', 'must be a Producer');
   const namesrvAddr = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
   if (o.admin === undefined && namesrvAddr === undefined)
     throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR, or pass admin)');
@@ -117,6 +128,7 @@ export function validateDashboardOptions(input: DashboardOptions | undefined): R
   return Object.freeze({
     namesrvAddr,
     admin: o.admin,
+    producer: o.producer,
     port: checkInt('port', o.port, 0, 65535),
     host: checkString('host', o.host),
     auth,

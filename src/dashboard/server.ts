@@ -32,27 +32,28 @@ import {
   type ResolvedDashboardOptions,
 } from './options.js';
 import { ProducerWatch } from './producer-watch.js';
+import {
+  asset,
+  download,
+  plain,
+  readBody,
+  redirect,
+  SECURITY_HEADERS,
+  MAX_FORM_BYTES,
+  type Download,
+} from './responses.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './security.js';
 import { ClusterView, clusterPage } from './views/cluster.js';
-import type { Params, ViewContext } from './views/context.js';
+import { paramsOf, type Params, type ViewContext } from './views/context.js';
 import { GroupView, groupPage, groupsPage, resetOffset } from './views/groups.js';
 import { messagePage, messagesPage, resendMessage, searchForms } from './views/messages.js';
+import { browsePage } from './views/browse.js';
+import { dlqPage, exportDeadLetters, outcomesTable, resendDeadLetters } from './views/dlq.js';
+import { tracePage } from './views/trace.js';
+import { Producer } from '../producer/producer.js';
 import { ProducersView, producersPage } from './views/producers.js';
 import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
-
-/** Largest POST body accepted (forms are a few hundred bytes). */
-const MAX_FORM_BYTES = 64 * 1024;
-
-const SECURITY_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  // not no-referrer: Chromium then sends `Origin: null` with our own form posts
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
-  'Cache-Control': 'no-store',
-} as const;
 
 /** HTTP status of a failure: the caller's mistake, a missing thing, a conflict, or the cluster's. */
 export function statusOf(err: unknown): number {
@@ -84,7 +85,7 @@ interface Rendered {
 }
 
 type GetRoute = (p: Params) => Promise<Rendered>;
-type PostRoute = (form: Params) => Promise<Rendered & { notice: string }>;
+type PostRoute = (form: Params) => Promise<(Rendered & { notice: string }) | Download>;
 
 export class Dashboard {
   readonly options: ResolvedDashboardOptions;
@@ -100,6 +101,8 @@ export class Dashboard {
   /** @internal */
   readonly throttle: AuthThrottle;
   private server: Server | undefined;
+  /** The producer this dashboard started for resends (options.producer is the caller's). */
+  private ownProducer: Promise<Producer> | undefined;
   private hosts: Set<string> | undefined;
 
   constructor(options?: DashboardOptions) {
@@ -122,6 +125,7 @@ export class Dashboard {
       csrf: this.csrf,
       historyPoints: o.historyPoints,
       producers: this.producers,
+      resendProducer: () => this.resendProducer(),
     };
   }
 
@@ -177,7 +181,30 @@ export class Dashboard {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+    const own = this.ownProducer;
+    this.ownProducer = undefined;
+    if (own) await own.then((p) => p.shutdown()).catch(() => undefined);
     if (this.ownsAdmin) await this.admin.close();
+  }
+
+  /** options.producer, else one of this dashboard's own, started on first use. */
+  private resendProducer(): Promise<Producer> {
+    if (this.options.producer) return Promise.resolve(this.options.producer);
+    if (!this.ownProducer) {
+      const producer = new Producer({
+        namesrvAddr: this.admin.options.namesrvAddr,
+        producerGroup: 'DASHBOARD_RESEND_PRODUCER',
+        logger: this.options.logger,
+        ...this.options.connection,
+      });
+      const started = producer.start().then(() => producer);
+      this.ownProducer = started;
+      // a failed start is not kept: the next resend tries again
+      started.catch(() => {
+        if (this.ownProducer === started) this.ownProducer = undefined;
+      });
+    }
+    return this.ownProducer;
   }
 
   private readonly gets: Readonly<Record<string, [Section, GetRoute]>> = {
@@ -197,6 +224,12 @@ export class Dashboard {
     ],
     '/messages': ['messages', async (p) => ({ title: 'Messages', body: await messagesPage(this.ctx, p) })],
     '/message': ['messages', (p) => messagePage(this.ctx, p)],
+    '/messages/time': [
+      'messages',
+      async (p) => ({ title: 'Browse by time', body: await browsePage(this.ctx, p) }),
+    ],
+    '/message/trace': ['messages', (p) => tracePage(this.ctx, p)],
+    '/group/dlq': ['groups', (p) => dlqPage(this.ctx, p)],
     '/producers': [
       'producers',
       () =>
@@ -233,6 +266,24 @@ export class Dashboard {
         return { notice, ...(await groupPage(this.ctx, p, result)), live: liveUrl('group', f.get('group')) };
       },
       (f) => (p) => this.gets['/group']![1](new Map([...p, ['name', f.get('group') ?? '']])),
+    ],
+    '/group/dlq/resend': [
+      'groups',
+      async (f) => {
+        const { notice, outcomes } = await resendDeadLetters(this.ctx, f);
+        const p = new Map([['name', f.get('group') ?? '']]);
+        const page = await dlqPage(this.ctx, p);
+        return { notice, title: page.title, body: `${outcomesTable(outcomes)}${page.body}` };
+      },
+      (f) => (p) => dlqPage(this.ctx, new Map([...p, ['name', f.get('group') ?? '']])),
+    ],
+    '/group/dlq/export': [
+      'groups',
+      async (f) => {
+        const file = await exportDeadLetters(this.ctx, f);
+        return { download: { ...file, type: 'application/json; charset=utf-8' } };
+      },
+      (f) => (p) => dlqPage(this.ctx, new Map([...p, ['name', f.get('group') ?? '']])),
     ],
     '/message/resend': [
       'messages',
@@ -328,6 +379,7 @@ export class Dashboard {
     }
     try {
       const r = await action(form);
+      if ('download' in r) return download(res, r.download);
       this.send(res, 200, r, section, undefined, r.notice);
     } catch (err) {
       // the form's page again, with the error above it and the values kept where possible
@@ -422,13 +474,6 @@ function liveUrl(view: string, name: string | undefined): string {
   return `/events?${new URLSearchParams({ view, name: name ?? '' })}`;
 }
 
-/** Query or form values; a repeated name keeps its first value. */
-function paramsOf(q: URLSearchParams): Map<string, string> {
-  const m = new Map<string, string>();
-  for (const [k, v] of q) if (!m.has(k)) m.set(k, v);
-  return m;
-}
-
 /** What a page shows under its error when its data could not be read. */
 function fallbackBody(section: Section, p: Params): string {
   if (section === 'messages') return searchForms(p);
@@ -439,31 +484,4 @@ function fallbackBody(section: Section, p: Params): string {
         ? ['/groups', 'All consumer groups']
         : ['/cluster', 'Cluster'];
   return `<p><a href="${href}">${esc(text)}</a></p>`;
-}
-
-function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
-  res.end(`${text}\n`);
-}
-
-function redirect(res: ServerResponse, to: string): void {
-  res.writeHead(303, { ...SECURITY_HEADERS, Location: to });
-  res.end();
-}
-
-function asset(res: ServerResponse, type: string, body: string): void {
-  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': type, 'Cache-Control': 'max-age=300' });
-  res.end(body);
-}
-
-/** The body as text, or undefined past MAX_FORM_BYTES. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -2,7 +2,8 @@
  * The dashboard in a real browser: headless Chromium from the system's packages driven by
  * `playwright-core` (no browser download), against an embedded cluster with traffic. Opens every
  * page, checks its figures against the Admin client, waits for live updates, resets an offset
- * through the form, finds a message by key, checks the keyboard path, and saves a screenshot of
+ * through the form, finds a message by key, browses a topic by time, resends and exports dead
+ * letters, reads a trace and a POP group, checks the keyboard path, and saves a screenshot of
  * each page under docs/screenshots/ (kept as CI artefacts).
  *
  * Run with `npm run test:browser`. Needs the devDependency `playwright-core` and a Chromium
@@ -12,10 +13,19 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dashboardFixture, type DashboardFixture } from './fixture.js';
+import { Producer } from '../../src/producer/producer.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import { FAST, unique } from '../consumer/helpers.js';
+import {
+  dashboardFixture,
+  makeDeadLetters,
+  popGroupHolding,
+  until,
+  type DashboardFixture,
+} from './fixture.js';
 
 /** The part of playwright-core's API these tests use (the package is optional: no types needed). */
 interface Locator {
@@ -39,7 +49,12 @@ interface Page {
   on(event: 'dialog', handler: (d: { accept(): Promise<void>; message(): string }) => void): void;
   on(event: 'pageerror', handler: (e: Error) => void): void;
   keyboard: { press(key: string): Promise<void> };
+  waitForEvent(event: 'download'): Promise<Download>;
   evaluate<T>(expression: string): Promise<T>;
+}
+interface Download {
+  suggestedFilename(): string;
+  path(): Promise<string | null>;
 }
 interface Browser {
   newPage(): Promise<Page>;
@@ -206,6 +221,109 @@ describe('dashboard in headless Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'json' }).click();
     assert.match((await page.locator('pre.body').textContent()) ?? '', /"item": "book"/);
     await page.screenshot({ path: join(shots, 'message.png'), fullPage: true });
+  });
+
+  test('dead letters: the list with their original topic, resend two checked ones, export all shown as a JSON download', async () => {
+    const { topic, group, sent } = await makeDeadLetters(f, 3);
+    await open(`/groups?q=${group}`, 'groups-dlq');
+    await open(`/group?name=${group}`, 'group-dlq-link');
+    await page.getByRole('link', { name: 'Dead letters' }).click();
+    await page.locator(`tr[data-key="${sent[0]!.msgId}"]`).waitFor();
+    await page.screenshot({ path: join(shots, 'dlq.png'), fullPage: true });
+    for (const s of sent) assert.equal((await cells(s.msgId))[2], topic);
+    await page.getByLabel(`Select ${sent[0]!.msgId}`).check();
+    await page.getByLabel(`Select ${sent[2]!.msgId}`).check();
+    await page.getByRole('button', { name: 'Resend to original topic' }).click(); // confirm() accepted
+    await page.locator('.notice').waitFor();
+    assert.match((await page.locator('.notice').textContent()) ?? '', /^Resent 2 of 2 dead letters/);
+    await page.screenshot({ path: join(shots, 'dlq-resent.png'), fullPage: true });
+    for (const key of ['dead-0', 'dead-2'])
+      await until(async () => (await f.admin.queryMessagesByKey(topic, key)).length === 2, `${key} resent`);
+    assert.equal((await f.admin.queryMessagesByKey(topic, 'dead-1')).length, 1, 'the unchecked one stays');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export as JSON' }).click(),
+    ]);
+    assert.match(download.suggestedFilename(), /^dlq-.+\.json$/);
+    const file = await download.path();
+    assert.ok(file);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      messages: Array<{ msgId: string; body: { utf8: string } }>;
+    };
+    assert.deepEqual(doc.messages.map((m) => m.msgId).sort(), sent.map((s) => s.msgId).sort());
+    assert.ok(doc.messages.every((m) => /^\{"dead":\d\}$/.test(m.body.utf8)));
+  });
+
+  test('browse by time: the form with date and time fields, the messages of the range, a row opens the message', async () => {
+    await open('/messages', 'messages-forms');
+    await page.getByRole('link', { name: 'Browse a topic by store time' }).click();
+    const minute = (ms: number): string => new Date(ms).toISOString().slice(0, 16);
+    await page.locator('#time-topic').fill(f.topic);
+    await page.getByLabel('Stored from (UTC)').fill(minute(Date.now() - 30 * 60_000));
+    await page.getByLabel('Stored to (UTC)').fill(minute(Date.now() + 2 * 60_000));
+    await page.getByRole('button', { name: 'Browse' }).click();
+    await page.locator('#range-end').waitFor();
+    await page.screenshot({ path: join(shots, 'browse-by-time.png'), fullPage: true });
+    const ids = [...f.sent.values()].map((s) => s.msgId);
+    const rows = await page.locator('#h-results ~ .table-wrap tbody tr').count();
+    assert.ok(rows >= ids.length, `every message of the fixture (${rows} rows)`);
+    const first = ids[0]!;
+    await page.locator(`tr[data-key="${first}"] a`).click();
+    await page.getByRole('link', { name: 'Trace page (table and timeline)' }).click();
+    assert.match((await page.locator('#no-trace').textContent()) ?? '', /enableMsgTrace: true/);
+  });
+
+  test('trace page: the Pub record and a traced group’s SubBefore/SubAfter as rows and bars of the timeline', async () => {
+    const topic = unique('BrowserTraceT');
+    await f.admin.createTopic({ topic, readQueues: 1, writeQueues: 1, cluster: 'DefaultCluster' });
+    const consumer = new PushConsumer({
+      namesrvAddr: f.h.cluster.namesrvAddr,
+      consumerGroup: unique('BrowserTraceG'),
+      consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+      enableMsgTrace: true,
+      ...FAST,
+    });
+    consumer.subscribe(topic, '*');
+    await consumer.start(() => new Promise((r) => setTimeout(r, 20)));
+    const producer = new Producer({
+      producerGroup: unique('BrowserTraceP'),
+      namesrvAddr: f.h.cluster.namesrvAddr,
+      enableMsgTrace: true,
+    });
+    await producer.start();
+    try {
+      const r = await producer.send({ topic, body: 'traced', keys: 'browser-trace' });
+      await until(
+        async () => (await f.admin.messageTrace(r.msgId)).some((t) => t.type === 'SubAfter'),
+        'the SubAfter record',
+      );
+      await until(
+        async () => (await f.admin.messageTrace(r.msgId)).some((t) => t.type === 'Pub'),
+        'the Pub record',
+      );
+      await open(`/message/trace?id=${r.msgId}&topic=${topic}`, 'trace');
+      const pub = await cells(`Pub-${producer.options.producerGroup}-0`);
+      assert.equal(pub[2], producer.options.producerGroup);
+      assert.equal(pub[6], 'success');
+      assert.equal(await page.locator('ol.timeline li .tl-bar').count(), 3);
+    } finally {
+      await producer.shutdown();
+      await consumer.shutdown();
+    }
+  });
+
+  test('POP group: marked POP in the list, its page shows the messages in flight', async () => {
+    const { group, consumer } = await popGroupHolding(f, 4);
+    try {
+      await until(async () => (await f.admin.consumerProgress(group)).totalInflight === 4, 'four in flight');
+      await open(`/groups?q=${group}`, 'groups-pop');
+      assert.equal((await cells(group))[1], 'POP');
+      await open(`/group?name=${group}`, 'group-pop');
+      assert.equal(await page.locator('#pop-inflight').textContent(), '4');
+    } finally {
+      await consumer.shutdown();
+    }
   });
 
   test('producer health page and a bad-input page render, and no page threw a script error', async () => {

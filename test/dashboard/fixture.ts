@@ -6,7 +6,10 @@ import { Admin } from '../../src/admin/admin.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { Dashboard } from '../../src/dashboard/server.js';
 import type { DashboardOptions } from '../../src/dashboard/options.js';
-import { harness, unique, waitFor, type Harness } from '../consumer/helpers.js';
+import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
+import type { SendResult } from '../../src/producer/send-result.js';
+import { FAST, harness, unique, waitFor, type Harness } from '../consumer/helpers.js';
 
 export const SENT = 24;
 
@@ -109,4 +112,77 @@ export function rowCells(html: string, key: string): string[] | undefined {
     ?.split('|')
     .map((c) => c.trim())
     .filter((c, i, a) => i < a.length - 1 || c !== '');
+}
+
+/**
+ * A fresh topic and group whose `n` messages all failed for good: a PushConsumer with
+ * maxReconsumeTimes 0 throws on each, so the broker moves each to `%DLQ%<group>` at once.
+ * Keys `dead-<i>`, tag TagD, user property origin=dlq-test, JSON bodies `{"dead":i}`.
+ */
+export async function makeDeadLetters(
+  f: DashboardFixture,
+  n: number,
+): Promise<{ topic: string; group: string; sent: SendResult[] }> {
+  const topic = unique('DlqT');
+  const group = unique('DlqG');
+  await f.admin.createTopic({ topic, readQueues: 1, writeQueues: 1, cluster: 'DefaultCluster' });
+  const failing = new PushConsumer({
+    namesrvAddr: f.h.cluster.namesrvAddr,
+    consumerGroup: group,
+    consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+    maxReconsumeTimes: 0,
+    ...FAST,
+  });
+  failing.subscribe(topic, '*');
+  await failing.start(() => {
+    throw new Error('always fails');
+  });
+  const sent: SendResult[] = [];
+  try {
+    for (let i = 0; i < n; i++)
+      sent.push(
+        await f.h.producer.send({
+          topic,
+          body: JSON.stringify({ dead: i }),
+          keys: `dead-${i}`,
+          tags: 'TagD',
+          properties: { origin: 'dlq-test' },
+        }),
+      );
+    await until(async () => (await f.admin.deadLetters(group)).total === n, `${n} dead letters`);
+  } finally {
+    await failing.shutdown();
+  }
+  return { topic, group, sent };
+}
+
+/** A fresh topic with `n` messages and a SimpleConsumer (POP) holding all of them invisible. */
+export async function popGroupHolding(
+  f: DashboardFixture,
+  n: number,
+): Promise<{ topic: string; group: string; consumer: SimpleConsumer }> {
+  const topic = unique('PopT');
+  const group = unique('PopG');
+  await f.admin.createTopic({ topic, readQueues: 2, writeQueues: 2, cluster: 'DefaultCluster' });
+  for (let i = 0; i < n; i++) await f.h.producer.send({ topic, body: `p${i}` });
+  const consumer = new SimpleConsumer({
+    namesrvAddr: f.h.cluster.namesrvAddr,
+    consumerGroup: group,
+    subscriptions: { [topic]: '*' },
+    awaitDuration: 300,
+    invisibleDuration: 60_000,
+    pollNameServerInterval: 500,
+  });
+  await consumer.start();
+  try {
+    let held = 0;
+    await until(async () => {
+      held += (await consumer.receive(16, 60_000)).length;
+      return held === n;
+    }, `all ${n} received and held`);
+  } catch (err) {
+    await consumer.shutdown();
+    throw err;
+  }
+  return { topic, group, consumer };
 }

@@ -7,6 +7,7 @@ import { errorText, esc } from '../html.js';
 import type { LiveHub } from '../live.js';
 import type { History } from '../live.js';
 import type { ProducerWatch } from '../producer-watch.js';
+import type { Producer } from '../../producer/producer.js';
 
 export interface ViewContext {
   readonly admin: Admin;
@@ -15,10 +16,55 @@ export interface ViewContext {
   readonly csrf: string;
   readonly historyPoints: number;
   readonly producers: ProducerWatch;
+  /** The started producer dead letters are resent with. */
+  resendProducer(): Promise<Producer>;
 }
 
 /** Query string or form values, with blanks as absent. */
 export type Params = ReadonlyMap<string, string>;
+
+/** Every value of a repeated form field (checkboxes), by params map made by `paramsOf`. */
+const ALL_VALUES = new WeakMap<Params, ReadonlyMap<string, readonly string[]>>();
+
+/** Query or form values; a repeated name keeps its first value (`allValues` has the rest). */
+export function paramsOf(q: URLSearchParams): Params {
+  const m = new Map<string, string>();
+  const all = new Map<string, string[]>();
+  for (const [k, v] of q) {
+    if (!m.has(k)) m.set(k, v);
+    const list = all.get(k);
+    if (list) list.push(v);
+    else all.set(k, [v]);
+  }
+  ALL_VALUES.set(m, all);
+  return m;
+}
+
+/** Every non-blank value of `name` (a repeated field such as checkboxes). */
+export function allValues(p: Params, name: string): string[] {
+  const values = ALL_VALUES.get(p)?.get(name) ?? (p.has(name) ? [p.get(name)!] : []);
+  return values.map((v) => v.trim()).filter((v) => v !== '');
+}
+
+/** A page cursor (per-queue offsets) as one URL-safe token. */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+/** The cursor a page link carried; InvalidArgumentError when it is not one. */
+export function decodeCursor<T>(p: Params, name: string, check: (v: unknown) => v is T): T | undefined {
+  const raw = param(p, name);
+  if (raw === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    v = undefined;
+  }
+  if (!check(v))
+    throw new InvalidArgumentError(name, 'is not a page cursor of this page: start again from the form');
+  return v;
+}
 
 export function param(p: Params, name: string): string | undefined {
   const v = p.get(name)?.trim();

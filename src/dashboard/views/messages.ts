@@ -4,10 +4,10 @@
  * that has a member of a group consume it again (CONSUME_MESSAGE_DIRECTLY).
  */
 import type { AdminMessage } from '../../admin/types.js';
-import { InvalidArgumentError, MessageNotFoundError, TopicNotFoundError } from '../../errors.js';
-import { CONTENT_SPLITOR, DEFAULT_TRACE_TOPIC, FIELD_SPLITOR } from '../../protocol/trace/trace-data.js';
-import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { intParam, param, requiredParam, type Params, type ViewContext } from './context.js';
+import { traceSection } from './trace.js';
 
 /** Most messages a queue range shows. */
 const MAX_RANGE = 64;
@@ -62,7 +62,7 @@ export function searchForms(p: Params): string {
     'Read queue',
     'Read a queue by offset range',
   );
-  return `<div class="forms"><section aria-labelledby="h-key"><h2 id="h-key">By key</h2>${byKey}</section>
+  return `<p>${link('/messages/time', {}, 'Browse a topic by store time')}</p><div class="forms"><section aria-labelledby="h-key"><h2 id="h-key">By key</h2>${byKey}</section>
 <section aria-labelledby="h-id"><h2 id="h-id">By id</h2>${byId}</section>
 <section aria-labelledby="h-queue"><h2 id="h-queue">By queue and offset</h2>${byQueue}</section></div>`;
 }
@@ -119,30 +119,6 @@ export function renderBody(body: Buffer, view: string): string {
     }
   }
   return `${cut}<pre class="body">${esc(shown.toString('utf8'))}</pre>`;
-}
-
-/** Trace records of the message in the trace topic: one row per record, fields as stored. */
-async function traceSection(ctx: ViewContext, m: AdminMessage): Promise<string> {
-  let traces: AdminMessage[];
-  try {
-    traces = await ctx.admin.queryMessagesByKey(DEFAULT_TRACE_TOPIC, m.msgId);
-  } catch (err) {
-    if (err instanceof TopicNotFoundError || err instanceof MessageNotFoundError)
-      return '<p class="empty">No trace (message tracing is off, or the trace was not written yet).</p>';
-    return `<p class="down">${esc(errorText(err))}</p>`;
-  }
-  const records = traces.flatMap((t) =>
-    t.body
-      .toString('utf8')
-      .split(FIELD_SPLITOR)
-      .filter((r) => r.includes(m.msgId))
-      .map((r) => r.split(CONTENT_SPLITOR)),
-  );
-  return table(
-    'Trace records',
-    [{ label: 'Type' }, { label: 'Time' }, { label: 'Fields' }],
-    records.map((f) => [esc(f[0] ?? ''), time(Number(f[1] ?? 0)), esc(f.slice(2).join(' | '))]),
-  );
 }
 
 export async function messagePage(ctx: ViewContext, p: Params): Promise<{ title: string; body: string }> {
