@@ -8,10 +8,10 @@ import * as assert from 'node:assert/strict';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { Producer } from '../../src/producer/producer.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
-import type { HedgedDuplicateEvent } from '../../src/producer/hedge.js';
+import { WARM_SAMPLES, type HedgedDuplicateEvent } from '../../src/producer/hedge.js';
 import { decodeStoredMessage } from '../../src/protocol/message/stored-message.js';
 import { decodeProperties } from '../../src/protocol/message/properties.js';
-import { sleep, uniqueTopic } from './cluster-helpers.js';
+import { sleep, uniqueTopic, waitFor } from './cluster-helpers.js';
 
 let cluster: EmbeddedCluster;
 const producers: Producer[] = [];
@@ -93,7 +93,11 @@ describe('hedged sends against the embedded cluster', () => {
     const duplicates: HedgedDuplicateEvent[] = [];
     p.on('hedgedDuplicate', (e) => duplicates.push(e));
     const run = senders(p, topic);
-    await sleep(1000);
+    // Hedging starts once the broker has answered WARM_SAMPLES sends (hedge.ts): wait for twice
+    // that many on broker-a, however slowly a loaded machine gets there.
+    const storedOnA = (): number =>
+      [0, 1, 2, 3].reduce((n, q) => n + cluster.broker('broker-a').store.getMaxOffset(topic, q), 0);
+    await waitFor(() => storedOnA() >= 2 * WARM_SAMPLES, 120_000, 'broker-a warmed up');
     cluster.broker('broker-a').faults.set({ hang: true });
     await sleep(12_000);
     cluster.broker('broker-a').faults.clear();
