@@ -235,11 +235,19 @@ export class ProducerTelemetry {
     i.sendCost.record(ms, cached.javaFailure);
   }
 
-  /** The propagator's fields for `span` as a child of `parent`, when its context is valid. */
+  /**
+   * The propagator's fields for `span` as a child of `parent`, when its context is valid. Every
+   * field the propagator owns is the span's: one it did not write (no `tracestate`) is listed
+   * empty, so the message drops an app-set value of that name instead of pairing the app's
+   * `tracestate` with our `traceparent` (an empty value is never written).
+   */
   private fieldsOf(parent: Context, span: Span): TraceFields | undefined {
     const api = this.api;
     if (!api.trace.isSpanContextValid(span.spanContext())) return undefined;
-    return nonEmpty(traceContextFields(api, api.trace.setSpan(parent, span)));
+    const fields = traceContextFields(api, api.trace.setSpan(parent, span));
+    if (nonEmpty(fields) === undefined) return undefined;
+    for (const name of api.propagation.fields()) if (!Object.hasOwn(fields, name)) fields[name] = '';
+    return fields;
   }
 
   private spanName(topic: string): string {
@@ -315,6 +323,8 @@ export class ProducerTelemetry {
 export class SendSpan implements SendObserver {
   private attempts = 0;
   private address: string | undefined;
+  /** A hedged send's losing attempt may settle after the span ended: it is not recorded. */
+  private ended = false;
   private readonly startedAt = performance.now();
 
   constructor(
@@ -330,6 +340,7 @@ export class SendSpan implements SendObserver {
 
   attempt(mq: MessageQueue, address: string | undefined, latencyMs: number, error: unknown): void {
     this.attempts++;
+    if (this.ended) return;
     if (error === undefined) this.address = address;
     const span = this.span;
     if (span === undefined) return;
@@ -345,6 +356,7 @@ export class SendSpan implements SendObserver {
   }
 
   hedge(from: MessageQueue, to: MessageQueue): void {
+    if (this.ended) return;
     this.span?.addEvent(SendEvent.HEDGE, {
       [A.ROCKETMQ_BROKER_NAME]: from.brokerName,
       [A.ROCKETMQ_HEDGE_BROKER_NAME]: to.brokerName,
@@ -362,6 +374,7 @@ export class SendSpan implements SendObserver {
 
   /** A send that failed before it was dispatched (bad input). */
   failed(err: unknown): void {
+    this.ended = true;
     const span = this.span;
     const type = errorTypeOf(err);
     if (span !== undefined) {
@@ -377,6 +390,7 @@ export class SendSpan implements SendObserver {
   }
 
   private succeeded(result: SendResult | undefined, msgId: string): void {
+    this.ended = true;
     const span = this.span;
     if (span !== undefined) {
       if (this.count === 1) span.setAttribute(A.MESSAGE_ID, result?.msgId ?? msgId);
