@@ -115,14 +115,14 @@ describe('producer spans', () => {
     const p = await startProducer({ sendLatencyFaultEnable: false });
     cluster.broker('broker-a').faults.set({ errorCode: ResponseCode.SYSTEM_BUSY });
     try {
-      // Round robin without fault tolerance: of four sends, some start on broker-a.
-      for (let i = 0; i < 4; i++) await p.send({ topic, body: `retry ${i}` });
+      // Round robin over both brokers' 8 queues without fault tolerance: of 8 sends, some start on broker-a.
+      for (let i = 0; i < 8; i++) await p.send({ topic, body: `retry ${i}` });
     } finally {
       cluster.broker('broker-a').faults.clear();
     }
     await settled();
     const spans = sendSpans(topic);
-    assert.equal(spans.length, 4);
+    assert.equal(spans.length, 8);
     const retried = spans.filter((s) => s.events.length === 2);
     assert.ok(retried.length >= 1, 'some send was retried');
     for (const s of retried) {
