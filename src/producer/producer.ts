@@ -86,6 +86,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       }),
     stop: () => {
       this.beforeClose();
+      this.telemetry?.stop();
       return closeProducer(this.parts);
     },
   });
