@@ -202,21 +202,28 @@ export class ProducerTelemetry {
     const m = viewOf(message);
     const topic = typeof m.topic === 'string' ? m.topic : '';
     const parent = api.context.active();
+    const group =
+      typeof m.messageGroup === 'string'
+        ? m.messageGroup
+        : typeof shardingKey === 'string'
+          ? shardingKey
+          : undefined;
+    // At start, where a sampler sees them (the conventions ask for that).
+    const attributes = this.spanAttributes(
+      m,
+      topic,
+      OperationType.SEND,
+      this.messageType(m, group, transaction),
+    );
+    if (group !== undefined) attributes[A.ROCKETMQ_MESSAGE_GROUP] = group;
     const span = this.telemetry.tracer.startSpan(
       this.spanName(topic),
-      { kind: api.SpanKind.PRODUCER },
+      { kind: api.SpanKind.PRODUCER, attributes },
       parent,
     );
     const recording = span.isRecording();
     const fields = this.fieldsOf(parent, span);
     if (!recording && fields === undefined && this.instruments === undefined) return undefined;
-    if (recording) {
-      const group = typeof m.messageGroup === 'string' ? m.messageGroup : shardingKey;
-      span.setAttributes(
-        this.spanAttributes(m, topic, OperationType.SEND, this.messageType(m, group, transaction)),
-      );
-      if (typeof group === 'string') span.setAttribute(A.ROCKETMQ_MESSAGE_GROUP, group);
-    }
     return new SendSpan(this, topic, recording ? span : undefined, fields, undefined, 1);
   }
 
@@ -237,17 +244,18 @@ export class ProducerTelemetry {
     const batchFields: (TraceFields | undefined)[] = [];
     let carried = false;
     for (const message of list) {
-      const create = tracer.startSpan(`create ${topic}`, { kind: api.SpanKind.PRODUCER }, parent);
+      const m = viewOf(message);
+      const attributes = this.spanAttributes(
+        m,
+        topic,
+        OperationType.CREATE,
+        this.messageType(m, m.messageGroup, false),
+      );
+      const create = tracer.startSpan(`create ${topic}`, { kind: api.SpanKind.PRODUCER, attributes }, parent);
       const fields = this.fieldsOf(parent, create);
       batchFields.push(fields);
       if (fields !== undefined) carried = true;
-      if (create.isRecording()) {
-        const m = viewOf(message);
-        create.setAttributes(
-          this.spanAttributes(m, topic, OperationType.CREATE, this.messageType(m, m.messageGroup, false)),
-        );
-        links.push({ context: create.spanContext() });
-      }
+      if (create.isRecording()) links.push({ context: create.spanContext() });
       create.end();
     }
     const span = tracer.startSpan(`send ${topic}`, { kind: api.SpanKind.CLIENT, links }, parent);

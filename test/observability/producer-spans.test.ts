@@ -232,6 +232,21 @@ describe('producer spans', () => {
     }
   });
 
+  it('a request: its send has the span (nobody answers: the request times out, the send span does not fail)', async () => {
+    const topic = await newTopic('OtelRequest');
+    const p = await startProducer();
+    await assert.rejects(p.request({ topic, body: 'ask' }, 300), { name: 'RequestTimeoutError' });
+    await settled();
+    const span = onlySendSpan(topic);
+    assert.equal(span.kind, api.SpanKind.PRODUCER);
+    assert.equal(span.status.code, api.SpanStatusCode.UNSET);
+    const stored = (await readTopic(cluster, topic)).find(
+      (m) => m.properties.UNIQ_KEY === span.attributes['messaging.message.id'],
+    );
+    assert.equal(stored?.properties.traceparent, traceparentOf(span));
+    assert.ok(stored?.properties.CORRELATION_ID, 'the request properties are there beside it');
+  });
+
   it('a transactional send: its half message span is typed transaction', async () => {
     const topic = await newTopic('OtelTx');
     const tp = new TransactionProducer({
