@@ -70,6 +70,7 @@ export class PopService {
   private readonly contended = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private reviving: Promise<void> | undefined;
+  private removeOffsetBarrier: (() => void) | undefined;
 
   constructor(private readonly ctx: BrokerContext) {
     this.state = new PopState(join(ctx.options.storePathRootDir, 'config', 'pop.json'), ctx.logger);
@@ -79,6 +80,8 @@ export class PopService {
     await this.state.load();
     // A long-invisible message must outlive time-based retention (docs/consumers.md §3.5).
     this.ctx.store.registerRetentionPin('pop', () => this.state.retentionPins());
+    // The POP state's writes are coalesced: the offsets file waits for it (pop-state.ts).
+    this.removeOffsetBarrier = this.ctx.store.consumerOffsets.setWriteBarrier(() => this.state.flushNow());
     this.waiters.start();
     this.ctx.store.on('messageArrived', (topic: string) => this.waiters.notify(topic));
     this.timer = setInterval(() => this.tick(), this.ctx.options.reviveInterval);
@@ -92,6 +95,8 @@ export class PopService {
     await this.reviving;
     this.state.persist();
     await this.state.settled();
+    this.removeOffsetBarrier?.();
+    this.removeOffsetBarrier = undefined;
   }
 
   private tick(): void {
