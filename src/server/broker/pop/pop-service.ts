@@ -131,17 +131,20 @@ export class PopService {
 
   /**
    * Reads up to `req.maxNums` messages of one queue for a pop and records them (checkpoint, or
-   * orderly lock); undefined when the queue is busy, blocked (orderly) or has nothing.
+   * orderly lock); undefined when the queue is busy (`onBusy` is told: its release wakes the
+   * long polls), blocked (orderly) or has nothing.
    */
   async popQueue(
     req: PopRequestContext,
     topic: string,
     queueId: number,
     brokerName: string,
+    onBusy?: (key: string) => void,
   ): Promise<PopRead | undefined> {
     const key = `${topic}@${req.group}@${queueId}`;
     if (this.busy.has(key)) {
       this.contended.add(key);
+      onBusy?.(key);
       return undefined;
     }
     this.busy.add(key);
@@ -153,6 +156,12 @@ export class PopService {
       // not when a new message arrives or its poll time ends.
       if (this.contended.delete(key)) this.waiters.notify(topic);
     }
+  }
+
+  /** True while a POP reads any of `keys` (as popQueue's `onBusy` named them). */
+  anyBusy(keys: Iterable<string>): boolean {
+    for (const key of keys) if (this.busy.has(key)) return true;
+    return false;
   }
 
   private async readQueue(
