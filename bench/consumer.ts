@@ -3,7 +3,8 @@
  * process by default, a real one with `--namesrv`):
  *
  *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java --mode push,pull,pop]
- *     [--baseline DIR]   (DIR: a copy of an earlier build/, measured as client `baseline`)
+ *     [--baseline DIR]   (DIR: a copy of an earlier build/, measured as client `baseline`, and as
+ *                         `baseline-pop` / `baseline-pop-push` before ours in the POP modes)
  *
  * 1. drain: a backlog of `--count` messages of `--size` bytes; each client drains it as a new group
  *    from the first offset, in its own process (bench/consumer-worker.ts; the Java push consumer
@@ -257,8 +258,17 @@ async function drainPhase(cluster: Cluster, topic: string): Promise<DrainRow[]> 
     });
   }
   if (modes.has('pull')) rows.push(await workerDrain(cluster, topic, PULL_WORKER, 'ours-pull'));
-  if (modes.has('pop')) rows.push(await workerDrain(cluster, topic, POP_WORKER, 'ours-pop'));
+  // With --baseline, the earlier build's POP drains run right after ours on the same backlog.
+  const baselineWorker = (name: string): string | undefined =>
+    values.baseline === undefined ? undefined : join(values.baseline, 'bench', name);
+  if (modes.has('pop')) {
+    const before = baselineWorker('consumer-pop.js');
+    if (before !== undefined) rows.push(await workerDrain(cluster, topic, before, 'baseline-pop'));
+    rows.push(await workerDrain(cluster, topic, POP_WORKER, 'ours-pop'));
+  }
   if (modes.has('pop-push')) {
+    const before = baselineWorker('consumer-pop-push.js');
+    if (before !== undefined) rows.push(await workerDrain(cluster, topic, before, 'baseline-pop-push'));
     rows.push(await workerDrain(cluster, topic, POP_PUSH_WORKER, 'ours-pop-push'));
     // Java 5.5.0's POP-mode push consumer on the same backlog: a real cluster only (the embedded
     // broker is ours), and only when the interop harness is built.
@@ -347,10 +357,16 @@ function printDrain(rows: DrainRow[]): void {
   // The POP-mode push consumer against our pull-mode one and Java's POP-mode one.
   const popPush = rows.find((r) => r.client === 'ours-pop-push');
   if (popPush !== undefined)
-    for (const other of rows.filter((r) => r.client === 'ours' || r.client === 'java-pop-push'))
+    for (const other of rows.filter((r) => ['ours', 'java-pop-push', 'baseline-pop-push'].includes(r.client)))
       console.log(
         `ours-pop-push vs ${other.client}: ${(popPush.msgsPerSec / other.msgsPerSec).toFixed(2)}x msgs/s, ${(popPush.cpuUsPerMsg / other.cpuUsPerMsg).toFixed(2)}x CPU per message`,
       );
+  const pop = rows.find((r) => r.client === 'ours-pop');
+  const popBefore = rows.find((r) => r.client === 'baseline-pop');
+  if (pop !== undefined && popBefore !== undefined)
+    console.log(
+      `ours-pop vs baseline-pop: ${(pop.msgsPerSec / popBefore.msgsPerSec).toFixed(2)}x msgs/s, ${(pop.cpuUsPerMsg / popBefore.cpuUsPerMsg).toFixed(2)}x CPU per message`,
+    );
   const ours = rows.find((r) => r.client === 'ours');
   if (ours === undefined) return;
   for (const other of rows.filter((r) => r !== ours)) {
@@ -445,7 +461,12 @@ async function main(): Promise<void> {
     await createTopic(cluster.namesrv, topic);
     const t0 = performance.now();
     await fill(producer, topic, count);
-    const stored = await storedMessages(cluster.namesrv, topic);
+    // A real broker's consume queues lag its commit log on a loaded machine: wait for them.
+    let stored = await storedMessages(cluster.namesrv, topic);
+    for (let waited = 0; stored < count && waited < 30_000; waited += 500) {
+      await new Promise((r) => setTimeout(r, 500));
+      stored = await storedMessages(cluster.namesrv, topic);
+    }
     if (stored !== count) throw new Error(`backlog holds ${stored} messages, not ${count}`);
     console.log(
       `consumer benchmark: ${values.namesrv !== undefined ? `cluster ${values.namesrv}` : `embedded cluster (2 brokers, pid ${cluster.pid})`}; backlog of ${count} x ${size} B filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`,

@@ -95,8 +95,8 @@ export function ackOutcome(
 interface PendingAck {
   target: PopAckTarget;
   info: ExtraInfo;
-  resolve: () => void;
-  reject: (err: unknown) => void;
+  /** Told once: undefined when the broker applied the ack, else why not. */
+  settle: (err?: unknown) => void;
 }
 
 /**
@@ -128,29 +128,55 @@ export class PopAcker {
    * rejects at once (InvalidReceiptHandleError, nothing sent), as does a consumer not running.
    */
   ack(target: PopAckTarget): Promise<void> {
-    let info: ExtraInfo;
-    try {
-      this.port.running();
-      info = checkedHandle(target.receiptHandle, Date.now(), target.info);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return new Promise<void>((resolve, reject) => {
-      const queue = this.queueOf(info.brokerName);
-      queue.pending.push({ target, info, resolve, reject });
-      if (!queue.scheduled && queue.inFlight < ACK_REQUESTS_IN_FLIGHT_PER_BROKER) {
-        queue.scheduled = true;
-        setImmediate(() => {
-          queue.scheduled = false;
-          this.flush(info.brokerName);
-        });
-      }
+    return new Promise<void>((resolve, reject) =>
+      this.enqueue(target, (err) => (err === undefined ? resolve() : reject(err))),
+    );
+  }
+
+  /**
+   * `ack` of each target, in one go, with one promise for them all (a drain's per-message
+   * promises were a tenth of its client CPU): `onOutcome(i, err)` is told once per target, `err`
+   * undefined when the broker applied it, and the promise resolves once every target was told.
+   * It never rejects; a target that is malformed or expired, or a consumer not running, is told
+   * at once with nothing sent.
+   */
+  ackAll(targets: readonly PopAckTarget[], onOutcome: (index: number, err: unknown) => void): Promise<void> {
+    if (targets.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      let left = targets.length;
+      targets.forEach((target, i) =>
+        this.enqueue(target, (err) => {
+          onOutcome(i, err);
+          if (--left === 0) resolve();
+        }),
+      );
     });
   }
 
   /** `ack` of each target, in one go: one outcome per target, in order. */
   ackMany(targets: readonly PopAckTarget[]): Array<Promise<void>> {
     return targets.map((t) => this.ack(t));
+  }
+
+  /** Queues one ack for the broker's next request; `settle` is told its outcome once. */
+  private enqueue(target: PopAckTarget, settle: (err?: unknown) => void): void {
+    let info: ExtraInfo;
+    try {
+      this.port.running();
+      info = checkedHandle(target.receiptHandle, Date.now(), target.info);
+    } catch (err) {
+      settle(err);
+      return;
+    }
+    const queue = this.queueOf(info.brokerName);
+    queue.pending.push({ target, info, settle });
+    if (!queue.scheduled && queue.inFlight < ACK_REQUESTS_IN_FLIGHT_PER_BROKER) {
+      queue.scheduled = true;
+      setImmediate(() => {
+        queue.scheduled = false;
+        this.flush(info.brokerName);
+      });
+    }
   }
 
   /** True once `address` answered BATCH_ACK with REQUEST_CODE_NOT_SUPPORTED. */
@@ -175,7 +201,8 @@ export class PopAcker {
     queue.inFlight++;
     void this.send(brokerName, batch)
       .catch((err: unknown) => {
-        for (const p of batch) p.reject(err);
+        // A rejection without a reason must still read as a failure.
+        for (const p of batch) p.settle(err ?? new Error('ack request failed'));
       })
       .finally(() => {
         queue.inFlight--;
@@ -202,7 +229,7 @@ export class PopAcker {
     this.sent.batchAck++;
     const response = await instance.pool.request(address, request, this.port.timeoutMs);
     if (response.code === ResponseCode.SUCCESS) {
-      for (const p of batch) p.resolve();
+      for (const p of batch) p.settle();
       return;
     }
     if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) this.noBatch.add(address);
@@ -223,9 +250,9 @@ export class PopAcker {
           this.sent.ack++;
           const response = await instance.pool.request(address, request, this.port.timeoutMs);
           ackOutcome(response, p.target.receiptHandle, p.info, address, AckMessage.code);
-          p.resolve();
+          p.settle();
         } catch (err) {
-          p.reject(err);
+          p.settle(err);
         }
       }),
     );

@@ -5,7 +5,7 @@
  * (core/pop-acker.ts) with the failures attributed to their messages (AckFailedError).
  */
 import { AckFailedError, InvalidArgumentError, InvalidReceiptHandleError } from '../../errors.js';
-import type { PopAcker } from '../core/pop-acker.js';
+import type { PopAckTarget, PopAcker } from '../core/pop-acker.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import { ackTargetOf, type AckPort } from './ack.js';
 import type { ParsedHandle, PoppedMessage } from './pop-response.js';
@@ -75,12 +75,31 @@ export async function ackMessages(
     if (m === null || typeof m !== 'object' || typeof m.receiptHandle !== 'string')
       throw new InvalidArgumentError(`message[${i}]`, 'must be a message returned by receive()');
   port.running();
+  // One acker call and one promise for the whole array, not one per message.
+  const acking: PoppedMessage[] = [];
+  const targets: PopAckTarget[] = [];
+  const before: Settled[] = [];
   const failed: Array<{ i: number; message: PoppedMessage; error: unknown }> = [];
-  await Promise.all(
-    messages.map((m, i) =>
-      ackOne(port, acker, m).catch((error: unknown) => void failed.push({ i, message: m, error })),
-    ),
-  );
+  const indexOf: number[] = [];
+  messages.forEach((m, i) => {
+    try {
+      const target = ackTargetOf(port, m, builtInfo(m));
+      checkNotAcked(m);
+      targets.push(target);
+      acking.push(m);
+      before.push(settledOf(m));
+      indexOf.push(i);
+      settle(m, Settled.ACKED);
+    } catch (error) {
+      failed.push({ i, message: m, error });
+    }
+  });
+  await acker.ackAll(targets, (k, error) => {
+    if (error === undefined) return;
+    const m = acking[k]!;
+    settle(m, before[k]!);
+    failed.push({ i: indexOf[k]!, message: m, error });
+  });
   if (failed.length === 0) return;
   failed.sort((a, b) => a.i - b.i);
   const failures = failed.map(({ message: m, error }) => ({ message: m, error }));

@@ -18,6 +18,11 @@ export class StateFile {
   private queued: QueuedWrite | undefined;
   /** Files actually written (for tests and diagnostics). */
   writes = 0;
+  /**
+   * The directory was made (or found) by an earlier write: the next ones skip the mkdir, one of
+   * the four file-system calls of a write (a write that finds it gone makes it again).
+   */
+  private dirReady = false;
 
   constructor(readonly path: string) {}
 
@@ -69,8 +74,15 @@ export class StateFile {
   private start(serialize: () => string): Promise<void> {
     const run = (async () => {
       const text = serialize();
-      await mkdir(dirname(this.path), { recursive: true });
-      await writeFile(`${this.path}.tmp`, text);
+      if (!this.dirReady) await mkdir(dirname(this.path), { recursive: true });
+      try {
+        await writeFile(`${this.path}.tmp`, text);
+      } catch (err) {
+        if (!this.dirReady || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        await mkdir(dirname(this.path), { recursive: true });
+        await writeFile(`${this.path}.tmp`, text);
+      }
+      this.dirReady = true;
       await rename(`${this.path}.tmp`, this.path);
       this.writes++;
     })();

@@ -16,6 +16,8 @@ export class ConsumerOffsetStore {
   private dirty = false;
   private persisting: Promise<void> = Promise.resolve();
   private readonly logger: Logger;
+  /** Awaited after the offsets are taken and before they are written (setWriteBarrier). */
+  private barriers: Array<() => Promise<void>> = [];
 
   constructor(path: string, logger: Logger) {
     this.path = path;
@@ -90,6 +92,18 @@ export class ConsumerOffsetStore {
     });
   }
 
+  /**
+   * `barrier` runs after each write has taken its offsets and before it writes them: the POP
+   * state (broker/pop/pop-state.ts) flushes there, so no offset a POP advanced is on disk before
+   * the checkpoint of the messages it handed out. Returns the function that removes it.
+   */
+  setWriteBarrier(barrier: () => Promise<void>): () => void {
+    this.barriers.push(barrier);
+    return () => {
+      this.barriers = this.barriers.filter((b) => b !== barrier);
+    };
+  }
+
   /** Writes the file if anything changed; concurrent calls are serialized. */
   persist(): Promise<void> {
     const run = this.persisting.then(() => this.writeFile());
@@ -105,6 +119,7 @@ export class ConsumerOffsetStore {
     const text = JSON.stringify({ offsetTable }, null, 2);
     const tmp = `${this.path}.tmp`;
     try {
+      for (const barrier of this.barriers) await barrier();
       await mkdir(dirname(this.path), { recursive: true });
       const fh = await open(tmp, 'w');
       try {

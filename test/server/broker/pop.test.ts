@@ -149,6 +149,28 @@ test('NOTIFICATION tells whether the group has a message to pop, waiting up to p
   });
 });
 
+test('the consumer-offset file is never written ahead of the POP state: a POP advanced offset is written only after its checkpoint', async () => {
+  await withBroker(1, async ({ cluster, send, pop, topic, group }) => {
+    await send(3);
+    assert.equal((await pop()).code, ResponseCode.SUCCESS);
+    const broker = cluster.broker('broker-a');
+    // POP state writes are coalesced (a timer); the offsets file's write barrier flushes it first.
+    await broker.store.consumerOffsets.persist();
+    const dir = join(broker.options.storePathRootDir, 'config');
+    const offsets = JSON.parse(await readFile(join(dir, 'consumerOffset.json'), 'utf8')) as {
+      offsetTable: Record<string, Record<string, number>>;
+    };
+    assert.equal(offsets.offsetTable[`${topic}@${group}`]?.['0'], 3);
+    const state = JSON.parse(await readFile(join(dir, 'pop.json'), 'utf8')) as {
+      checkpoints: Array<{ offsets: number[] }>;
+    };
+    assert.deepEqual(
+      state.checkpoints.map((c) => c.offsets),
+      [[0, 1, 2]],
+    );
+  });
+});
+
 test('POP state is written to config/pop.json and read back after a restart', async () => {
   await withBroker(1, async ({ cluster, send, pop }) => {
     await send(2);

@@ -37,7 +37,7 @@ import type { ConsumeTracer } from '../../core/msg-trace.js';
 import { PULL_DELAY } from '../../core/pull-loop.js';
 import type { SendBack } from '../../core/send-back.js';
 import { ackTargetOf, changeInvisibleTime, type AckPort } from '../../simple/ack.js';
-import type { PopAcker } from '../../core/pop-acker.js';
+import type { PopAckTarget, PopAcker } from '../../core/pop-acker.js';
 import { receiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
 import type { ResolvedPushConsumerOptions } from '../options.js';
 import type { SubscriptionData } from '../../../protocol/headers/heartbeat.js';
@@ -251,6 +251,33 @@ async function ackQuietly(host: PopConsumeHost, m: PoppedMessage): Promise<void>
   }
 }
 
+/** ackQuietly of every message, through one acker call (one promise for the batch, not one each). */
+function ackAllQuietly(
+  host: Pick<PopConsumeHost, 'ackPort' | 'acker' | 'logger'>,
+  messages: PoppedMessage[],
+): Promise<void> {
+  const targets: PopAckTarget[] = [];
+  const acked: PoppedMessage[] = [];
+  for (const m of messages) {
+    try {
+      targets.push(ackTargetOf(host.ackPort, m));
+      acked.push(m);
+    } catch (err) {
+      host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
+        msgId: m.msgId,
+        error: err,
+      });
+    }
+  }
+  return host.acker.ackAll(targets, (i, err) => {
+    if (err !== undefined)
+      host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
+        msgId: acked[i]?.msgId,
+        error: err,
+      });
+  });
+}
+
 async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: number): Promise<void> {
   try {
     await changeInvisibleTime(host.ackPort, m, delayMs, undefined);
@@ -319,7 +346,7 @@ class PopCall extends HandlerCall {
   private async settle(ok: boolean): Promise<void> {
     const host = this.host;
     if (ok) {
-      await Promise.all(this.messages.map((m) => ackQuietly(host, m)));
+      await ackAllQuietly(host, this.messages);
       return;
     }
     await Promise.all(

@@ -70,6 +70,7 @@ export class PopService {
   private readonly contended = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private reviving: Promise<void> | undefined;
+  private removeOffsetBarrier: (() => void) | undefined;
 
   constructor(private readonly ctx: BrokerContext) {
     this.state = new PopState(join(ctx.options.storePathRootDir, 'config', 'pop.json'), ctx.logger);
@@ -79,6 +80,8 @@ export class PopService {
     await this.state.load();
     // A long-invisible message must outlive time-based retention (docs/consumers.md §3.5).
     this.ctx.store.registerRetentionPin('pop', () => this.state.retentionPins());
+    // The POP state's writes are coalesced: the offsets file waits for it (pop-state.ts).
+    this.removeOffsetBarrier = this.ctx.store.consumerOffsets.setWriteBarrier(() => this.state.flushNow());
     this.waiters.start();
     this.ctx.store.on('messageArrived', (topic: string) => this.waiters.notify(topic));
     this.timer = setInterval(() => this.tick(), this.ctx.options.reviveInterval);
@@ -92,6 +95,8 @@ export class PopService {
     await this.reviving;
     this.state.persist();
     await this.state.settled();
+    this.removeOffsetBarrier?.();
+    this.removeOffsetBarrier = undefined;
   }
 
   private tick(): void {
@@ -126,17 +131,20 @@ export class PopService {
 
   /**
    * Reads up to `req.maxNums` messages of one queue for a pop and records them (checkpoint, or
-   * orderly lock); undefined when the queue is busy, blocked (orderly) or has nothing.
+   * orderly lock); undefined when the queue is busy (`onBusy` is told: its release wakes the
+   * long polls), blocked (orderly) or has nothing.
    */
   async popQueue(
     req: PopRequestContext,
     topic: string,
     queueId: number,
     brokerName: string,
+    onBusy?: (key: string) => void,
   ): Promise<PopRead | undefined> {
     const key = `${topic}@${req.group}@${queueId}`;
     if (this.busy.has(key)) {
       this.contended.add(key);
+      onBusy?.(key);
       return undefined;
     }
     this.busy.add(key);
@@ -148,6 +156,12 @@ export class PopService {
       // not when a new message arrives or its poll time ends.
       if (this.contended.delete(key)) this.waiters.notify(topic);
     }
+  }
+
+  /** True while a POP reads any of `keys` (as popQueue's `onBusy` named them). */
+  anyBusy(keys: Iterable<string>): boolean {
+    for (const key of keys) if (this.busy.has(key)) return true;
+    return false;
   }
 
   private async readQueue(

@@ -127,14 +127,22 @@ async function processPop(
   const bornTime = h.bornTime > 0 ? h.bornTime : Date.now();
   const deadline = bornTime + h.pollTime;
   const retryTopic = popRetryTopicV1(h.topic, h.consumerGroup);
-  for (let waited = false; ; waited = true) {
+  let waited = false;
+  for (;;) {
     if (Date.now() - deadline > TOO_LATE_MS && h.pollTime > 0)
       return fail(request, ResponseCode.POLLING_TIMEOUT, 'timeout too much');
-    const reads = await popOnce(ctx, pop, h, checked, filter, retryTopic);
+    const { reads, busy } = await popOnce(ctx, pop, h, checked, filter, retryTopic);
+    const skippedBusy = busy.size > 0;
     if (reads.length > 0) return popResponse(ctx, request, h, reads);
     const left = deadline - Date.now();
-    if (waited || h.pollTime <= 0 || left <= 0 || ctx.stopping)
+    // Found nothing only because concurrent POPs held the queues: not a wait of its own. The
+    // release of a skipped queue wakes this one, which reads again rather than answering empty
+    // (an empty answer costs the consumer a round trip while the queue still has messages).
+    if (h.pollTime <= 0 || left <= 0 || ctx.stopping || (waited && !skippedBusy))
       return fail(request, ResponseCode.POLLING_TIMEOUT, 'NO_MESSAGE_IN_QUEUE');
+    if (!skippedBusy) waited = true;
+    // Released while this POP read the other queues: its wake-up came before the wait began.
+    else if (!pop.anyBusy(busy)) continue;
     if (pop.waiters.full(h.topic)) return fail(request, ResponseCode.POLLING_FULL, 'polling full');
     await pop.waiters.wait([h.topic, retryTopic], left, conn);
     if (ctx.stopping || conn.closed) return undefined;
@@ -148,7 +156,7 @@ async function popOnce(
   readQueueNums: number,
   filter: MessageFilter,
   retryTopic: string,
-): Promise<PopRead[]> {
+): Promise<{ reads: PopRead[]; busy: Set<string> }> {
   const req = {
     group: h.consumerGroup,
     topic: h.topic,
@@ -161,10 +169,13 @@ async function popOnce(
   };
   const brokerName = ctx.options.brokerName;
   const reads: PopRead[] = [];
+  /** Queues skipped because another POP was reading them. */
+  const busy = new Set<string>();
+  const onBusy = (key: string): void => void busy.add(key);
   let left = h.maxMsgNums;
   const read = async (topic: string, queueId: number): Promise<void> => {
     if (left <= 0) return;
-    const got = await pop.popQueue({ ...req, maxNums: left }, topic, queueId, brokerName);
+    const got = await pop.popQueue({ ...req, maxNums: left }, topic, queueId, brokerName, onBusy);
     if (got) {
       reads.push(got);
       left -= got.records.length;
@@ -173,7 +184,7 @@ async function popOnce(
   // Orderly POP never reads the retry topic; otherwise it goes first in 20 % of pops (none in
   // priority mode), else last. The queues' order is Java's, by priority on a PRIORITY topic.
   const config = ctx.topics.get(h.topic);
-  if (config === undefined) return reads; // deleted since checkTopic
+  if (config === undefined) return { reads, busy }; // deleted since checkTopic
   const plan = popPlan(
     config,
     ctx.subscriptionGroups.get(h.consumerGroup),
@@ -188,7 +199,7 @@ async function popOnce(
   if (h.queueId >= 0) await read(h.topic, h.queueId);
   else for (const queueId of plan.queueIds) await read(h.topic, queueId);
   if (hasRetry && !retryFirst) await read(retryTopic, 0);
-  return reads;
+  return { reads, busy };
 }
 
 function popResponse(
