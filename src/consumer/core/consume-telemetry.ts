@@ -19,6 +19,7 @@ import type {
   Link,
   Meter,
   ObservableGauge,
+  ProxyTracerProvider,
   Span,
   Tracer,
 } from '@opentelemetry/api';
@@ -87,6 +88,26 @@ interface OperationSpan {
   readonly startedMs: number;
 }
 
+/**
+ * What the pool keeps for a call measured without a span (metrics on, no tracer provider): its
+ * figures are still recorded at the end.
+ */
+export const NO_SPAN: unknown = Object.freeze({ noSpan: true });
+
+/** The API's no-op tracer provider: what the global proxy delegates to while no SDK is registered. */
+function noopTracerProviderOf(api: OpenTelemetryApi): unknown {
+  return new api.ProxyTracerProvider().getDelegate();
+}
+
+/** Whether `meter` is the API's no-op meter (no meter provider was registered when it was asked). */
+function isNoopMeter(api: OpenTelemetryApi, meter: Meter): boolean {
+  const probe = 'rocketmq_probe';
+  return (
+    Object.getPrototypeOf(meter.createCounter(probe)) ===
+    Object.getPrototypeOf(api.createNoopMeter().createCounter(probe))
+  );
+}
+
 /** The `error.type` of a failure: the error's class name (low cardinality, as the conventions ask). */
 export function errorTypeOf(error: unknown): string {
   if (error instanceof Error) return error.name !== 'Error' ? error.name : error.constructor.name;
@@ -130,6 +151,9 @@ export class ConsumeTelemetry {
   private readonly processTime: Histogram;
   private readonly gauges: ObservableGauge[] = [];
   private readonly observe: BatchObservableCallback | undefined;
+  /** A meter provider was registered at start: the instruments record. */
+  readonly metricsOn: boolean;
+  private readonly noopTracers: unknown;
 
   constructor(
     telemetry: ClientTelemetry,
@@ -139,6 +163,8 @@ export class ConsumeTelemetry {
     this.tracer = telemetry.tracer;
     const meter = telemetry.meter();
     this.meter = meter;
+    this.metricsOn = !isNoopMeter(this.api, meter);
+    this.noopTracers = noopTracerProviderOf(this.api);
     const seconds = { explicitBucketBoundaries: [...MESSAGING_DURATION_BUCKETS_S] };
     this.consumed = meter.createCounter(MessagingMetric.CONSUMED_MESSAGES, {
       description: 'Messages delivered to the application',
@@ -204,6 +230,20 @@ export class ConsumeTelemetry {
       };
       meter.addBatchObservableCallback(this.observe, this.gauges);
     } else this.observe = undefined;
+  }
+
+  /**
+   * A tracer provider is registered now (the tracer is the API's proxy, so one registered after
+   * start counts). Without one, a process span would be a no-op: the call is not worth the
+   * properties decode and the context it costs.
+   */
+  tracingOn(): boolean {
+    return (this.api.trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== this.noopTracers;
+  }
+
+  /** Anything to do for a handler call: metrics or tracing. */
+  enabled(): boolean {
+    return this.metricsOn || this.tracingOn();
   }
 
   /** Stops the gauges (the consumer stopped). */
@@ -281,13 +321,18 @@ export class ConsumeTelemetry {
    * the parent and each message's producer context a link (the conventions' rule for a span
    * covering many messages).
    */
-  startProcess(messages: readonly ConsumerMessage[], queuedAtMs: number, startedMs: number): [Span, Context] {
+  startProcess(
+    messages: readonly ConsumerMessage[],
+    queuedAtMs: number,
+    startedMs: number,
+  ): [Span, Context] | undefined {
     // queuedAtMs, startedMs: performance.now() readings.
     const api = this.api;
     const first = messages[0]!;
     const topic = first.topic;
-    const labels = this.labelsOf(topic);
-    if (queuedAtMs > 0) this.awaitTime.record(Math.max(0, startedMs - queuedAtMs), labels.java);
+    if (queuedAtMs > 0 && this.metricsOn)
+      this.awaitTime.record(Math.max(0, startedMs - queuedAtMs), this.labelsOf(topic).java);
+    if (!this.tracingOn()) return undefined;
     const name = `process ${topic}`;
     const kind = api.SpanKind.CONSUMER;
     if (messages.length === 1) {
@@ -347,15 +392,16 @@ export class ConsumeTelemetry {
     failed: boolean,
   ): void {
     const now = performance.now();
-    const span = processSpan as Span;
+    const span = processSpan === NO_SPAN ? undefined : (processSpan as Span);
     const labels = this.labelsOf(messages[0]!.topic);
     let otel = labels.process;
     if (failed) {
       const type = errorTypeOf(error);
-      this.failSpan(span, error, type);
+      if (span !== undefined) this.failSpan(span, error, type);
       otel = { ...otel, [MessagingAttribute.ERROR_TYPE]: type };
     }
-    span.end();
+    span?.end();
+    if (!this.metricsOn) return;
     const ms = now - startedMs;
     this.processDuration.record(ms / 1000, otel);
     this.consumed.add(messages.length, otel);

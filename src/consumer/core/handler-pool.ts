@@ -9,7 +9,7 @@
  */
 import { HandlerTimeoutError } from '../../errors.js';
 import { consumeChannel, tracingHasSubscribers } from '../../observability/channels.js';
-import type { ConsumeTelemetry } from './consume-telemetry.js';
+import { NO_SPAN, type ConsumeTelemetry } from './consume-telemetry.js';
 import type { ConsumerMessage } from './message-view.js';
 
 const NO_MESSAGES: readonly ConsumerMessage[] = Object.freeze([]);
@@ -166,6 +166,7 @@ export class HandlerPool {
   }
 
   private handedOver(job: HandlerCall, telemetry: ConsumeTelemetry): void {
+    if (!telemetry.metricsOn) return;
     job.queuedAt = performance.now();
     telemetry.delivered(job.batch(), Date.now());
   }
@@ -173,11 +174,16 @@ export class HandlerPool {
   /** The call inside its process span, so the application's spans in the handler are children. */
   private invokeInSpan(job: HandlerCall, telemetry: ConsumeTelemetry): unknown {
     const messages = job.batch();
-    if (messages.length === 0) return this.invoke(job);
+    // The API without an SDK: nothing records, so nothing is read or allocated for the call.
+    if (messages.length === 0 || !telemetry.enabled()) return this.invoke(job);
     job.startedPrecise = performance.now();
-    const [span, context] = telemetry.startProcess(messages, job.queuedAt, job.startedPrecise);
-    job.span = span;
-    return telemetry.within(context, this.invoke, this, job);
+    const started = telemetry.startProcess(messages, job.queuedAt, job.startedPrecise);
+    if (started === undefined) {
+      job.span = NO_SPAN;
+      return this.invoke(job);
+    }
+    job.span = started[0];
+    return telemetry.within(started[1], this.invoke, this, job);
   }
 
   private settle(job: HandlerCall, outcome: ConsumeOutcome): void {
