@@ -29,7 +29,6 @@ import {
   MESSAGING_SYSTEM,
   MessagingAttribute,
   OperationType,
-  RocketmqMessageType,
 } from '../../observability/otel/attributes.js';
 import {
   ConsumerAttribute,
@@ -40,14 +39,8 @@ import {
   MESSAGING_DURATION_BUCKETS_S,
   MessagingMetric,
 } from '../../observability/otel/consumer-names.js';
-import {
-  extractTraceContext,
-  PROXY_TRACE_CONTEXT,
-  type ExtractedTraceContext,
-} from '../../observability/otel/propagation.js';
-import { PropertyKey } from '../../protocol/message/properties.js';
-import { MessageSysFlag } from '../../protocol/message/sysflag.js';
 import type { ConsumerMessage } from './message-view.js';
+import { errorTypeOf, messageAttributes, producerContextOf } from './message-telemetry.js';
 
 /** Who is consuming: labels of every span and metric. */
 export interface ConsumeTelemetryScope {
@@ -106,36 +99,6 @@ function isNoopMeter(api: OpenTelemetryApi, meter: Meter): boolean {
     Object.getPrototypeOf(meter.createCounter(probe)) ===
     Object.getPrototypeOf(api.createNoopMeter().createCounter(probe))
   );
-}
-
-/** The `error.type` of a failure: the error's class name (low cardinality, as the conventions ask). */
-export function errorTypeOf(error: unknown): string {
-  if (error instanceof Error) return error.name !== 'Error' ? error.name : error.constructor.name;
-  return '_OTHER';
-}
-
-/**
- * The producer's context of a received message. The Proxy's TRACE_CONTEXT is not one of the
- * names the decoder files under system properties (protocol/validation.ts), so it is read from
- * the user properties when it is there.
- */
-function producerContextOf(api: OpenTelemetryApi, m: ConsumerMessage): ExtractedTraceContext {
-  const user = m.properties;
-  return extractTraceContext(api, user, Object.hasOwn(user, PROXY_TRACE_CONTEXT) ? user : m.systemProperties);
-}
-
-function messageTypeOf(m: ConsumerMessage): string {
-  if (m.messageGroup !== undefined) return RocketmqMessageType.FIFO;
-  if ((m.sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0 || m.transactionId !== undefined)
-    return RocketmqMessageType.TRANSACTION;
-  if (m.delayTimeLevel > 0) return RocketmqMessageType.DELAY;
-  const system = m.systemProperties;
-  if (
-    system[PropertyKey.TIMER_DELIVER_MS] !== undefined ||
-    system[PropertyKey.START_DELIVER_TIME] !== undefined
-  )
-    return RocketmqMessageType.DELAY;
-  return RocketmqMessageType.NORMAL;
 }
 
 export class ConsumeTelemetry {
@@ -293,18 +256,6 @@ export class ConsumeTelemetry {
     return a;
   }
 
-  /** A message's own attributes (one-message spans). */
-  private messageAttributes(a: Attributes, m: ConsumerMessage): void {
-    a[MessagingAttribute.MESSAGE_ID] = m.msgId;
-    a[MessagingAttribute.MESSAGE_BODY_SIZE] = m.body.length;
-    if (m.tags !== undefined && m.tags !== '') a[MessagingAttribute.ROCKETMQ_MESSAGE_TAG] = m.tags;
-    if (m.keys.length > 0) a[MessagingAttribute.ROCKETMQ_MESSAGE_KEYS] = [...m.keys];
-    if (m.messageGroup !== undefined) a[MessagingAttribute.ROCKETMQ_MESSAGE_GROUP] = m.messageGroup;
-    a[MessagingAttribute.ROCKETMQ_MESSAGE_TYPE] = messageTypeOf(m);
-    a[ConsumerAttribute.RECONSUME_TIMES] = m.reconsumeTimes;
-    a[ConsumerAttribute.QUEUE_OFFSET] = m.queueOffset;
-  }
-
   /** Messages reached the client (handed to the handler pool, or returned by a receive). */
   delivered(messages: readonly ConsumerMessage[], nowMs: number): void {
     const first = messages[0];
@@ -340,7 +291,7 @@ export class ConsumeTelemetry {
       const span = this.tracer.startSpan(name, { kind }, parent.context);
       if (span.isRecording()) {
         const a = this.spanAttributes(ConsumerOperation.PROCESS, OperationType.PROCESS, topic);
-        this.messageAttributes(a, first);
+        messageAttributes(a, first);
         a[ConsumerAttribute.QUEUE_ID] = first.queue.queueId;
         a[ConsumerAttribute.BROKER_NAME] = first.queue.brokerName;
         if (parent.invalid !== undefined) a[ConsumerAttribute.TRACE_CONTEXT_INVALID] = parent.invalid;
