@@ -99,12 +99,19 @@ export interface JavaRunOptions {
   timeoutMs?: number;
   /** Extra JVM flags. */
   jvmArgs?: string[];
+  /**
+   * stderr lines to keep whole in `keptLines` (stderr itself keeps only its last ~64 KiB), e.g.
+   * the OpenTelemetry agent's span lines (interop-test/otel-agent.ts).
+   */
+  keepStderrLines?: RegExp;
 }
 
 export interface JavaRunResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** The stderr lines `keepStderrLines` matched, in order (empty without it). */
+  keptLines: string[];
 }
 
 /** Runs one JVM with the version's classpath; stdout and stderr are collected. */
@@ -145,8 +152,16 @@ export async function runJava(
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let errBytes = 0;
+      const keep = options.keepStderrLines;
+      const keptLines: string[] = [];
+      let partial = '';
       child.stdout.on('data', (b: Buffer) => out.push(b));
       child.stderr.on('data', (b: Buffer) => {
+        if (keep !== undefined) {
+          const lines = (partial + b.toString('utf8')).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) if (keep.test(line)) keptLines.push(line);
+        }
         // Keep only the last ~64 KiB of stderr: 5.x logback prints a lot at start.
         err.push(b);
         errBytes += b.length;
@@ -160,10 +175,12 @@ export async function runJava(
       child.on('close', (code) => {
         clearTimeout(timer);
         untrack(child.pid);
+        if (keep !== undefined && keep.test(partial)) keptLines.push(partial);
         resolve({
           code,
           stdout: Buffer.concat(out).toString('utf8'),
           stderr: Buffer.concat(err).toString('utf8'),
+          keptLines,
         });
       });
     });
@@ -178,7 +195,15 @@ export async function runDriver<T = Record<string, unknown>>(
   args: readonly string[],
   options: JavaRunOptions = {},
 ): Promise<T> {
-  const r = await runJava(version, 'org.rocketmqts.interop.Driver', args, options);
+  return parseDriverResult<T>(
+    version,
+    args,
+    await runJava(version, 'org.rocketmqts.interop.Driver', args, options),
+  );
+}
+
+/** The driver's one-line JSON result out of a finished run; throws with its output when absent. */
+export function parseDriverResult<T>(version: string, args: readonly string[], r: JavaRunResult): T {
   const line = r.stdout
     .split('\n')
     .map((l) => l.trim())
