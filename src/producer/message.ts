@@ -187,10 +187,18 @@ function uniqKeyHead(properties: string): string {
 const WAIT_TRUE_HEAD = uniqKeyHead(WAIT_TRUE);
 const WAIT_FALSE_HEAD = uniqKeyHead(WAIT_FALSE);
 
+/**
+ * The propagator's fields for one message's span (`traceparent`, `tracestate`; send-telemetry.ts),
+ * written after the user properties. A user property of the same name is left out: with
+ * propagation on, the producer's context wins (docs/observability.md §1.2).
+ */
+export type TraceFields = Readonly<Record<string, string>>;
+
 /** Validates every field but topic/body and returns the properties string (without UNIQ_KEY). */
-function encodeMessageProperties(msg: Message, field: string): string {
+function encodeMessageProperties(msg: Message, field: string, trace: TraceFields | undefined): string {
   // Most messages carry none of these: WAIT alone, as a constant.
   if (
+    trace === undefined &&
     msg.keys === undefined &&
     msg.tags === undefined &&
     (msg.delayTimeLevel === undefined || msg.delayTimeLevel === 0) &&
@@ -246,7 +254,15 @@ function encodeMessageProperties(msg: Message, field: string): string {
       // Java lets a user property set it; here the group has one way in, with its checks.
       if (name === PropertyKey.SHARDING_KEY)
         throw new InvalidArgumentError(`${field}properties.${name}`, 'set messageGroup instead');
+      if (trace !== undefined && Object.hasOwn(trace, name)) continue;
       props = appendProperty(props, name, value);
+    }
+  }
+  if (trace !== undefined) {
+    for (const name in trace) {
+      const value = trace[name] as string;
+      // An application's propagator could write anything: a field the wire cannot carry is dropped, not the send.
+      if (checkUserProperty(name, value) === undefined) props = appendProperty(props, name, value);
     }
   }
   return props;
@@ -264,7 +280,12 @@ function checkShape(msg: unknown, field: string, prefix = ''): asserts msg is Me
 }
 
 /** Validates and prepares one message (Java `Validators.checkMessage` + `sendKernelImpl` preparation). */
-export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGenerator): PreparedMessage {
+export function prepareMessage(
+  msg: Message,
+  s: PrepareSettings,
+  ids: UniqIdGenerator,
+  trace?: TraceFields,
+): PreparedMessage {
   checkShape(msg, 'message');
   const topic = checkedTopic(msg.topic, s);
   const raw = bodyBytes(msg.body, 'body');
@@ -282,7 +303,7 @@ export function prepareMessage(msg: Message, s: PrepareSettings, ids: UniqIdGene
       ? undefined
       : timerProperty(msg, '', Date.now());
   const msgId = ids.next();
-  let head = encodeMessageProperties(msg, '');
+  let head = encodeMessageProperties(msg, '', trace);
   if (timer !== undefined) head = appendProperty(head, timer.key, timer.value);
   // The two plain heads are constants: a batch writer knows them by identity.
   head = head === WAIT_TRUE ? WAIT_TRUE_HEAD : head === WAIT_FALSE ? WAIT_FALSE_HEAD : uniqKeyHead(head);
@@ -351,6 +372,7 @@ export function prepareBatch(
   msgs: readonly Message[],
   s: PrepareSettings,
   ids: UniqIdGenerator,
+  trace?: readonly (TraceFields | undefined)[],
 ): PreparedMessage {
   if (!Array.isArray(msgs) || msgs.length === 0)
     throw new InvalidArgumentError('messages', 'must be a non-empty array');
@@ -394,7 +416,7 @@ export function prepareBatch(
     if (body.byteLength === 0) throw new InvalidArgumentError(`${f}body`, 'is empty');
     const id = ids.next();
     idList.push(id);
-    const properties = appendProperty(encodeMessageProperties(m, f), PropertyKey.UNIQ_KEY, id);
+    const properties = appendProperty(encodeMessageProperties(m, f, trace?.[i]), PropertyKey.UNIQ_KEY, id);
     if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {
       throw new InvalidArgumentError(
         `${f}properties`,

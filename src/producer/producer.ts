@@ -30,7 +30,7 @@ import type {
 } from './fault/latency-fault-tolerance.js';
 import type { Message, PreparedMessage, PrepareSettings } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './options.js';
-import { runSend, type SendLoopSettings, type SendTransport } from './send-loop.js';
+import { runSend, type SendLoopSettings, type SendObserver, type SendTransport } from './send-loop.js';
 import { TimerSupport } from './timer.js';
 import { SendPermits } from './backpressure.js';
 import { batchLaneOf, ProduceAccumulator, type BatchLane } from './auto-batch.js';
@@ -47,6 +47,8 @@ import { recallMessage } from './recall.js';
 import type { CallOptions } from '../remoting/abort.js';
 import { checkBatch, checkSend, type CheckedSend, type SendEntrySettings } from './send-entry.js';
 import { tracedSend, type SendTraceContext } from './send-channel.js';
+import { clientTelemetry } from '../observability/otel/api.js';
+import { ProducerTelemetry, type SendSpan } from './send-telemetry.js';
 
 export type { SendTraceContext } from './send-channel.js';
 
@@ -77,7 +79,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
   /** Resolved options (defaults applied). */
   readonly options: Readonly<ResolvedProducerOptions>;
   private readonly lifecycle = new Lifecycle('producer', {
-    start: (step) => openProducer(this.parts, step).then(() => this.afterOpen()),
+    start: (step) =>
+      openProducer(this.parts, step).then(() => {
+        this.telemetry?.start();
+        this.afterOpen();
+      }),
     stop: () => {
       this.beforeClose();
       return closeProducer(this.parts);
@@ -106,6 +112,8 @@ export class Producer extends EventEmitter<ProducerEvents> {
   private readonly ids: UniqIdGenerator;
   /** Message trace (`enableMsgTrace`): the dispatcher and its Pub hook. */
   private readonly trace: { dispatcher: TraceDispatcher; tracer: SendTracer } | undefined;
+  /** OpenTelemetry spans and metrics (send-telemetry.ts); undefined when off or not installed. */
+  private readonly telemetry: ProducerTelemetry | undefined;
 
   constructor(options: ProducerOptions) {
     super();
@@ -114,6 +122,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
     this.logger = o.logger;
     this.clientId = clientIdOf(o);
     this.ids = sharedIds ??= new UniqIdGenerator();
+    const otel = clientTelemetry(o.openTelemetry);
+    this.telemetry =
+      otel === undefined
+        ? undefined
+        : new ProducerTelemetry(otel, {
+            clientId: this.clientId,
+            producerGroup: o.producerGroup,
+            namespace: o.namespace,
+          });
     this.strategy = createFaultStrategy(o, {
       now: Date.now,
       random: Math.random,
@@ -271,7 +288,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
   async sendOneway(message: Message, options?: SendOptions): Promise<void> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    await this.track('oneway', checkSend(message, options, this.entry), true);
+    const span = this.telemetry?.beginSend(message, options?.shardingKey, false);
+    let checked: CheckedSend;
+    try {
+      checked = checkSend(message, options, this.entry, undefined, span?.fields);
+    } catch (err) {
+      span?.failed(err);
+      throw err;
+    }
+    await this.track('oneway', checked, true, span);
   }
 
   /**
@@ -292,16 +317,25 @@ export class Producer extends EventEmitter<ProducerEvents> {
     message: Message,
     adjust: (p: PreparedMessage) => PreparedMessage,
     options?: SendOptions,
+    transaction = false,
   ): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
+    const span = this.telemetry?.beginSend(message, options?.shardingKey, transaction);
     let checked: CheckedSend;
     try {
-      checked = checkSend(message, options, this.entry, adjust === unchanged ? undefined : adjust);
+      checked = checkSend(
+        message,
+        options,
+        this.entry,
+        adjust === unchanged ? undefined : adjust,
+        span?.fields,
+      );
     } catch (err) {
+      span?.failed(err);
       return Promise.reject(err);
     }
-    return this.track('send', checked, false) as Promise<SendResult>;
+    return this.track('send', checked, false, span) as Promise<SendResult>;
   }
 
   /**
@@ -320,13 +354,15 @@ export class Producer extends EventEmitter<ProducerEvents> {
   sendBatch(messages: readonly Message[], options?: CallOptions): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
+    const span = this.telemetry?.beginBatch(messages);
     let checked: CheckedSend;
     try {
-      checked = checkBatch(messages, options, this.entry);
+      checked = checkBatch(messages, options, this.entry, span?.batchFields);
     } catch (err) {
+      span?.failed(err);
       return Promise.reject(err);
     }
-    return this.track('batch', checked, false) as Promise<SendResult>;
+    return this.track('batch', checked, false, span) as Promise<SendResult>;
   }
 
   /**
@@ -403,6 +439,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     selection: QueueSelection | undefined,
     lane: BatchLane,
     signal: AbortSignal | undefined,
+    observer: SendObserver | undefined,
   ): Promise<SendResult | undefined> {
     // `length` is a Uint8Array's byteLength; V8 11 inlines it, byteLength is a getter call.
     const bytes = p.body.length;
@@ -410,7 +447,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     const accumulator = lane === 'alone' ? undefined : this.accumulator;
     if (waiting === undefined) {
       if (accumulator !== undefined) return accumulator.add(p, this.options.sendMsgTimeout, lane, signal);
-      return this.releasing(this.sendNow(p, oneway, this.loopSettings, selection, signal), bytes);
+      return this.releasing(this.sendNow(p, oneway, this.loopSettings, selection, signal, observer), bytes);
     }
     const started = Date.now();
     return waiting.then(
@@ -418,7 +455,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
         const left = Math.max(1, this.options.sendMsgTimeout - (Date.now() - started));
         if (accumulator !== undefined) return accumulator.add(p, left, lane, signal);
         const settings = { ...this.loopSettings, sendMsgTimeout: left };
-        return this.releasing(this.sendNow(p, oneway, settings, selection, signal), bytes);
+        return this.releasing(this.sendNow(p, oneway, settings, selection, signal, observer), bytes);
       },
       (err: unknown) => {
         // No permit was taken; a batched send is still counted in flight until here.
@@ -448,13 +485,16 @@ export class Producer extends EventEmitter<ProducerEvents> {
     settings: SendLoopSettings,
     selection: QueueSelection | undefined,
     signal: AbortSignal | undefined,
+    observer: SendObserver | undefined,
   ): Promise<SendResult | undefined> {
     if (selection === undefined)
-      return runSend(p, oneway, this.transport, this.strategy, settings, undefined, signal);
+      return runSend(p, oneway, this.transport, this.strategy, settings, undefined, signal, observer);
     const pick = (tp: TopicPublishInfo): MessageQueue => selection.pick(tp);
-    return runSend(p, oneway, this.transport, this.strategy, settings, pick, signal).catch((err: unknown) => {
-      throw selection.wrap(err);
-    });
+    return runSend(p, oneway, this.transport, this.strategy, settings, pick, signal, observer).catch(
+      (err: unknown) => {
+        throw selection.wrap(err);
+      },
+    );
   }
 
   /** The rejection of a send made while the producer is not running (checked before the message). */
@@ -469,6 +509,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
     kind: SendTraceContext['kind'],
     { prepared, selection, signal }: CheckedSend,
     oneway: boolean,
+    span?: SendSpan,
   ): Promise<SendResult | undefined> {
     // A selected queue is never batched with other messages: the batch goes where the batcher picks.
     const lane: BatchLane =
@@ -484,9 +525,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
             kind,
             count: prepared.count,
           },
-          () => this.dispatch(prepared, oneway, selection, lane, signal),
+          () => this.dispatch(prepared, oneway, selection, lane, signal, span),
         )
-      : this.dispatch(prepared, oneway, selection, lane, signal);
+      : this.dispatch(prepared, oneway, selection, lane, signal, span);
+    if (span !== undefined) span.watch(promise, prepared.msgId);
     const trace = this.trace;
     if (trace !== undefined && !oneway && trace.tracer.traces(prepared.topic)) {
       const startedAt = Date.now();

@@ -11,6 +11,7 @@ import {
   type Message,
   type PreparedMessage,
   type PrepareSettings,
+  type TraceFields,
 } from './message.js';
 import { queueSelection, type QueueSelection, type SendOptions } from './queue-select.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
@@ -32,13 +33,14 @@ export interface SendEntrySettings {
 
 /**
  * One message with its SendOptions; `adjust` changes the prepared message before it goes out
- * (half messages, requests).
+ * (half messages, requests); `trace` is its span's context for the properties.
  */
 export function checkSend(
   message: Message,
   options: SendOptions | undefined,
   settings: SendEntrySettings,
   adjust?: (p: PreparedMessage) => PreparedMessage,
+  trace?: TraceFields,
 ): CheckedSend {
   const signal = signalOf(options, false); // queueSelection checks the keys of SendOptions
   const selection = queueSelection(options, message, settings.namespace);
@@ -48,7 +50,7 @@ export function checkSend(
     key !== undefined && typeof message === 'object' && message !== null && message.messageGroup === undefined
       ? { ...message, messageGroup: key }
       : message;
-  let prepared = prepareMessage(grouped, settings.prepare, settings.ids);
+  let prepared = prepareMessage(grouped, settings.prepare, settings.ids, trace);
   // An adjusted message has properties prepareMessage did not write: autoBatch reads them.
   if (adjust !== undefined)
     prepared = { ...adjust(prepared), batchLane: undefined, propertiesHead: undefined };
@@ -64,9 +66,10 @@ export function checkBatch(
   messages: readonly Message[],
   options: CallOptions | undefined,
   settings: SendEntrySettings,
+  trace?: readonly (TraceFields | undefined)[],
 ): CheckedSend {
   const signal = signalOf(options);
-  const prepared = prepareBatch(messages, settings.prepare, settings.ids);
+  const prepared = prepareBatch(messages, settings.prepare, settings.ids, trace);
   const selection = queueSelection(undefined, messages[0] as Message, settings.namespace);
   throwIfAborted(signal, 'the send');
   return { prepared, selection, signal };

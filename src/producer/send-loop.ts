@@ -91,6 +91,15 @@ export interface SendLoopSettings extends RequestSettings {
   clock?: Clock | undefined;
 }
 
+/**
+ * What a traced send hears of its attempts (send-telemetry.ts): every attempt as it settles
+ * (`error` undefined for a success) and every hedge as it starts. Absent for an untraced send.
+ */
+export interface SendObserver {
+  attempt(mq: MessageQueue, address: string | undefined, latencyMs: number, error: unknown): void;
+  hedge(from: MessageQueue, to: MessageQueue): void;
+}
+
 /** Codes whose response means the broker stored the message. */
 const STORED_CODES: ReadonlySet<number> = new Set([
   ResponseCode.SUCCESS,
@@ -191,6 +200,7 @@ export async function runSend(
   s: SendLoopSettings,
   select?: (tp: TopicPublishInfo) => MessageQueue,
   signal?: AbortSignal,
+  observer?: SendObserver,
 ): Promise<SendResult | undefined> {
   throwIfAborted(signal, 'the send');
   const report = select === undefined ? strategy : NOT_REPORTED;
@@ -246,14 +256,17 @@ export async function runSend(
       const cmd = buildSendRequest(p, mq, s, attemptStart);
       if (oneway) {
         await transport.oneway(address, cmd, cap, signal);
-        report.onSuccess(mq.brokerName, clock() - attemptStart);
-        return { result: undefined, address, latency: clock() - attemptStart };
+        const written = clock() - attemptStart;
+        report.onSuccess(mq.brokerName, written);
+        observer?.attempt(mq, address, written, undefined);
+        return { result: undefined, address, latency: written };
       }
       const response = await transport.request(address, cmd, cap, signal);
       const result = readSendResponse(response, p, mq, address, s.retryResponseCodes);
       const latency = clock() - attemptStart;
       report.onSuccess(mq.brokerName, latency);
       s.hedger?.record(mq.brokerName, latency);
+      observer?.attempt(mq, address, latency, undefined);
       return { result, address, latency };
     } catch (err) {
       const latency = clock() - attemptStart;
@@ -266,6 +279,7 @@ export async function runSend(
         error: toError(err),
         latencyMs: latency,
       });
+      observer?.attempt(mq, address, latency, err);
       throw err;
     }
   };
@@ -305,6 +319,7 @@ export async function runSend(
             const altCap =
               !altIsLast && s.sendAttemptTimeout > 0 ? Math.min(left, s.sendAttemptTimeout) : left;
             hedged = alt;
+            observer?.hedge(primaryMq, alt);
             return { brokerName: alt.brokerName, promise: attemptOn(alt, Math.max(1, altCap)) };
           },
           p,

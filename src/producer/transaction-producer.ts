@@ -154,6 +154,7 @@ export class TransactionProducer extends Producer {
         ),
       }),
       { signal: signalOf(options) },
+      true,
     );
     let state: LocalTransactionState = 'UNKNOWN';
     let remark: string | undefined;

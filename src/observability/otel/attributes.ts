@@ -23,6 +23,16 @@ export const MessagingAttribute = Object.freeze({
   SERVER_ADDRESS: 'server.address',
   SERVER_PORT: 'server.port',
   ERROR_TYPE: 'error.type',
+  // The producer's (send spans and their attempt events); the last three as the Java agent's
+  // experimental RocketMQ producer attributes.
+  DESTINATION_PARTITION_ID: 'messaging.destination.partition.id',
+  ROCKETMQ_BROKER_NAME: 'messaging.rocketmq.broker_name',
+  ROCKETMQ_ATTEMPT: 'messaging.rocketmq.attempt',
+  ROCKETMQ_ATTEMPT_LATENCY_MS: 'messaging.rocketmq.attempt.latency_ms',
+  ROCKETMQ_HEDGE_BROKER_NAME: 'messaging.rocketmq.hedge.broker_name',
+  ROCKETMQ_PRODUCER_GROUP: 'messaging.rocketmq.client_group',
+  ROCKETMQ_BROKER_ADDRESS: 'messaging.rocketmq.broker_address',
+  ROCKETMQ_SEND_RESULT: 'messaging.rocketmq.send_result',
 });
 
 /** `messaging.system`'s value. */
@@ -34,6 +44,7 @@ export const OperationType = Object.freeze({
   RECEIVE: 'receive',
   PROCESS: 'process',
   SETTLE: 'settle',
+  CREATE: 'create',
 });
 
 /** `messaging.rocketmq.message.type` values (Java 5's MessageType names, lower case as the conventions). */

@@ -1,0 +1,398 @@
+/**
+ * OpenTelemetry for the producer (docs/observability.md §1.1, §2.1): one `send <topic>` span per
+ * send call, started in the caller's active context before the message is prepared, so that the
+ * properties string (built once) carries that span's context; one `create <topic>` span per
+ * message of a `sendBatch`, each message carrying its own; a span event per attempt and per
+ * hedge (send-loop.ts's SendObserver); the send metrics.
+ *
+ * A producer without telemetry (option off, package absent) never reaches this file. With the
+ * package but no SDK, `beginSend` finds a non-recording span with nothing to propagate and no
+ * meter in use, and returns `undefined`: the send goes on as an untraced one.
+ */
+import type { Attributes, Context, Counter, Histogram, Link, Span } from '@opentelemetry/api';
+import type { ClientTelemetry, OpenTelemetryApi } from '../observability/otel/api.js';
+import {
+  JavaMetricLabel,
+  MESSAGING_SYSTEM,
+  MessagingAttribute as A,
+  OperationType,
+  RocketmqMessageType,
+} from '../observability/otel/attributes.js';
+import { meterRecords } from '../observability/otel/meter-in-use.js';
+import { traceContextFields } from '../observability/otel/propagation.js';
+import type { MessageQueue } from '../client/route.js';
+import type { TraceFields } from './message.js';
+import type { SendObserver } from './send-loop.js';
+import type { SendResult } from './send-result.js';
+
+/** The producer's instruments. */
+export const ProducerMetric = Object.freeze({
+  /** OpenTelemetry messaging: seconds per send call. */
+  OPERATION_DURATION: 'messaging.client.operation.duration',
+  /** OpenTelemetry messaging: messages the producer tried to send (batch messages each). */
+  SENT_MESSAGES: 'messaging.client.sent.messages',
+  /** The Java 5 client's HistogramEnum.SEND_COST_TIME: milliseconds per send call. */
+  SEND_COST_TIME: 'rocketmq_send_cost_time',
+});
+
+/** The Java 5 client's bucket boundaries for `rocketmq_send_cost_time` (ms). */
+export const SEND_COST_TIME_BUCKETS_MS: readonly number[] = Object.freeze([1, 5, 10, 20, 50, 200, 500]);
+
+/** The semantic conventions' advised boundaries for `messaging.client.operation.duration` (s). */
+export const OPERATION_DURATION_BUCKETS_S: readonly number[] = Object.freeze([
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+]);
+
+/** Span event names. */
+export const SendEvent = Object.freeze({ ATTEMPT: 'send attempt', HEDGE: 'send hedge' });
+
+/** The Java 5 client's InvocationStatus. */
+const SUCCESS = 'success';
+const FAILURE = 'failure';
+
+/** Topics whose metric attributes are kept before the cache starts over. */
+const TOPIC_CACHE_MAX = 1024;
+
+/** The message fields the span reads, of whatever the caller passed (it is validated later). */
+interface MessageView {
+  topic?: unknown;
+  tags?: unknown;
+  keys?: unknown;
+  messageGroup?: unknown;
+  delayTimeLevel?: unknown;
+  deliverAt?: unknown;
+  deliverAfterMs?: unknown;
+}
+
+const NO_FIELDS: MessageView = {};
+
+function viewOf(message: unknown): MessageView {
+  return message !== null && typeof message === 'object' ? (message as MessageView) : NO_FIELDS;
+}
+
+/** `error.type`: the error's class name (low cardinality: SendFailedError, TimeoutError, ...). */
+export function errorTypeOf(err: unknown): string {
+  return err instanceof Error ? err.name : '_OTHER';
+}
+
+/** `undefined` for an empty carrier (no valid context, or a propagator that writes nothing). */
+function nonEmpty(fields: Record<string, string>): TraceFields | undefined {
+  for (const _ in fields) return fields;
+  return undefined;
+}
+
+interface Instruments {
+  duration: Histogram;
+  sent: Counter;
+  sendCost: Histogram;
+}
+
+/** One topic's metric attributes, built once. */
+interface TopicAttributes {
+  ok: Attributes;
+  javaOk: Attributes;
+  javaFailure: Attributes;
+}
+
+/** What identifies the producer on its spans and metrics. */
+export interface ProducerIdentity {
+  clientId: string;
+  producerGroup: string;
+  namespace: string | undefined;
+}
+
+export class ProducerTelemetry {
+  readonly api: OpenTelemetryApi;
+  private instruments: Instruments | undefined;
+  private readonly topics = new Map<string, TopicAttributes>();
+  private lastTopic: string | undefined;
+  private lastAttributes: TopicAttributes | undefined;
+  private lastSpanTopic: string | undefined;
+  private lastSpanName = '';
+
+  constructor(
+    private readonly telemetry: ClientTelemetry,
+    private readonly who: ProducerIdentity,
+  ) {
+    this.api = telemetry.api;
+  }
+
+  /**
+   * At producer start: the instruments, from the meter provider registered now (the global one
+   * has no proxy, so one registered later is not seen by this producer).
+   */
+  start(): void {
+    const meter = this.telemetry.meter();
+    if (!meterRecords(this.api, meter)) {
+      this.instruments = undefined;
+      return;
+    }
+    this.instruments = {
+      duration: meter.createHistogram(ProducerMetric.OPERATION_DURATION, {
+        unit: 's',
+        description: 'Duration of a send call, retries and hedges included.',
+        advice: { explicitBucketBoundaries: [...OPERATION_DURATION_BUCKETS_S] },
+      }),
+      sent: meter.createCounter(ProducerMetric.SENT_MESSAGES, {
+        unit: '{message}',
+        description: 'Messages the producer attempted to send.',
+      }),
+      sendCost: meter.createHistogram(ProducerMetric.SEND_COST_TIME, {
+        unit: 'ms',
+        description: 'Cost time of a send call (the Java 5 client metric).',
+        advice: { explicitBucketBoundaries: [...SEND_COST_TIME_BUCKETS_MS] },
+      }),
+    };
+  }
+
+  /**
+   * The span of one send call (`send`, `sendOneway`, a request, a half message), started in the
+   * active context; `undefined` when there is nothing to record or propagate.
+   */
+  beginSend(message: unknown, shardingKey: unknown, transaction: boolean): SendSpan | undefined {
+    const api = this.api;
+    const m = viewOf(message);
+    const topic = typeof m.topic === 'string' ? m.topic : '';
+    const parent = api.context.active();
+    const span = this.telemetry.tracer.startSpan(
+      this.spanName(topic),
+      { kind: api.SpanKind.PRODUCER },
+      parent,
+    );
+    const recording = span.isRecording();
+    const fields = this.fieldsOf(parent, span);
+    if (!recording && fields === undefined && this.instruments === undefined) return undefined;
+    if (recording) {
+      const group = typeof m.messageGroup === 'string' ? m.messageGroup : shardingKey;
+      span.setAttributes(
+        this.spanAttributes(m, topic, OperationType.SEND, this.messageType(m, group, transaction)),
+      );
+      if (typeof group === 'string') span.setAttribute(A.ROCKETMQ_MESSAGE_GROUP, group);
+    }
+    return new SendSpan(this, topic, recording ? span : undefined, fields, undefined, 1);
+  }
+
+  /**
+   * A `sendBatch`: a `create <topic>` span per message (PRODUCER, ended at once, its context in
+   * that message) and the `send <topic>` span (CLIENT) linked to all of them, so every message
+   * has its own trace when no parent is active.
+   */
+  beginBatch(messages: unknown): SendSpan | undefined {
+    const api = this.api;
+    const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
+    const first = viewOf(list[0]);
+    const topic = typeof first.topic === 'string' ? first.topic : '';
+    const parent = api.context.active();
+    const tracer = this.telemetry.tracer;
+    const links: Link[] = [];
+    const batchFields: (TraceFields | undefined)[] = [];
+    let carried = false;
+    for (const message of list) {
+      const create = tracer.startSpan(`create ${topic}`, { kind: api.SpanKind.PRODUCER }, parent);
+      const fields = this.fieldsOf(parent, create);
+      batchFields.push(fields);
+      if (fields !== undefined) carried = true;
+      if (create.isRecording()) {
+        const m = viewOf(message);
+        create.setAttributes(
+          this.spanAttributes(m, topic, OperationType.CREATE, this.messageType(m, m.messageGroup, false)),
+        );
+        links.push({ context: create.spanContext() });
+      }
+      create.end();
+    }
+    const span = tracer.startSpan(`send ${topic}`, { kind: api.SpanKind.CLIENT, links }, parent);
+    const recording = span.isRecording();
+    if (!recording && !carried && this.instruments === undefined) return undefined;
+    if (recording) {
+      span.setAttributes(this.spanAttributes(first, topic, OperationType.SEND, undefined));
+      span.setAttribute(A.BATCH_MESSAGE_COUNT, list.length);
+    }
+    return new SendSpan(
+      this,
+      topic,
+      recording ? span : undefined,
+      undefined,
+      carried ? batchFields : undefined,
+      list.length,
+    );
+  }
+
+  /** The send metrics of one call that took `ms`; `errorType` undefined for a success. */
+  recordSend(topic: string, count: number, ms: number, errorType: string | undefined): void {
+    const i = this.instruments;
+    if (i === undefined) return;
+    const cached = this.topicAttributes(topic);
+    if (errorType === undefined) {
+      i.duration.record(ms / 1000, cached.ok);
+      i.sent.add(count, cached.ok);
+      i.sendCost.record(ms, cached.javaOk);
+      return;
+    }
+    const failed = { ...cached.ok, [A.ERROR_TYPE]: errorType };
+    i.duration.record(ms / 1000, failed);
+    i.sent.add(count, failed);
+    i.sendCost.record(ms, cached.javaFailure);
+  }
+
+  /** The propagator's fields for `span` as a child of `parent`, when its context is valid. */
+  private fieldsOf(parent: Context, span: Span): TraceFields | undefined {
+    const api = this.api;
+    if (!api.trace.isSpanContextValid(span.spanContext())) return undefined;
+    return nonEmpty(traceContextFields(api, api.trace.setSpan(parent, span)));
+  }
+
+  private spanName(topic: string): string {
+    if (topic !== this.lastSpanTopic) {
+      this.lastSpanTopic = topic;
+      this.lastSpanName = topic === '' ? 'send' : `send ${topic}`;
+    }
+    return this.lastSpanName;
+  }
+
+  private messageType(m: MessageView, group: unknown, transaction: boolean): string {
+    if (transaction) return RocketmqMessageType.TRANSACTION;
+    if (group !== undefined) return RocketmqMessageType.FIFO;
+    const delayed =
+      (m.delayTimeLevel !== undefined && m.delayTimeLevel !== 0) ||
+      m.deliverAt !== undefined ||
+      m.deliverAfterMs !== undefined;
+    return delayed ? RocketmqMessageType.DELAY : RocketmqMessageType.NORMAL;
+  }
+
+  private spanAttributes(
+    m: MessageView,
+    topic: string,
+    operation: string,
+    type: string | undefined,
+  ): Attributes {
+    const who = this.who;
+    const attributes: Attributes = {
+      [A.SYSTEM]: MESSAGING_SYSTEM,
+      [A.DESTINATION_NAME]: topic,
+      [A.OPERATION_NAME]: operation,
+      [A.OPERATION_TYPE]: operation,
+      [A.CLIENT_ID]: who.clientId,
+      [A.ROCKETMQ_PRODUCER_GROUP]: who.producerGroup,
+    };
+    if (type !== undefined) attributes[A.ROCKETMQ_MESSAGE_TYPE] = type;
+    if (who.namespace !== undefined) attributes[A.ROCKETMQ_NAMESPACE] = who.namespace;
+    if (typeof m.tags === 'string' && m.tags !== '') attributes[A.ROCKETMQ_MESSAGE_TAG] = m.tags;
+    if (typeof m.keys === 'string') attributes[A.ROCKETMQ_MESSAGE_KEYS] = [m.keys];
+    else if (Array.isArray(m.keys) && m.keys.every((k) => typeof k === 'string'))
+      attributes[A.ROCKETMQ_MESSAGE_KEYS] = [...(m.keys as string[])];
+    return attributes;
+  }
+
+  private topicAttributes(topic: string): TopicAttributes {
+    if (topic === this.lastTopic && this.lastAttributes !== undefined) return this.lastAttributes;
+    let cached = this.topics.get(topic);
+    if (cached === undefined) {
+      const java = { [JavaMetricLabel.TOPIC]: topic, [JavaMetricLabel.CLIENT_ID]: this.who.clientId };
+      cached = {
+        ok: {
+          [A.SYSTEM]: MESSAGING_SYSTEM,
+          [A.DESTINATION_NAME]: topic,
+          [A.OPERATION_NAME]: OperationType.SEND,
+          [A.OPERATION_TYPE]: OperationType.SEND,
+        },
+        javaOk: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: SUCCESS },
+        javaFailure: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: FAILURE },
+      };
+      if (this.topics.size >= TOPIC_CACHE_MAX) this.topics.clear();
+      this.topics.set(topic, cached);
+    }
+    this.lastTopic = topic;
+    this.lastAttributes = cached;
+    return cached;
+  }
+}
+
+/**
+ * One send call's span (undefined when not recording) and timing; the send loop reports its
+ * attempts here, and `watch` ends it when the call settles.
+ */
+export class SendSpan implements SendObserver {
+  private attempts = 0;
+  private address: string | undefined;
+  private readonly startedAt = performance.now();
+
+  constructor(
+    private readonly owner: ProducerTelemetry,
+    private readonly topic: string,
+    private readonly span: Span | undefined,
+    /** The single message's trace context for its properties. */
+    readonly fields: TraceFields | undefined,
+    /** Each batch message's own. */
+    readonly batchFields: readonly (TraceFields | undefined)[] | undefined,
+    private readonly count: number,
+  ) {}
+
+  attempt(mq: MessageQueue, address: string | undefined, latencyMs: number, error: unknown): void {
+    this.attempts++;
+    if (error === undefined) this.address = address;
+    const span = this.span;
+    if (span === undefined) return;
+    const attributes: Attributes = {
+      [A.ROCKETMQ_ATTEMPT]: this.attempts,
+      [A.ROCKETMQ_BROKER_NAME]: mq.brokerName,
+      [A.DESTINATION_PARTITION_ID]: String(mq.queueId),
+      [A.ROCKETMQ_ATTEMPT_LATENCY_MS]: latencyMs,
+    };
+    if (address !== undefined) attributes[A.ROCKETMQ_BROKER_ADDRESS] = address;
+    if (error !== undefined) attributes[A.ERROR_TYPE] = errorTypeOf(error);
+    span.addEvent(SendEvent.ATTEMPT, attributes);
+  }
+
+  hedge(from: MessageQueue, to: MessageQueue): void {
+    this.span?.addEvent(SendEvent.HEDGE, {
+      [A.ROCKETMQ_BROKER_NAME]: from.brokerName,
+      [A.ROCKETMQ_HEDGE_BROKER_NAME]: to.brokerName,
+      [A.DESTINATION_PARTITION_ID]: String(to.queueId),
+    });
+  }
+
+  /** Ends the span and records the metrics when `sent` settles; `msgId` is the prepared UNIQ_KEY. */
+  watch(sent: Promise<SendResult | undefined>, msgId: string): void {
+    sent.then(
+      (result) => this.succeeded(result, msgId),
+      (err: unknown) => this.failed(err),
+    );
+  }
+
+  /** A send that failed before it was dispatched (bad input). */
+  failed(err: unknown): void {
+    const span = this.span;
+    const type = errorTypeOf(err);
+    if (span !== undefined) {
+      span.setAttribute(A.ERROR_TYPE, type);
+      if (err instanceof Error) span.recordException(err);
+      span.setStatus({
+        code: this.owner.api.SpanStatusCode.ERROR,
+        message: err instanceof Error ? err.message : String(err),
+      });
+      span.end();
+    }
+    this.owner.recordSend(this.topic, this.count, performance.now() - this.startedAt, type);
+  }
+
+  private succeeded(result: SendResult | undefined, msgId: string): void {
+    const span = this.span;
+    if (span !== undefined) {
+      if (this.count === 1) span.setAttribute(A.MESSAGE_ID, result?.msgId ?? msgId);
+      if (result !== undefined) {
+        span.setAttribute(A.DESTINATION_PARTITION_ID, String(result.messageQueue.queueId));
+        span.setAttribute(A.ROCKETMQ_BROKER_NAME, result.messageQueue.brokerName);
+        span.setAttribute(A.ROCKETMQ_SEND_RESULT, result.status);
+      }
+      const address = this.address;
+      if (address !== undefined) {
+        const colon = address.lastIndexOf(':');
+        span.setAttribute(A.SERVER_ADDRESS, colon < 0 ? address : address.slice(0, colon));
+        if (colon >= 0) span.setAttribute(A.SERVER_PORT, Number(address.slice(colon + 1)));
+      }
+      span.end();
+    }
+    this.owner.recordSend(this.topic, this.count, performance.now() - this.startedAt, undefined);
+  }
+}
