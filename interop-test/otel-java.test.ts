@@ -12,7 +12,7 @@
  *
  * One message per send and `consumeMessageBatchMaxSize` 1 on the Java side, so the agent makes
  * one process span per message whose parent is the message's context (for a batch it would make
- * links instead).
+ * links instead). docs/observability.md §1.3 says what each side does.
  */
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
