@@ -3,10 +3,16 @@
  * `consumeThreadMax`), each traced on `rocketmq:consume`, each with a budget (`consumeTimeout`).
  * A call that throws synchronously, rejects or outlives its budget becomes a failed outcome; it
  * never rejects the caller and never holds a slot past its budget, so one bad handler cannot stop
- * the other queues. Budgets are checked by one sweep timer, not a timer per call.
+ * the other queues. Budgets are checked by one sweep timer, not a timer per call. With
+ * OpenTelemetry on (consume-telemetry.ts) each call runs inside its `process <topic>` span, the
+ * one place every push consumer's handler calls pass (docs/observability.md §1.1).
  */
 import { HandlerTimeoutError } from '../../errors.js';
 import { consumeChannel, tracingHasSubscribers } from '../../observability/channels.js';
+import type { ConsumeTelemetry } from './consume-telemetry.js';
+import type { ConsumerMessage } from './message-view.js';
+
+const NO_MESSAGES: readonly ConsumerMessage[] = Object.freeze([]);
 
 export type ConsumeOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean };
 
@@ -36,8 +42,20 @@ export abstract class HandlerCall {
   prevRunning: HandlerCall | undefined = undefined;
   /** @internal */
   nextRunning: HandlerCall | undefined = undefined;
+  /** @internal Set by `call()` when it did not run the handler: no span, no figures. */
+  skipped = false;
+  /** @internal With telemetry: performance.now() when handed to the pool, and when started. */
+  queuedAt = 0;
+  /** @internal */
+  startedPrecise = 0;
+  /** @internal With telemetry: the process span (an OpenTelemetry `Span`, kept opaque here). */
+  span: unknown = undefined;
   /** Runs the handler; a thenable result is awaited. */
   abstract call(): unknown;
+  /** The messages of this call (telemetry reads them); none: the call gets no span. */
+  batch(): readonly ConsumerMessage[] {
+    return NO_MESSAGES;
+  }
   /** The `rocketmq:consume` span context (built only when someone listens). */
   abstract trace(): ConsumeTraceContext;
   /** Gets the outcome, once. */
@@ -81,6 +99,8 @@ export class HandlerPool {
   constructor(
     private readonly limit: number,
     private readonly timeoutMs: number,
+    /** OpenTelemetry of the consumer; undefined when off (one field test per call). */
+    private readonly telemetry?: ConsumeTelemetry | undefined,
   ) {}
 
   get inFlight(): number {
@@ -101,6 +121,7 @@ export class HandlerPool {
 
   /** `run` without promises of its own: the call's `done` gets the outcome. */
   submit(job: HandlerCall): void {
+    if (this.telemetry !== undefined) this.handedOver(job, this.telemetry);
     if (this.runningCount < this.limit) this.start(job);
     else this.waiting.push(job);
   }
@@ -111,9 +132,7 @@ export class HandlerPool {
     this.armSweep();
     let result: unknown;
     try {
-      result = tracingHasSubscribers(consumeChannel)
-        ? consumeChannel.tracePromise(async () => job.call(), job.trace())
-        : job.call();
+      result = this.telemetry === undefined ? this.invoke(job) : this.invokeInSpan(job, this.telemetry);
     } catch (error) {
       this.settle(job, { ok: false, error, timedOut: false });
       return;
@@ -131,9 +150,40 @@ export class HandlerPool {
     } else this.settle(job, OK);
   }
 
+  private invoke(job: HandlerCall): unknown {
+    return tracingHasSubscribers(consumeChannel)
+      ? consumeChannel.tracePromise(async () => job.call(), job.trace())
+      : job.call();
+  }
+
+  private handedOver(job: HandlerCall, telemetry: ConsumeTelemetry): void {
+    job.queuedAt = performance.now();
+    telemetry.delivered(job.batch(), Date.now());
+  }
+
+  /** The call inside its process span, so the application's spans in the handler are children. */
+  private invokeInSpan(job: HandlerCall, telemetry: ConsumeTelemetry): unknown {
+    const messages = job.batch();
+    if (messages.length === 0) return this.invoke(job);
+    job.startedPrecise = performance.now();
+    const [span, context] = telemetry.startProcess(messages, job.queuedAt, job.startedPrecise);
+    job.span = span;
+    return telemetry.within(context, this.invoke, this, job);
+  }
+
   private settle(job: HandlerCall, outcome: ConsumeOutcome): void {
     if (job.settled) return;
     job.settled = true;
+    // A skipped call's span is never ended, so never exported.
+    if (job.span !== undefined && !job.skipped)
+      this.telemetry?.endProcess(
+        job.span,
+        job.batch(),
+        job.startedPrecise,
+        outcome.ok ? undefined : outcome.error,
+        !outcome.ok,
+      );
+    job.span = undefined;
     this.finished(job);
     job.done(outcome);
   }

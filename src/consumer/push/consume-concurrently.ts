@@ -61,7 +61,6 @@ export interface ConsumeContext {
  * no promise of its own: the concurrent service makes one call per message.
  */
 abstract class ConsumeCall extends HandlerCall {
-  private skipped = false;
   /** Java message trace's SubBefore record of this call (when tracing is on). */
   private traced: SubBeforeTrace | undefined;
   constructor(
@@ -83,6 +82,10 @@ abstract class ConsumeCall extends HandlerCall {
     markConsumeStart(this.messages, this.started);
     this.traced = this.ctx.msgTrace?.before(this.messages);
     return this.ctx.invoke(this.messages);
+  }
+
+  override batch(): readonly ConsumerMessage[] {
+    return this.messages;
   }
 
   trace(): ConsumeTraceContext {

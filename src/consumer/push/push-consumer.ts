@@ -266,6 +266,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
   private serviceHost(): PushServiceHost {
     return {
       options: this.options,
+      clientId: this.clientId,
       wireGroup: this.wireGroup,
       logger: this.logger,
       clustering: this.clustering,
@@ -439,6 +440,7 @@ export class PushConsumer extends EventEmitter<PushConsumerEvents> {
         { inFlight: this.services?.pool.inFlight },
       );
     this.services?.pool.close();
+    this.services?.telemetry?.close();
     this.services?.pop?.dropAll();
     const entries = [...(this.rebalancer?.table.values() ?? [])];
     for (const e of entries) e.pq.dropped = true;

@@ -12,6 +12,9 @@ import { ConsumeStats, timedPulls } from '../core/consume-stats.js';
 import { queueThresholds } from '../core/flow-control.js';
 import type { BackgroundTasks } from '../core/background-tasks.js';
 import { HandlerPool, type ConsumeOutcome, type ConsumeTraceContext } from '../core/handler-pool.js';
+import { ConsumeTelemetry, type CachedTopicFigures } from '../core/consume-telemetry.js';
+import { clientTelemetry } from '../../observability/otel/api.js';
+import { withoutNamespace } from '../../client/namespace.js';
 import type { ConsumerMessage } from '../core/message-view.js';
 import type { ConsumeTracer } from '../core/msg-trace.js';
 import { PullBrokerSelection } from '../core/pull-broker-selection.js';
@@ -30,6 +33,7 @@ import type { ConsumeHandler, HandlerErrorEvent } from './types.js';
 /** What the services read from the consumer. */
 export interface PushServiceHost {
   readonly options: Readonly<ResolvedPushConsumerOptions>;
+  readonly clientId: string;
   readonly wireGroup: string;
   readonly logger: Logger;
   readonly clustering: boolean;
@@ -56,6 +60,8 @@ export interface PushServiceHost {
 
 export interface PushServices {
   pool: HandlerPool;
+  /** OpenTelemetry of this start (consume-telemetry.ts); undefined when off. */
+  telemetry: ConsumeTelemetry | undefined;
   rebalancer: Rebalancer;
   orderly: OrderlyConsumeService | undefined;
   concurrent: ConcurrentConsumeService | undefined;
@@ -73,7 +79,19 @@ export function wirePushServices(
   const life = host.life;
   const orderly = o.consumeOrderly;
   const maxReconsume = o.maxReconsumeTimes === -1 ? (orderly ? 2 ** 31 - 1 : 16) : o.maxReconsumeTimes;
-  const pool = new HandlerPool(o.consumeThreadMax, Math.round(o.consumeTimeout * 60_000));
+  const otel = clientTelemetry(o.openTelemetry);
+  const telemetry =
+    otel === undefined
+      ? undefined
+      : new ConsumeTelemetry(otel, {
+          consumerGroup: o.consumerGroup,
+          clientId: host.clientId,
+          namespace: o.namespace,
+          consumptionModel: host.clustering ? 'clustering' : 'broadcasting',
+          // The queue tables, built below; the gauges read them only at a collection, later.
+          cache: () => cachedFigures(rebalancer, pop, o.namespace),
+        });
+  const pool = new HandlerPool(o.consumeThreadMax, Math.round(o.consumeTimeout * 60_000), telemetry);
   const sendBack = new SendBack(
     client,
     {
@@ -194,7 +212,23 @@ export function wirePushServices(
     sleep: (ms) => life.sleep(ms),
     ...(pullFrom === undefined ? {} : { pullFrom }),
   };
-  return { pool, rebalancer, orderly: orderlyService, concurrent, pullFrom, pop };
+  return { pool, telemetry, rebalancer, orderly: orderlyService, concurrent, pullFrom, pop };
+}
+
+/**
+ * The local cache per queue for the cached-messages gauges: the process queues' counts and bytes;
+ * POP-mode queues count their popped messages awaiting a handler (their bytes are not tracked).
+ */
+function* cachedFigures(
+  rebalancer: Rebalancer,
+  pop: PopAssignments | undefined,
+  namespace: string | undefined,
+): Iterable<CachedTopicFigures> {
+  for (const e of rebalancer.table.values())
+    yield { topic: withoutNamespace(e.mq.topic, namespace), count: e.pq.msgCount, bytes: e.pq.msgSize };
+  if (pop !== undefined)
+    for (const q of pop.table.values())
+      yield { topic: withoutNamespace(q.mq.topic, namespace), count: q.waitAck, bytes: 0 };
 }
 
 function traceContext(

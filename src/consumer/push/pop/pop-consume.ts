@@ -265,7 +265,6 @@ async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: numbe
 
 /** One handler call for POP-mode messages of one POP. */
 class PopCall extends HandlerCall {
-  private skipped = false;
   private traced: SubBeforeTrace | undefined;
 
   constructor(
@@ -288,6 +287,10 @@ class PopCall extends HandlerCall {
     markConsumeStart(this.messages, this.started);
     this.traced = this.host.msgTrace?.before(this.messages);
     return this.host.invoke(this.messages);
+  }
+
+  override batch(): readonly ConsumerMessage[] {
+    return this.messages;
   }
 
   trace(): ConsumeTraceContext {
