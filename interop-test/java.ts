@@ -104,6 +104,11 @@ export interface JavaRunOptions {
    * the OpenTelemetry agent's span lines (interop-test/otel-agent.ts).
    */
   keepStderrLines?: RegExp;
+  /**
+   * A command the JVM runs under (e.g. `['strace', '-f', ...]`): it gets `java <flags>` as its
+   * arguments and its own process group, which the timeout kills whole.
+   */
+  launcher?: readonly string[];
 }
 
 export interface JavaRunResult {
@@ -147,7 +152,12 @@ export async function runJava(
   ];
   try {
     return await new Promise<JavaRunResult>((resolve, reject) => {
-      const child = spawn(javaBinary(), jvm, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const launcher = options.launcher ?? [];
+      const [command, ...prefix] = [...launcher, javaBinary()];
+      const child = spawn(command ?? javaBinary(), [...prefix, ...jvm], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: launcher.length > 0,
+      });
       track(child.pid);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
@@ -167,7 +177,11 @@ export async function runJava(
         errBytes += b.length;
         while (errBytes > 65536 && err.length > 1) errBytes -= err.shift()?.length ?? 0;
       });
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+      const timer = setTimeout(() => {
+        // Under a launcher the JVM is its child: end the whole group, not the launcher alone.
+        if (launcher.length > 0 && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      }, options.timeoutMs ?? 120_000);
       child.on('error', (e) => {
         clearTimeout(timer);
         reject(new Error(`interop: cannot start ${javaBinary()}: ${e.message}`));

@@ -15,6 +15,10 @@
  * links instead). docs/observability.md §1.3 says what each side does.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
@@ -36,6 +40,19 @@ import { parseTraceparent, runDriverWithAgent, type AgentSpan } from './otel-age
 import { RealCluster } from './real-cluster.js';
 
 const COUNT = 3;
+
+/** strace, to see every address a JVM under the agent connects to; the check skips without it. */
+const STRACE = spawnSync('strace', ['-V'], { encoding: 'utf8' }).status === 0;
+
+/** The IPv4/IPv6 addresses of every `connect()` in an `strace -e trace=connect` log. */
+function connectedAddresses(log: string): string[] {
+  const out: string[] = [];
+  for (const m of log.matchAll(/inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)"/g)) {
+    const address = m[1] ?? m[2];
+    if (address !== undefined) out.push(address);
+  }
+  return out;
+}
 
 async function waitFor(what: string, cond: () => boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -175,6 +192,32 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           assert.equal(process.parentSpanId, send.spanId, `${msgId}: the send span is the parent`);
         }
       });
+
+      it(
+        'the agent sends nothing off the machine: a producer under it connects to loopback only',
+        { skip: STRACE ? false : 'strace is not installed (apt-get install strace)' },
+        async () => {
+          const topic = await topicFor('no_network');
+          const dir = mkdtempSync(join(tmpdir(), 'rmq-otel-strace-'));
+          try {
+            const log = join(dir, 'connect.log');
+            const produced = await runDriverWithAgent<ProduceResult>(
+              version,
+              'java-producer',
+              ['produce', '--namesrv', cluster.namesrvAddr, '--topic', topic, '--count', '1'],
+              { launcher: ['strace', '-f', '-qq', '-e', 'trace=connect', '-o', log] },
+            );
+            assert.equal(produced.result.sent, 1, JSON.stringify(produced.result.errors));
+            assert.equal(agentSpansByMessage(produced.spans, 'PRODUCER', topic).size, 1);
+            const addresses = connectedAddresses(readFileSync(log, 'utf8'));
+            assert.ok(addresses.includes('127.0.0.1'), `strace saw the broker connection: ${addresses}`);
+            const elsewhere = addresses.filter((a) => !/^127\.|^::1$|^::ffff:127\./.test(a));
+            assert.deepEqual(elsewhere, [], 'no connection leaves the loopback interface');
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      );
 
       it('a trace started by the Java producer continues in our PushConsumer process span', async () => {
         const topic = await topicFor('java_ts');
