@@ -158,7 +158,9 @@ export async function runJava(
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: launcher.length > 0,
       });
-      track(child.pid);
+      // A launcher's group is tracked as -pgid, so the exit hook ends the JVM under it as well.
+      const tracked = launcher.length > 0 && child.pid !== undefined ? -child.pid : child.pid;
+      track(tracked);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let errBytes = 0;
@@ -188,7 +190,7 @@ export async function runJava(
       });
       child.on('close', (code) => {
         clearTimeout(timer);
-        untrack(child.pid);
+        untrack(tracked);
         if (keep !== undefined && keep.test(partial)) keptLines.push(partial);
         resolve({
           code,
@@ -374,6 +376,7 @@ function stderrTail(s: string): string {
 const live = new Set<number>();
 let exitHookInstalled = false;
 
+/** Tracks a child (or, as a negative number, a process group) to kill when this process exits. */
 export function track(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   live.add(pid);

@@ -20,8 +20,16 @@ export function otelAgentJar(): string {
   return join(REPO_ROOT, 'interop', 'target', 'otel', 'opentelemetry-javaagent.jar');
 }
 
+/**
+ * Which messaging conventions the agent follows: its default (the older ones: `<topic> publish`,
+ * `<topic> process`, `messaging.operation`) or the current ones ours follow
+ * (`otel.semconv-stability.opt-in=messaging`: `send <topic>`, `process <topic>`,
+ * `messaging.operation.name/type`, `messaging.consumer.group.name`).
+ */
+export type AgentConventions = 'default' | 'current';
+
 /** JVM flags that attach the agent with its spans on stderr and nothing exported elsewhere. */
-export function otelAgentJvmArgs(serviceName: string): string[] {
+export function otelAgentJvmArgs(serviceName: string, conventions: AgentConventions = 'default'): string[] {
   const jar = otelAgentJar();
   if (!existsSync(jar)) {
     throw new Error(`interop: ${jar} is missing (npm run interop:prepare copies it from Maven Central)`);
@@ -36,6 +44,7 @@ export function otelAgentJvmArgs(serviceName: string): string[] {
     '-Dotel.traces.sampler=parentbased_always_on',
     '-Dotel.instrumentation.common.default-enabled=false',
     '-Dotel.instrumentation.rocketmq-client.enabled=true',
+    ...(conventions === 'current' ? ['-Dotel.semconv-stability.opt-in=messaging'] : []),
   ];
 }
 
@@ -136,16 +145,21 @@ export interface AgentRun<T> {
   readonly spans: AgentSpan[];
 }
 
+export interface AgentRunOptions extends JavaRunOptions {
+  /** @default 'default' */
+  conventions?: AgentConventions;
+}
+
 /** Runs one interop driver command under the agent as service `serviceName`. */
 export async function runDriverWithAgent<T = Record<string, unknown>>(
   version: string,
   serviceName: string,
   args: readonly string[],
-  options: JavaRunOptions = {},
+  options: AgentRunOptions = {},
 ): Promise<AgentRun<T>> {
   const r = await runJava(version, 'org.rocketmqts.interop.Driver', args, {
     ...options,
-    jvmArgs: [...otelAgentJvmArgs(serviceName), ...(options.jvmArgs ?? [])],
+    jvmArgs: [...otelAgentJvmArgs(serviceName, options.conventions), ...(options.jvmArgs ?? [])],
     keepStderrLines: SPAN_LINE,
   });
   return { result: parseDriverResult<T>(version, args, r), spans: parseAgentSpans(r.keptLines) };

@@ -12,7 +12,9 @@
  *
  * One message per send and `consumeMessageBatchMaxSize` 1 on the Java side, so the agent makes
  * one process span per message whose parent is the message's context (for a batch it would make
- * links instead). docs/observability.md §1.3 says what each side does.
+ * links instead). The Java-only test runs the agent's default (older) messaging conventions, the
+ * two with our clients its current ones, whose span names are ours. The agent's JVM connects to
+ * loopback only (seen under strace). docs/observability.md §1.3 says what each side does.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -36,7 +38,7 @@ import type { Producer } from '../src/producer/producer.js';
 import { detMessage } from './deterministic.js';
 import { INTEROP_VERSIONS, type ConsumeResult, type ProduceResult } from './java.js';
 import { interopProducer } from './our-clients.js';
-import { parseTraceparent, runDriverWithAgent, type AgentSpan } from './otel-agent.js';
+import { parseTraceparent, runDriverWithAgent, type AgentConventions, type AgentSpan } from './otel-agent.js';
 import { RealCluster } from './real-cluster.js';
 
 const COUNT = 3;
@@ -133,20 +135,20 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
         await cluster?.stop();
       });
 
-      function produceWithAgent(topic: string) {
-        return runDriverWithAgent<ProduceResult>(version, 'java-producer', [
-          'produce',
-          '--namesrv',
-          cluster.namesrvAddr,
-          '--topic',
-          topic,
-          '--count',
-          String(COUNT),
-        ]);
+      function produceWithAgent(topic: string, conventions: AgentConventions) {
+        const args = ['produce', '--namesrv', cluster.namesrvAddr, '--topic', topic];
+        return runDriverWithAgent<ProduceResult>(
+          version,
+          'java-producer',
+          [...args, '--count', String(COUNT)],
+          {
+            conventions,
+          },
+        );
       }
 
-      function consumeWithAgent(topic: string) {
-        return runDriverWithAgent<ConsumeResult>(version, 'java-consumer', [
+      function consumeWithAgent(topic: string, conventions: AgentConventions) {
+        const args = [
           'consume',
           '--namesrv',
           cluster.namesrvAddr,
@@ -154,16 +156,18 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           topic,
           '--group',
           `otel_cg_${topic}`,
-          '--expect',
-          String(COUNT),
-          '--timeout-ms',
-          '90000',
-        ]);
+        ];
+        return runDriverWithAgent<ConsumeResult>(
+          version,
+          'java-consumer',
+          [...args, '--expect', String(COUNT), '--timeout-ms', '90000'],
+          { conventions },
+        );
       }
 
       it('Java producer and Java consumer under the agent: the stored message carries traceparent, the consumer continues the trace', async () => {
         const topic = await topicFor('java_java');
-        const produced = await produceWithAgent(topic);
+        const produced = await produceWithAgent(topic, 'default');
         assert.equal(produced.result.sent, COUNT, JSON.stringify(produced.result.errors));
         const sends = agentSpansByMessage(produced.spans, 'PRODUCER', topic);
         assert.equal(sends.size, COUNT, `one send span per message: ${describeSpans(produced.spans)}`);
@@ -173,6 +177,8 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           assert.ok(send, `send span of ${msgId}`);
           assert.equal(send.parentSpanId, '', 'the Java producer starts the trace');
           assert.equal(send.attributes['messaging.system'], 'rocketmq');
+          // The agent's default: the older messaging conventions.
+          assert.equal(send.name, `${topic} publish`);
           const stored = await admin.viewMessage(msgId, topic);
           const tp = parseTraceparent(stored.properties['traceparent']);
           assert.ok(tp, `stored traceparent of ${msgId}: ${JSON.stringify(stored.properties)}`);
@@ -180,7 +186,7 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           assert.equal(tp.spanId, send.spanId, 'the agent injects its send span');
         }
 
-        const consumed = await consumeWithAgent(topic);
+        const consumed = await consumeWithAgent(topic, 'default');
         assert.equal(consumed.result.missingCount, 0, JSON.stringify(consumed.result.missing));
         assert.equal(consumed.result.corruptCount, 0);
         const processes = agentSpansByMessage(consumed.spans, 'CONSUMER', topic);
@@ -190,6 +196,7 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           assert.ok(send && process, `process span of ${msgId}: ${describeSpans(consumed.spans)}`);
           assert.equal(process.traceId, send.traceId, `${msgId}: one trace from send to process`);
           assert.equal(process.parentSpanId, send.spanId, `${msgId}: the send span is the parent`);
+          assert.equal(process.name, `${topic} process`);
         }
       });
 
@@ -221,10 +228,12 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
 
       it('a trace started by the Java producer continues in our PushConsumer process span', async () => {
         const topic = await topicFor('java_ts');
-        const produced = await produceWithAgent(topic);
+        const produced = await produceWithAgent(topic, 'current');
         assert.equal(produced.result.sent, COUNT, JSON.stringify(produced.result.errors));
         const sends = agentSpansByMessage(produced.spans, 'PRODUCER', topic);
         assert.equal(sends.size, COUNT, describeSpans(produced.spans));
+        // Under the current conventions the agent names its send span as ours does.
+        for (const send of sends.values()) assert.equal(send.name, `send ${topic}`);
 
         exporter.reset();
         const seen = new Set<string>();
@@ -286,7 +295,7 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           .filter((s) => s.kind === SpanKind.PRODUCER && s.name === `send ${topic}`);
         assert.equal(ourSends.length, COUNT, describeOurSpans(exporter.getFinishedSpans()));
 
-        const consumed = await consumeWithAgent(topic);
+        const consumed = await consumeWithAgent(topic, 'current');
         assert.equal(consumed.result.missingCount, 0, JSON.stringify(consumed.result.missing));
         assert.equal(consumed.result.corruptCount, 0);
         const processes = agentSpansByMessage(consumed.spans, 'CONSUMER', topic);
@@ -304,6 +313,10 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           assert.ok(process, `Java process span of ${msgId}: ${describeSpans(consumed.spans)}`);
           assert.equal(process.traceId, tp.traceId, `${msgId}: our producer's trace`);
           assert.equal(process.parentSpanId, tp.spanId, `${msgId}: parent = our send span`);
+          // Under the current conventions the agent's process span looks like ours.
+          assert.equal(process.name, `process ${topic}`);
+          assert.equal(process.attributes['messaging.operation.type'], 'process');
+          assert.equal(process.attributes['messaging.consumer.group.name'], `otel_cg_${topic}`);
         }
       });
     });
