@@ -200,6 +200,33 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
         }
       });
 
+      it('a Java batch under the agent: one send span, whose context the stored messages carry on 4.9.x only', async () => {
+        const topic = await topicFor('java_batch');
+        const args = ['produce', '--namesrv', cluster.namesrvAddr, '--topic', topic];
+        const produced = await runDriverWithAgent<ProduceResult>(version, 'java-producer', [
+          ...args,
+          ...['--count', String(COUNT), '--batch', String(COUNT)],
+        ]);
+        assert.equal(produced.result.sent, COUNT, JSON.stringify(produced.result.errors));
+        const sends = produced.spans.filter((s) => s.kind === 'PRODUCER');
+        assert.equal(sends.length, 1, `one send span for the batch: ${describeSpans(produced.spans)}`);
+        const send = sends[0];
+        assert.ok(send);
+        for (const msgId of produced.result.msgIds) {
+          const stored = await admin.viewMessage(msgId, topic);
+          const tp = parseTraceparent(stored.properties['traceparent']);
+          if (version.startsWith('4.')) {
+            // The agent writes the context into the batch's own properties; a 4.9.x broker copies
+            // those into every message it stores from the batch.
+            assert.ok(tp, `${msgId}: ${JSON.stringify(stored.properties)}`);
+            assert.equal(tp.spanId, send.spanId);
+          } else {
+            // A 5.x broker stores each message of a batch with its own properties only.
+            assert.equal(tp, undefined, `${msgId}: ${JSON.stringify(stored.properties)}`);
+          }
+        }
+      });
+
       it(
         'the agent sends nothing off the machine: a producer under it connects to loopback only',
         { skip: STRACE ? false : 'strace is not installed (apt-get install strace)' },
