@@ -9,12 +9,16 @@
  *   traceId, and its parent is the Java producer's span.
  * - A trace started by our Producer continues in the Java consumer: the agent's process span has
  *   our send span's traceId, with our span as its parent.
+ * - Batches: a Java batch under the agent has one send span, whose context reaches the stored
+ *   messages through a 4.9.x broker only; each message of our batch carries its own create span,
+ *   which the Java consumer's process span continues.
+ * - The agent's JVM connects to loopback only (seen under strace, where installed).
  *
  * One message per send and `consumeMessageBatchMaxSize` 1 on the Java side, so the agent makes
  * one process span per message whose parent is the message's context (for a batch it would make
  * links instead). The Java-only test runs the agent's default (older) messaging conventions, the
- * two with our clients its current ones, whose span names are ours. The agent's JVM connects to
- * loopback only (seen under strace). docs/observability.md §1.3 says what each side does.
+ * tests with our clients its current ones, whose span names are ours. docs/observability.md §1.3
+ * says what each side does.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -345,6 +349,44 @@ describe('OpenTelemetry traces across the Java agent and our clients', { concurr
           assert.equal(process.attributes['messaging.operation.type'], 'process');
           assert.equal(process.attributes['messaging.consumer.group.name'], `otel_cg_${topic}`);
         }
+      });
+
+      it('our batch: every message carries its own create span, and the Java consumer continues each', async () => {
+        const topic = await topicFor('ts_batch');
+        exporter.reset();
+        const producer: Producer = await interopProducer(cluster.namesrvAddr, `otel_batch_${run}`);
+        closers.push(() => producer.shutdown());
+        const batch = Array.from({ length: COUNT }, (_, seq) => {
+          const m = detMessage(seq);
+          return { topic, body: m.body, tags: m.tags, keys: m.keys, properties: m.properties };
+        });
+        const sent = await producer.sendBatch(batch);
+        await producer.shutdown();
+        const msgIds = sent.msgId.split(',');
+        assert.equal(msgIds.length, COUNT);
+        const creates = exporter
+          .getFinishedSpans()
+          .filter((s) => s.kind === SpanKind.PRODUCER && s.name === `create ${topic}`);
+        assert.equal(creates.length, COUNT, describeOurSpans(exporter.getFinishedSpans()));
+
+        const consumed = await consumeWithAgent(topic, 'current');
+        assert.equal(consumed.result.missingCount, 0, JSON.stringify(consumed.result.missing));
+        const processes = agentSpansByMessage(consumed.spans, 'CONSUMER', topic);
+        const parents = new Set<string>();
+        for (const msgId of msgIds) {
+          const stored = await admin.viewMessage(msgId, topic);
+          const tp = parseTraceparent(stored.properties['traceparent']);
+          assert.ok(tp, `${msgId}: ${JSON.stringify(stored.properties)}`);
+          const create = creates.find((s) => s.spanContext().spanId === tp.spanId);
+          assert.ok(create, `${msgId}: its traceparent names one of our create spans`);
+          assert.equal(create.spanContext().traceId, tp.traceId);
+          parents.add(tp.spanId);
+          const process = processes.get(msgId);
+          assert.ok(process, `Java process span of ${msgId}: ${describeSpans(consumed.spans)}`);
+          assert.equal(process.traceId, tp.traceId, `${msgId}: our create span's trace`);
+          assert.equal(process.parentSpanId, tp.spanId, `${msgId}: parent = our create span`);
+        }
+        assert.equal(parents.size, COUNT, 'each message of the batch has its own context');
       });
     });
   }
