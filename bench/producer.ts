@@ -11,12 +11,15 @@
  *   node build/bench/producer.js --real 4.9.7 --sizes 128 --serialize JSON,ROCKETMQ
  *   node build/bench/producer.js --soak 1000000        # RSS of our producer over 1M sends at 64 concurrent
  *   node build/bench/producer.js --serialize ROCKETMQ  # our producer with binary request headers
+ *   node build/bench/producer.js --otel                # OpenTelemetry cost: off / API without SDK / SDK on
  *
  * "cpu µs/msg" is this process's CPU per send (the client's own cost; the brokers run in other
  * processes), the fairest figure on a shared machine; "brk µs/msg" is the cluster's CPU per send
  * in the same cell (embedded: the child with both brokers and the NameServer; real: both broker
  * JVMs); "cpu ratio" = ali-ons / ours. With several `--serialize` types ours runs once per type,
- * each row against the same ali-ons cell. Prints figures; asserts nothing.
+ * each row against the same ali-ons cell. `--otel` runs ours only (default 64 concurrent, 128 B):
+ * `openTelemetry: false`, the API with no SDK registered, and the SDK on (bench/otel-sdk.ts),
+ * interleaved over `--rounds`. Prints figures; asserts nothing.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -53,6 +56,10 @@ const { values, positionals } = parseArgs({
      * an extra "base" row against the same cluster: before/after of a change in one run.
      */
     baseline: { type: 'string' },
+    /** OpenTelemetry's cost: baseline vs API without SDK vs SDK on (traces and metrics). */
+    otel: { type: 'boolean', default: false },
+    /** `--otel` rounds (each measures every mode once). */
+    rounds: { type: 'string', default: '3' },
   },
 });
 
@@ -154,13 +161,15 @@ async function startOurs(
   namesrvAddr: string,
   serializeType: 'JSON' | 'ROCKETMQ' = 'JSON',
   ProducerClass: typeof Producer = Producer,
+  otel?: { label: string; openTelemetry: boolean },
 ): Promise<{ send: SendFn; close: () => Promise<void>; producer: Producer }> {
-  const tag = `${ProducerClass === Producer ? '' : 'BASE_'}${serializeType}`;
+  const tag = `${ProducerClass === Producer ? '' : 'BASE_'}${serializeType}${otel === undefined ? '' : `_${otel.label}`}`;
   const producer = new ProducerClass({
     namesrvAddr,
     producerGroup: `BENCH_ROCKETMQ_TS_${tag}`,
     instanceName: `bench_${tag}`,
     serializeType,
+    ...(otel === undefined ? {} : { openTelemetry: otel.openTelemetry }),
   });
   await producer.start();
   return {
@@ -215,6 +224,92 @@ async function soak(namesrvAddr: string, total: number): Promise<void> {
   await ours.close();
 }
 
+/**
+ * `--otel`: our producer's client CPU per message with OpenTelemetry off, with the API but no
+ * SDK, and with the SDK tracing and metering, in one run, interleaved over `--rounds` rounds
+ * (a shared machine drifts; medians of the rounds are printed). A producer takes its
+ * instruments when it starts and its tracer from the global provider then in place, so each
+ * round starts the no-SDK producer with nothing registered and the SDK-on one after
+ * registering the SDK, and unregisters it at the end of the round.
+ */
+async function otelBench(namesrvAddr: string): Promise<void> {
+  const seconds = Number(values.seconds);
+  const warmup = Number(values.warmup);
+  const rounds = Number(values.rounds);
+  const concurrencies = (values.concurrency ?? '64').split(',').map(Number);
+  const sizes = (values.sizes ?? '128').split(',').map(Number);
+  const { installBenchOtelSdk } = await import('./otel-sdk.js');
+  const modes = ['off', 'API, no SDK', 'SDK on'] as const;
+  type Mode = (typeof modes)[number];
+  const cells = new Map<string, Cell[]>();
+  const key = (mode: Mode, size: number, c: number): string => `${mode}|${size}|${c}`;
+  const measureAll = async (mode: Mode, send: SendFn): Promise<void> => {
+    for (const size of sizes) {
+      const body = randomBytes(size);
+      for (const c of concurrencies) {
+        const list = cells.get(key(mode, size, c)) ?? [];
+        list.push(await measure(send, body, c, seconds, warmup));
+        cells.set(key(mode, size, c), list);
+      }
+    }
+  };
+  const off = await startOurs(namesrvAddr, 'JSON', Producer, { label: 'OTEL_OFF', openTelemetry: false });
+  await off.send(randomBytes(16));
+  for (let round = 0; round < rounds; round++) {
+    const label = `R${round}`;
+    const noSdk = await startOurs(namesrvAddr, 'JSON', Producer, {
+      label: `NO_SDK_${label}`,
+      openTelemetry: true,
+    });
+    await noSdk.send(randomBytes(16));
+    await measureAll('off', off.send);
+    await measureAll('API, no SDK', noSdk.send);
+    await noSdk.close();
+    const sdk = await installBenchOtelSdk();
+    const on = await startOurs(namesrvAddr, 'JSON', Producer, { label: `SDK_${label}`, openTelemetry: true });
+    await on.send(randomBytes(16));
+    await measureAll('SDK on', on.send);
+    await on.close();
+    await sdk.uninstall();
+  }
+  await off.close();
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(s.length / 2);
+    return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+  };
+  console.log(
+    `\n${rounds} rounds of ${seconds} s cells after ${warmup} s warm-up; medians over the rounds; "added" = median of each round's (mode − off) client CPU\n`,
+  );
+  console.log(
+    'mode         size    conc |   msgs/s cpu µs/msg brk µs/msg | per-round cpu µs/msg       | added µs/msg',
+  );
+  for (const size of sizes) {
+    for (const c of concurrencies) {
+      const offCells = cells.get(key('off', size, c)) ?? [];
+      for (const mode of modes) {
+        const list = cells.get(key(mode, size, c)) ?? [];
+        const added =
+          mode === 'off'
+            ? '-'
+            : median(list.map((x, i) => x.cpuUsPerMsg - (offCells[i]?.cpuUsPerMsg ?? NaN))).toFixed(2);
+        console.log(
+          `${mode.padEnd(12)} ${String(size).padEnd(7)} ${String(c).padStart(4)} | ${String(Math.round(median(list.map((x) => x.msgsPerSec)))).padStart(8)} ${median(
+            list.map((x) => x.cpuUsPerMsg),
+          )
+            .toFixed(1)
+            .padStart(10)} ${median(list.map((x) => x.brokerCpuUsPerMsg))
+            .toFixed(0)
+            .padStart(10)} | ${list
+            .map((x) => x.cpuUsPerMsg.toFixed(1))
+            .join(' ')
+            .padEnd(26)} | ${added.padStart(12)}`,
+        );
+      }
+    }
+  }
+}
+
 function serializeTypes(): Array<'JSON' | 'ROCKETMQ'> {
   return values.serialize.split(',').map((t) => {
     if (t !== 'JSON' && t !== 'ROCKETMQ') throw new Error(`--serialize: JSON or ROCKETMQ, got ${t}`);
@@ -240,6 +335,10 @@ async function main(): Promise<void> {
   try {
     if (values.soak !== undefined) {
       await soak(namesrvAddr, Number(values.soak));
+      return;
+    }
+    if (values.otel) {
+      await otelBench(namesrvAddr);
       return;
     }
     const seconds = Number(values.seconds);

@@ -189,8 +189,8 @@ const WAIT_FALSE_HEAD = uniqKeyHead(WAIT_FALSE);
 
 /**
  * The propagator's fields for one message's span (`traceparent`, `tracestate`; send-telemetry.ts),
- * written after the user properties. A user property of the same name is left out: with
- * propagation on, the producer's context wins (docs/observability.md §1.2).
+ * written after the user properties (empty ones are not written). A user property of the same
+ * name is left out: with propagation on, the producer's context wins (docs/observability.md §1.2).
  */
 export type TraceFields = Readonly<Record<string, string>>;
 
@@ -261,7 +261,9 @@ function encodeMessageProperties(msg: Message, field: string, trace: TraceFields
   if (trace !== undefined) {
     for (const name in trace) {
       const value = trace[name] as string;
-      // An application's propagator could write anything: a field the wire cannot carry is dropped, not the send.
+      // Empty: a field the propagator owns but did not write (it only hides the app's value).
+      // An application's propagator could write anything: a field the wire cannot carry is
+      // dropped, not the send.
       if (checkUserProperty(name, value) === undefined) props = appendProperty(props, name, value);
     }
   }

@@ -86,6 +86,7 @@ export class Producer extends EventEmitter<ProducerEvents> {
       }),
     stop: () => {
       this.beforeClose();
+      this.telemetry?.stop();
       return closeProducer(this.parts);
     },
   });
@@ -288,9 +289,11 @@ export class Producer extends EventEmitter<ProducerEvents> {
   async sendOneway(message: Message, options?: SendOptions): Promise<void> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    const span = this.telemetry?.beginSend(message, options?.shardingKey, false);
+    let span: SendSpan | undefined;
     let checked: CheckedSend;
     try {
+      // Inside: it reads the caller's message before it is checked.
+      span = this.telemetry?.beginSend(message, options?.shardingKey, false);
       checked = checkSend(message, options, this.entry, undefined, span?.fields);
     } catch (err) {
       span?.failed(err);
@@ -321,9 +324,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
   ): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    const span = this.telemetry?.beginSend(message, options?.shardingKey, transaction);
+    let span: SendSpan | undefined;
     let checked: CheckedSend;
     try {
+      span = this.telemetry?.beginSend(message, options?.shardingKey, transaction);
       checked = checkSend(
         message,
         options,
@@ -354,9 +358,10 @@ export class Producer extends EventEmitter<ProducerEvents> {
   sendBatch(messages: readonly Message[], options?: CallOptions): Promise<SendResult> {
     const refused = this.refusal();
     if (refused !== undefined) return refused;
-    const span = this.telemetry?.beginBatch(messages);
+    let span: SendSpan | undefined;
     let checked: CheckedSend;
     try {
+      span = this.telemetry?.beginBatch(messages);
       checked = checkBatch(messages, options, this.entry, span?.batchFields);
     } catch (err) {
       span?.failed(err);

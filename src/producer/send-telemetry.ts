@@ -9,7 +9,16 @@
  * package but no SDK, `beginSend` finds a non-recording span with nothing to propagate and no
  * meter in use, and returns `undefined`: the send goes on as an untraced one.
  */
-import type { Attributes, Context, Counter, Histogram, Link, Span } from '@opentelemetry/api';
+import type {
+  Attributes,
+  Context,
+  Histogram,
+  Link,
+  ObservableCounter,
+  ObservableResult,
+  Span,
+  TracerProvider,
+} from '@opentelemetry/api';
 import type { ClientTelemetry, OpenTelemetryApi } from '../observability/otel/api.js';
 import {
   JavaMetricLabel,
@@ -50,9 +59,6 @@ export const SendEvent = Object.freeze({ ATTEMPT: 'send attempt', HEDGE: 'send h
 const SUCCESS = 'success';
 const FAILURE = 'failure';
 
-/** Topics whose metric attributes are kept before the cache starts over. */
-const TOPIC_CACHE_MAX = 1024;
-
 /** The message fields the span reads, of whatever the caller passed (it is validated later). */
 interface MessageView {
   topic?: unknown;
@@ -83,15 +89,28 @@ function nonEmpty(fields: Record<string, string>): TraceFields | undefined {
 
 interface Instruments {
   duration: Histogram;
-  sent: Counter;
+  sent: ObservableCounter;
   sendCost: Histogram;
 }
 
-/** One topic's metric attributes, built once. */
-interface TopicAttributes {
+/** A count of sent messages under one attribute set. */
+interface SentCount {
+  readonly attributes: Attributes;
+  count: number;
+}
+
+/**
+ * One topic's metric attributes, built once, and its sent-message counts. The counts are
+ * reported by an observable counter at collection: adding to a Counter would make the SDK hash
+ * the attributes once more per send, for a sum this keeps for the price of an addition.
+ */
+interface TopicMetrics {
   ok: Attributes;
   javaOk: Attributes;
   javaFailure: Attributes;
+  sent: SentCount;
+  /** By `error.type`. */
+  failed: Map<string, SentCount>;
 }
 
 /** What identifies the producer on its spans and metrics. */
@@ -104,9 +123,18 @@ export interface ProducerIdentity {
 export class ProducerTelemetry {
   readonly api: OpenTelemetryApi;
   private instruments: Instruments | undefined;
-  private readonly topics = new Map<string, TopicAttributes>();
+  /** Every topic sent to since start (the SDK keeps as much: one series per attribute set). */
+  private readonly topics = new Map<string, TopicMetrics>();
   private lastTopic: string | undefined;
-  private lastAttributes: TopicAttributes | undefined;
+  private lastMetrics: TopicMetrics | undefined;
+  /** The API's tracer provider with no SDK behind it, to tell "nothing registered" at a glance. */
+  private readonly noTracerProvider: TracerProvider;
+  private readonly observeSent = (result: ObservableResult): void => {
+    for (const t of this.topics.values()) {
+      if (t.sent.count > 0) result.observe(t.sent.count, t.sent.attributes);
+      for (const f of t.failed.values()) result.observe(f.count, f.attributes);
+    }
+  };
   private lastSpanTopic: string | undefined;
   private lastSpanName = '';
 
@@ -115,6 +143,7 @@ export class ProducerTelemetry {
     private readonly who: ProducerIdentity,
   ) {
     this.api = telemetry.api;
+    this.noTracerProvider = new telemetry.api.ProxyTracerProvider().getDelegate();
   }
 
   /**
@@ -122,18 +151,16 @@ export class ProducerTelemetry {
    * has no proxy, so one registered later is not seen by this producer).
    */
   start(): void {
+    this.stop();
     const meter = this.telemetry.meter();
-    if (!meterRecords(this.api, meter)) {
-      this.instruments = undefined;
-      return;
-    }
-    this.instruments = {
+    if (!meterRecords(this.api, meter)) return;
+    const instruments: Instruments = {
       duration: meter.createHistogram(ProducerMetric.OPERATION_DURATION, {
         unit: 's',
         description: 'Duration of a send call, retries and hedges included.',
         advice: { explicitBucketBoundaries: [...OPERATION_DURATION_BUCKETS_S] },
       }),
-      sent: meter.createCounter(ProducerMetric.SENT_MESSAGES, {
+      sent: meter.createObservableCounter(ProducerMetric.SENT_MESSAGES, {
         unit: '{message}',
         description: 'Messages the producer attempted to send.',
       }),
@@ -143,6 +170,26 @@ export class ProducerTelemetry {
         advice: { explicitBucketBoundaries: [...SEND_COST_TIME_BUCKETS_MS] },
       }),
     };
+    instruments.sent.addCallback(this.observeSent);
+    this.instruments = instruments;
+  }
+
+  /** At shutdown: the meter stops asking this producer for its counts. */
+  stop(): void {
+    this.instruments?.sent.removeCallback(this.observeSent);
+    this.instruments = undefined;
+  }
+
+  /**
+   * No SDK's tracer provider registered and no span in the active context: a span would be a
+   * no-op with nothing to propagate. Cheaper than starting one to find out.
+   */
+  private nothingToTrace(): boolean {
+    const api = this.api;
+    const provider = api.trace.getTracerProvider() as Partial<{ getDelegate(): TracerProvider }>;
+    if (typeof provider.getDelegate !== 'function' || provider.getDelegate() !== this.noTracerProvider)
+      return false;
+    return api.trace.getSpan(api.context.active()) === undefined;
   }
 
   /**
@@ -150,6 +197,7 @@ export class ProducerTelemetry {
    * active context; `undefined` when there is nothing to record or propagate.
    */
   beginSend(message: unknown, shardingKey: unknown, transaction: boolean): SendSpan | undefined {
+    if (this.instruments === undefined && this.nothingToTrace()) return undefined;
     const api = this.api;
     const m = viewOf(message);
     const topic = typeof m.topic === 'string' ? m.topic : '';
@@ -178,6 +226,7 @@ export class ProducerTelemetry {
    * has its own trace when no parent is active.
    */
   beginBatch(messages: unknown): SendSpan | undefined {
+    if (this.instruments === undefined && this.nothingToTrace()) return undefined;
     const api = this.api;
     const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
     const first = viewOf(list[0]);
@@ -222,24 +271,36 @@ export class ProducerTelemetry {
   recordSend(topic: string, count: number, ms: number, errorType: string | undefined): void {
     const i = this.instruments;
     if (i === undefined) return;
-    const cached = this.topicAttributes(topic);
+    const t = this.topicMetrics(topic);
     if (errorType === undefined) {
-      i.duration.record(ms / 1000, cached.ok);
-      i.sent.add(count, cached.ok);
-      i.sendCost.record(ms, cached.javaOk);
+      i.duration.record(ms / 1000, t.ok);
+      t.sent.count += count;
+      i.sendCost.record(ms, t.javaOk);
       return;
     }
-    const failed = { ...cached.ok, [A.ERROR_TYPE]: errorType };
-    i.duration.record(ms / 1000, failed);
-    i.sent.add(count, failed);
-    i.sendCost.record(ms, cached.javaFailure);
+    let failed = t.failed.get(errorType);
+    if (failed === undefined) {
+      failed = { attributes: { ...t.ok, [A.ERROR_TYPE]: errorType }, count: 0 };
+      t.failed.set(errorType, failed);
+    }
+    failed.count += count;
+    i.duration.record(ms / 1000, failed.attributes);
+    i.sendCost.record(ms, t.javaFailure);
   }
 
-  /** The propagator's fields for `span` as a child of `parent`, when its context is valid. */
+  /**
+   * The propagator's fields for `span` as a child of `parent`, when its context is valid. Every
+   * field the propagator owns is the span's: one it did not write (no `tracestate`) is listed
+   * empty, so the message drops an app-set value of that name instead of pairing the app's
+   * `tracestate` with our `traceparent` (an empty value is never written).
+   */
   private fieldsOf(parent: Context, span: Span): TraceFields | undefined {
     const api = this.api;
     if (!api.trace.isSpanContextValid(span.spanContext())) return undefined;
-    return nonEmpty(traceContextFields(api, api.trace.setSpan(parent, span)));
+    const fields = traceContextFields(api, api.trace.setSpan(parent, span));
+    if (nonEmpty(fields) === undefined) return undefined;
+    for (const name of api.propagation.fields()) if (!Object.hasOwn(fields, name)) fields[name] = '';
+    return fields;
   }
 
   private spanName(topic: string): string {
@@ -284,27 +345,29 @@ export class ProducerTelemetry {
     return attributes;
   }
 
-  private topicAttributes(topic: string): TopicAttributes {
-    if (topic === this.lastTopic && this.lastAttributes !== undefined) return this.lastAttributes;
-    let cached = this.topics.get(topic);
-    if (cached === undefined) {
+  private topicMetrics(topic: string): TopicMetrics {
+    if (topic === this.lastTopic && this.lastMetrics !== undefined) return this.lastMetrics;
+    let t = this.topics.get(topic);
+    if (t === undefined) {
       const java = { [JavaMetricLabel.TOPIC]: topic, [JavaMetricLabel.CLIENT_ID]: this.who.clientId };
-      cached = {
-        ok: {
-          [A.SYSTEM]: MESSAGING_SYSTEM,
-          [A.DESTINATION_NAME]: topic,
-          [A.OPERATION_NAME]: OperationType.SEND,
-          [A.OPERATION_TYPE]: OperationType.SEND,
-        },
+      const ok = {
+        [A.SYSTEM]: MESSAGING_SYSTEM,
+        [A.DESTINATION_NAME]: topic,
+        [A.OPERATION_NAME]: OperationType.SEND,
+        [A.OPERATION_TYPE]: OperationType.SEND,
+      };
+      t = {
+        ok,
         javaOk: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: SUCCESS },
         javaFailure: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: FAILURE },
+        sent: { attributes: ok, count: 0 },
+        failed: new Map(),
       };
-      if (this.topics.size >= TOPIC_CACHE_MAX) this.topics.clear();
-      this.topics.set(topic, cached);
+      this.topics.set(topic, t);
     }
     this.lastTopic = topic;
-    this.lastAttributes = cached;
-    return cached;
+    this.lastMetrics = t;
+    return t;
   }
 }
 
@@ -315,6 +378,8 @@ export class ProducerTelemetry {
 export class SendSpan implements SendObserver {
   private attempts = 0;
   private address: string | undefined;
+  /** A hedged send's losing attempt may settle after the span ended: it is not recorded. */
+  private ended = false;
   private readonly startedAt = performance.now();
 
   constructor(
@@ -330,6 +395,7 @@ export class SendSpan implements SendObserver {
 
   attempt(mq: MessageQueue, address: string | undefined, latencyMs: number, error: unknown): void {
     this.attempts++;
+    if (this.ended) return;
     if (error === undefined) this.address = address;
     const span = this.span;
     if (span === undefined) return;
@@ -345,6 +411,7 @@ export class SendSpan implements SendObserver {
   }
 
   hedge(from: MessageQueue, to: MessageQueue): void {
+    if (this.ended) return;
     this.span?.addEvent(SendEvent.HEDGE, {
       [A.ROCKETMQ_BROKER_NAME]: from.brokerName,
       [A.ROCKETMQ_HEDGE_BROKER_NAME]: to.brokerName,
@@ -362,6 +429,7 @@ export class SendSpan implements SendObserver {
 
   /** A send that failed before it was dispatched (bad input). */
   failed(err: unknown): void {
+    this.ended = true;
     const span = this.span;
     const type = errorTypeOf(err);
     if (span !== undefined) {
@@ -377,20 +445,23 @@ export class SendSpan implements SendObserver {
   }
 
   private succeeded(result: SendResult | undefined, msgId: string): void {
+    this.ended = true;
     const span = this.span;
     if (span !== undefined) {
-      if (this.count === 1) span.setAttribute(A.MESSAGE_ID, result?.msgId ?? msgId);
+      const attributes: Attributes = {};
+      if (this.count === 1) attributes[A.MESSAGE_ID] = result?.msgId ?? msgId;
       if (result !== undefined) {
-        span.setAttribute(A.DESTINATION_PARTITION_ID, String(result.messageQueue.queueId));
-        span.setAttribute(A.ROCKETMQ_BROKER_NAME, result.messageQueue.brokerName);
-        span.setAttribute(A.ROCKETMQ_SEND_RESULT, result.status);
+        attributes[A.DESTINATION_PARTITION_ID] = String(result.messageQueue.queueId);
+        attributes[A.ROCKETMQ_BROKER_NAME] = result.messageQueue.brokerName;
+        attributes[A.ROCKETMQ_SEND_RESULT] = result.status;
       }
       const address = this.address;
       if (address !== undefined) {
         const colon = address.lastIndexOf(':');
-        span.setAttribute(A.SERVER_ADDRESS, colon < 0 ? address : address.slice(0, colon));
-        if (colon >= 0) span.setAttribute(A.SERVER_PORT, Number(address.slice(colon + 1)));
+        attributes[A.SERVER_ADDRESS] = colon < 0 ? address : address.slice(0, colon);
+        if (colon >= 0) attributes[A.SERVER_PORT] = Number(address.slice(colon + 1));
       }
+      span.setAttributes(attributes);
       span.end();
     }
     this.owner.recordSend(this.topic, this.count, performance.now() - this.startedAt, undefined);

@@ -12,7 +12,7 @@ import { Producer } from '../../src/producer/producer.js';
 import { TransactionProducer } from '../../src/producer/transaction-producer.js';
 import type { ProducerOptions } from '../../src/producer/options.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
-import { readTopic, uniqueTopic } from '../producer/cluster-helpers.js';
+import { readTopic, uniqueTopic, waitFor, type ReadBack } from '../producer/cluster-helpers.js';
 import { installOtelSdk, traceparentOf, type OtelSdk } from './producer-otel-sdk.js';
 
 let cluster: EmbeddedCluster;
@@ -115,14 +115,14 @@ describe('producer spans', () => {
     const p = await startProducer({ sendLatencyFaultEnable: false });
     cluster.broker('broker-a').faults.set({ errorCode: ResponseCode.SYSTEM_BUSY });
     try {
-      // Round robin without fault tolerance: of four sends, some start on broker-a.
-      for (let i = 0; i < 4; i++) await p.send({ topic, body: `retry ${i}` });
+      // Round robin over both brokers' 8 queues without fault tolerance: of 8 sends, some start on broker-a.
+      for (let i = 0; i < 8; i++) await p.send({ topic, body: `retry ${i}` });
     } finally {
       cluster.broker('broker-a').faults.clear();
     }
     await settled();
     const spans = sendSpans(topic);
-    assert.equal(spans.length, 4);
+    assert.equal(spans.length, 8);
     const retried = spans.filter((s) => s.events.length === 2);
     assert.ok(retried.length >= 1, 'some send was retried');
     for (const s of retried) {
@@ -176,10 +176,17 @@ describe('producer spans', () => {
     assert.equal(grouped?.attributes['messaging.rocketmq.message.group'], 'order-7');
     const oneway = spans.find((s) => s !== grouped);
     assert.equal(oneway?.events.length, 1);
-    // The oneway message's id is the prepared UNIQ_KEY; its stored copy carries its context.
-    const stored = await readTopic(cluster, topic);
-    const onewayStored = stored.find(
-      (m) => m.properties.UNIQ_KEY === oneway?.attributes['messaging.message.id'],
+    // The oneway message's id is the prepared UNIQ_KEY; its stored copy (no answer says when it
+    // is stored) carries its context.
+    const onewayId = oneway?.attributes['messaging.message.id'];
+    let onewayStored: ReadBack | undefined;
+    await waitFor(
+      async () => {
+        onewayStored = (await readTopic(cluster, topic)).find((m) => m.properties.UNIQ_KEY === onewayId);
+        return onewayStored !== undefined;
+      },
+      10_000,
+      'the oneway message stored',
     );
     assert.equal(onewayStored?.properties.traceparent, oneway && traceparentOf(oneway));
   });

@@ -28,5 +28,8 @@ export function traceProducerOptions(
     sendMsgTimeout: 5000,
     maxMessageSize: 128_000,
     logger,
+    // Its sends are bookkeeping about the application's messages, not the application's:
+    // OpenTelemetry spans for them would only double every traced send.
+    openTelemetry: false,
   };
 }
