@@ -4,13 +4,15 @@
  * Prints one JSON line on stdout; `{"ready":true}` first in the modes that wait for a producer.
  *
  *   node build/bench/consumer-worker.js --client ours|ali-ons --mode drain|latency|rss
- *     --namesrv A --topic T --group G [--expect N] [--seconds S] [--skip K]
+ *     --namesrv A --topic T --group G [--expect N] [--seconds S] [--skip K] [--otel off|nosdk|sdk]
  *
  * - drain: a new group consumes `expect` messages from the first offset; msgs/s first→last
  *   message and CPU µs per message from before start() to the last message.
  * - latency: consumes `expect` messages produced at a steady rate by the parent; born → handler
  *   (ms resolution of bornTimestamp) and sent → handler (property `sentAt`, sub-ms epoch) p50/p99.
  * - rss: the handler sleeps 100 ms per message for `seconds`; peak RSS and messages held.
+ * - `--otel` (ours): `off` sets `openTelemetry: false`; `nosdk` leaves the API installed with no
+ *   SDK; `sdk` registers the OpenTelemetry SDK first (bench/consumer-otel.ts).
  */
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '15' },
     skip: { type: 'string', default: '500' },
     threads: { type: 'string', default: '20' },
+    otel: { type: 'string' },
   },
 });
 
@@ -63,7 +66,12 @@ function required(name: 'namesrv' | 'topic' | 'group'): string {
 async function ours(): Promise<Client> {
   // Loaded on demand, like ali-ons: a worker only loads the client it measures.
   const { PushConsumer } = await import('../src/consumer/index.js');
+  const otel = values.otel;
+  if (otel !== undefined && otel !== 'off' && otel !== 'nosdk' && otel !== 'sdk')
+    throw new Error(`--otel: off, nosdk or sdk, not ${otel}`);
+  const stopSdk = otel === 'sdk' ? (await import('./consumer-otel.js')).registerOtelSdk() : undefined;
   const consumer = new PushConsumer({
+    ...(otel === undefined ? {} : { openTelemetry: otel !== 'off' }),
     namesrvAddr: namesrv,
     consumerGroup: group,
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
@@ -81,7 +89,10 @@ async function ours(): Promise<Client> {
           sentAt: () => m.properties['sentAt'],
         }),
       ),
-    stop: () => consumer.shutdown(),
+    stop: async () => {
+      await consumer.shutdown();
+      await stopSdk?.();
+    },
   };
 }
 
@@ -284,7 +295,8 @@ async function main(): Promise<void> {
   const mode = values.mode;
   const result =
     mode === 'latency' ? await latency(client) : mode === 'rss' ? await rss(client) : await drain(client);
-  emit({ client: values.client, mode, ...result });
+  const otel = values.otel === 'sdk' ? { otelExported: (await import('./consumer-otel.js')).exported } : {};
+  emit({ client: values.client, mode, ...result, ...otel });
   // ali-ons keeps timers (and a process-wide inner producer) alive after close().
   process.exit(0);
 }

@@ -4,6 +4,10 @@
  *
  *   npm run bench:consumer [-- --size 1024 --count 200000 --namesrv A --clients ours,ali-ons,java --mode push,pull,pop]
  *     [--baseline DIR]   (DIR: a copy of an earlier build/, measured as client `baseline`)
+ *     [--otel]           (three more rows of ours at 64 handlers in flight: `ours-otel-off`, the
+ *                         option `openTelemetry: false`; `ours-otel-nosdk`, the API installed and
+ *                         no SDK; `ours-otel-sdk`, the SDK registered with tracing and metrics on,
+ *                         bench/consumer-otel.ts; ratios printed against `ours-otel-off`)
  *
  * 1. drain: a backlog of `--count` messages of `--size` bytes; each client drains it as a new group
  *    from the first offset, in its own process (bench/consumer-worker.ts; the Java push consumer
@@ -73,6 +77,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     /** Consumer kinds in the drain: push (the --clients) and/or pull (our LitePullConsumer). */
     mode: { type: 'string', default: 'push' },
+    otel: { type: 'boolean', default: false },
   },
 });
 
@@ -80,6 +85,9 @@ const size = Number(values.size);
 const count = Number(values.count);
 const clients = (values.clients ?? '').split(',').filter((c) => c !== '');
 if (values.baseline !== undefined && !clients.includes('baseline')) clients.splice(1, 0, 'baseline');
+/** `--otel`: our consumer three more times, OpenTelemetry off / API without SDK / SDK on. */
+const OTEL_ROWS = ['ours-otel-off', 'ours-otel-nosdk', 'ours-otel-sdk'];
+if (values.otel) for (const row of OTEL_ROWS) if (!clients.includes(row)) clients.push(row);
 const skipPhases = new Set((values.skip ?? '').split(','));
 const modes = new Set((values.mode ?? 'push').split(','));
 for (const m of modes)
@@ -185,7 +193,12 @@ function runWorker(
   return new Promise((resolve, reject) => {
     const baseline = args[1] === 'baseline' && values.baseline !== undefined;
     const worker = baseline ? join(values.baseline ?? '', 'bench', 'consumer-worker.js') : WORKER;
-    const workerArgs = baseline ? ['--client', 'ours', ...args.slice(2)] : args;
+    const otel = /^ours-otel-(\w+)$/.exec(args[1] ?? '')?.[1];
+    const workerArgs = baseline
+      ? ['--client', 'ours', ...args.slice(2)]
+      : otel !== undefined
+        ? ['--client', 'ours', '--otel', otel, '--threads', '64', ...args.slice(2)]
+        : args;
     const child = spawn(process.execPath, [...nodeArgs, worker, ...workerArgs], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
@@ -351,9 +364,16 @@ function printDrain(rows: DrainRow[]): void {
       console.log(
         `ours-pop-push vs ${other.client}: ${(popPush.msgsPerSec / other.msgsPerSec).toFixed(2)}x msgs/s, ${(popPush.cpuUsPerMsg / other.cpuUsPerMsg).toFixed(2)}x CPU per message`,
       );
+  // --otel: what the API without an SDK and the SDK on add per message, against the option off.
+  const off = rows.find((r) => r.client === 'ours-otel-off');
+  if (off !== undefined)
+    for (const r of rows.filter((x) => x.client.startsWith('ours-otel-') && x !== off))
+      console.log(
+        `${r.client} vs ours-otel-off: ${(r.cpuUsPerMsg - off.cpuUsPerMsg).toFixed(2)} µs/msg client CPU added (${(r.cpuUsPerMsg / off.cpuUsPerMsg).toFixed(2)}x), ${(r.msgsPerSec / off.msgsPerSec).toFixed(2)}x msgs/s`,
+      );
   const ours = rows.find((r) => r.client === 'ours');
   if (ours === undefined) return;
-  for (const other of rows.filter((r) => r !== ours)) {
+  for (const other of rows.filter((r) => r !== ours && !r.client.startsWith('ours-otel-'))) {
     console.log(
       `ours vs ${other.client}: ${(ours.msgsPerSec / other.msgsPerSec).toFixed(2)}x msgs/s, ${(ours.cpuUsPerMsg / other.cpuUsPerMsg).toFixed(2)}x CPU per message`,
     );

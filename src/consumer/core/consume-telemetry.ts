@@ -78,10 +78,11 @@ interface TopicLabels {
 }
 
 /** A receive or settle operation in progress (SimpleConsumer, LitePullConsumer). */
-export interface OperationSpan {
+interface OperationSpan {
   readonly span: Span;
   readonly operation: string;
-  readonly topic: string;
+  /** Undefined until known (a receive over several topics). */
+  topic: string | undefined;
   /** performance.now() at the start. */
   readonly startedMs: number;
 }
@@ -374,51 +375,91 @@ export class ConsumeTelemetry {
   }
 
   /**
-   * Starts a receive (`receive`) or settle (`ack`, `change_invisible_duration`) span of a
-   * pull-style consumer: kind CLIENT, its parent the application's current context.
+   * A receive of a pull-style consumer (SimpleConsumer receive, LitePullConsumer poll) as a
+   * `receive <topic>` span, kind CLIENT, its parent the application's current context, linked to
+   * each received message's producer; with the message count, the operation's duration and the
+   * consumed messages. `topic` undefined: named after the messages' topic once they are in. An
+   * empty result leaves no span when `emptyToo` is false (a poll loop would flood the exporter).
    */
-  startOperation(operation: string, topic: string, server: string | undefined): OperationSpan {
-    const api = this.api;
-    const startedMs = performance.now();
-    const span = this.tracer.startSpan(`${operation} ${topic}`, { kind: api.SpanKind.CLIENT });
+  async traceReceive<M extends ConsumerMessage>(
+    topic: string | undefined,
+    emptyToo: boolean,
+    receive: () => Promise<M[]>,
+  ): Promise<M[]> {
+    const op = this.startOperation(ConsumerOperation.RECEIVE, topic);
+    let messages: M[];
+    try {
+      messages = await receive();
+    } catch (error) {
+      this.endOperation(op, error);
+      throw error;
+    }
+    if (messages.length === 0 && !emptyToo) return messages;
+    const span = op.span;
+    const first = messages[0];
+    if (op.topic === undefined && first !== undefined) {
+      op.topic = first.topic;
+      span.updateName(`${ConsumerOperation.RECEIVE} ${first.topic}`);
+      span.setAttribute(MessagingAttribute.DESTINATION_NAME, first.topic);
+    }
     if (span.isRecording()) {
-      const type = operation === ConsumerOperation.RECEIVE ? OperationType.RECEIVE : OperationType.SETTLE;
-      const a = this.spanAttributes(operation, type, topic);
-      if (server !== undefined) {
-        const colon = server.lastIndexOf(':');
-        a[MessagingAttribute.SERVER_ADDRESS] = colon > 0 ? server.slice(0, colon) : server;
-        if (colon > 0) a[MessagingAttribute.SERVER_PORT] = Number(server.slice(colon + 1));
-      }
+      span.setAttribute(MessagingAttribute.BATCH_MESSAGE_COUNT, messages.length);
+      if (messages.length === 1) span.setAttribute(MessagingAttribute.MESSAGE_ID, first!.msgId);
+      const invalid = this.addLinks(span, messages);
+      if (invalid !== undefined) span.setAttribute(ConsumerAttribute.TRACE_CONTEXT_INVALID, invalid);
+    }
+    this.endOperation(op, undefined);
+    if (first === undefined) return messages;
+    this.delivered(messages, Date.now());
+    const topics = new Map<string, number>();
+    for (const m of messages) topics.set(m.topic, (topics.get(m.topic) ?? 0) + 1);
+    for (const [t, n] of topics)
+      this.consumed.add(n, this.operationLabels(ConsumerOperation.RECEIVE, OperationType.RECEIVE, t));
+    return messages;
+  }
+
+  /**
+   * A settle call (`ack`, `change_invisible_duration`) of `messages` as a `<operation> <topic>`
+   * span, kind CLIENT, operation type `settle`, its parent the application's current context.
+   */
+  async traceSettle<T>(
+    operation: string,
+    messages: readonly ConsumerMessage[],
+    settle: () => Promise<T>,
+  ): Promise<T> {
+    const first = messages[0];
+    const op = this.startOperation(operation, first?.topic);
+    if (op.span.isRecording() && first !== undefined) {
+      if (messages.length === 1) op.span.setAttribute(MessagingAttribute.MESSAGE_ID, first.msgId);
+      else op.span.setAttribute(MessagingAttribute.BATCH_MESSAGE_COUNT, messages.length);
+    }
+    try {
+      const result = await settle();
+      this.endOperation(op, undefined);
+      return result;
+    } catch (error) {
+      this.endOperation(op, error);
+      throw error;
+    }
+  }
+
+  private startOperation(operation: string, topic: string | undefined): OperationSpan {
+    const startedMs = performance.now();
+    const name = topic === undefined ? operation : `${operation} ${topic}`;
+    const span = this.tracer.startSpan(name, { kind: this.api.SpanKind.CLIENT });
+    if (span.isRecording()) {
+      const a = this.spanAttributes(operation, operationTypeOf(operation), topic ?? '');
+      if (topic === undefined) delete a[MessagingAttribute.DESTINATION_NAME];
       span.setAttributes(a);
     }
     return { span, operation, topic, startedMs };
   }
 
-  /** Ends a receive span: the message count, a link to each message's producer, the metrics. */
-  endReceive(op: OperationSpan, messages: readonly ConsumerMessage[], error?: unknown): void {
-    const { span } = op;
-    if (span.isRecording()) {
-      span.setAttribute(MessagingAttribute.BATCH_MESSAGE_COUNT, messages.length);
-      const first = messages[0];
-      if (messages.length === 1 && first !== undefined)
-        span.setAttribute(MessagingAttribute.MESSAGE_ID, first.msgId);
-      const invalid = this.addLinks(span, messages);
-      if (invalid !== undefined) span.setAttribute(ConsumerAttribute.TRACE_CONTEXT_INVALID, invalid);
-    }
-    this.endOperation(op, error);
-    if (messages.length === 0) return;
-    this.delivered(messages, Date.now());
-    const topics = new Map<string, number>();
-    for (const m of messages) topics.set(m.topic, (topics.get(m.topic) ?? 0) + 1);
-    for (const [topic, n] of topics)
-      this.consumed.add(n, this.operationLabels(ConsumerOperation.RECEIVE, OperationType.RECEIVE, topic));
-  }
-
   /** Ends a receive or settle span, failed when `error` is given; records its duration. */
-  endOperation(op: OperationSpan, error?: unknown): void {
+  private endOperation(op: OperationSpan, error: unknown): void {
     const now = performance.now();
-    const type = op.operation === ConsumerOperation.RECEIVE ? OperationType.RECEIVE : OperationType.SETTLE;
-    const labels = this.operationLabels(op.operation, type, op.topic);
+    const labels = this.operationLabels(op.operation, operationTypeOf(op.operation), op.topic ?? '');
+    if (op.topic === undefined) delete labels[MessagingAttribute.DESTINATION_NAME];
     if (error !== undefined) {
       const errorType = errorTypeOf(error);
       this.failSpan(op.span, error, errorType);
@@ -427,4 +468,8 @@ export class ConsumeTelemetry {
     op.span.end();
     this.operationDuration.record((now - op.startedMs) / 1000, labels);
   }
+}
+
+function operationTypeOf(operation: string): string {
+  return operation === ConsumerOperation.RECEIVE ? OperationType.RECEIVE : OperationType.SETTLE;
 }

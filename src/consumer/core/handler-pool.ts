@@ -96,12 +96,21 @@ export class HandlerPool {
   private draining = false;
   private sweepTimer: NodeJS.Timeout | undefined;
 
+  /** OpenTelemetry of the consumer; undefined when off (one field test per call). */
+  private telemetry: ConsumeTelemetry | undefined = undefined;
+
   constructor(
     private readonly limit: number,
     private readonly timeoutMs: number,
-    /** OpenTelemetry of the consumer; undefined when off (one field test per call). */
-    private readonly telemetry?: ConsumeTelemetry | undefined,
   ) {}
+
+  /**
+   * @internal Runs every call from now on in its process span (consume-telemetry.ts). A method
+   * rather than a constructor argument, so no OpenTelemetry type reaches the declarations.
+   */
+  instrument(telemetry: ConsumeTelemetry): void {
+    this.telemetry = telemetry;
+  }
 
   get inFlight(): number {
     return this.runningCount;

@@ -56,6 +56,9 @@ import { userQueue, wireQueue } from '../core/queue-names.js';
 import type { SubscriptionExpression } from '../core/subscription.js';
 import { heldQueue, LiteSubscriptions } from './subscriptions.js';
 import { signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
+import { ConsumeTelemetry } from '../core/consume-telemetry.js';
+import { clientTelemetry } from '../../observability/otel/api.js';
+import { withoutNamespace } from '../../client/namespace.js';
 
 export class LitePullConsumer
   extends EventEmitter<LitePullConsumerEvents>
@@ -90,6 +93,8 @@ export class LitePullConsumer
   private offsetStore: OffsetStore | undefined;
   private offsets: LiteOffsets | undefined;
   private rebalancer: Rebalancer | undefined;
+  /** OpenTelemetry of this start (core/consume-telemetry.ts); undefined when off. */
+  private telemetry: ConsumeTelemetry | undefined;
   private pullCtx: PullContext | undefined;
   private readonly contributor: HeartbeatContributor = {
     consumerData: () => [
@@ -189,7 +194,27 @@ export class LitePullConsumer
     this.stopForwarding = forwardInstanceEvents(instance, this, o.namespace);
     await step();
     await this.startParts(instance, client, step);
+    this.telemetry = this.openTelemetry();
     this.logger.info('lite pull consumer started', { group: o.consumerGroup, clientId: this.clientId });
+  }
+
+  private openTelemetry(): ConsumeTelemetry | undefined {
+    const o = this.options;
+    const otel = clientTelemetry(o.openTelemetry);
+    if (otel === undefined) return undefined;
+    return new ConsumeTelemetry(otel, {
+      consumerGroup: o.consumerGroup,
+      clientId: this.clientId,
+      namespace: o.namespace,
+      consumptionModel: o.messageModel.toLowerCase(),
+      // The process queues: what the pulls fetched and poll() has not handed out yet.
+      cache: () =>
+        [...(this.rebalancer?.table.values() ?? [])].map((e) => ({
+          topic: withoutNamespace(e.mq.topic, o.namespace),
+          count: e.pq.msgCount,
+          bytes: e.pq.msgSize,
+        })),
+    });
   }
 
   private async startParts(instance: ClientInstance, client: ConsumerClient, step: StartStep): Promise<void> {
@@ -306,9 +331,19 @@ export class LitePullConsumer
    * `[]` when none came in time or the consumer shuts down meanwhile. `options.signal` aborts
    * the wait (AbortError): the waiter leaves at once and takes no message, so none is lost.
    */
-  async poll(
+  poll(
     timeoutMs: number = this.options.pollTimeoutMillis,
     options?: CallOptions,
+  ): Promise<ConsumerMessage[]> {
+    const telemetry = this.telemetry;
+    if (telemetry === undefined) return this.pollMessages(timeoutMs, options);
+    // A poll that returns nothing leaves no span: an idle poll loop would flood the exporter.
+    return telemetry.traceReceive(undefined, false, () => this.pollMessages(timeoutMs, options));
+  }
+
+  private async pollMessages(
+    timeoutMs: number,
+    options: CallOptions | undefined,
   ): Promise<ConsumerMessage[]> {
     this.checkRunning('poll()');
     checkInt('timeoutMs', timeoutMs, 0);
@@ -518,6 +553,8 @@ export class LitePullConsumer
   private async close(): Promise<void> {
     this.life.stop();
     this.cache.close();
+    this.telemetry?.close();
+    this.telemetry = undefined;
     const entries = [...(this.rebalancer?.table.values() ?? [])];
     for (const e of entries) e.pq.dropped = true;
     await this.offsets?.commitInBackground(

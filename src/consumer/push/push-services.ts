@@ -91,7 +91,8 @@ export function wirePushServices(
           // The queue tables, built below; the gauges read them only at a collection, later.
           cache: () => cachedFigures(rebalancer, pop, o.namespace),
         });
-  const pool = new HandlerPool(o.consumeThreadMax, Math.round(o.consumeTimeout * 60_000), telemetry);
+  const pool = new HandlerPool(o.consumeThreadMax, Math.round(o.consumeTimeout * 60_000));
+  if (telemetry !== undefined) pool.instrument(telemetry);
   const sendBack = new SendBack(
     client,
     {

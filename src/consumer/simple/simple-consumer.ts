@@ -47,6 +47,9 @@ import { buildSubscriptionData } from '../core/subscription.js';
 import { changeInvisibleTime, type AckPort } from './ack.js';
 import { PopAcker } from '../core/pop-acker.js';
 import { PopSlots } from './pop-slots.js';
+import { ConsumeTelemetry } from '../core/consume-telemetry.js';
+import { clientTelemetry } from '../../observability/otel/api.js';
+import { ConsumerOperation } from '../../observability/otel/consumer-names.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
   checkDuration,
@@ -119,6 +122,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly acker: PopAcker;
   /** The bound on POPs in flight (`maxInFlightPops`). */
   private readonly popSlots: PopSlots;
+  /** OpenTelemetry of this start (core/consume-telemetry.ts); undefined when off. */
+  private telemetry: ConsumeTelemetry | undefined;
 
   constructor(options: SimpleConsumerOptions) {
     super();
@@ -198,6 +203,13 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       await step(this.orderOf(t.brokerName));
     }
     this.startTimestamp = Date.now();
+    const otel = clientTelemetry(o.openTelemetry);
+    if (otel !== undefined)
+      this.telemetry = new ConsumeTelemetry(otel, {
+        consumerGroup: o.consumerGroup,
+        clientId: this.clientId,
+        namespace: o.namespace,
+      });
     joinPopGroup(instance, this.wireGroup, this.member);
     this.logger.info('simple consumer started', { group: o.consumerGroup, clientId: this.clientId });
   }
@@ -271,10 +283,23 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
    * brought meanwhile first (parked-pops.ts), so an abort loses no message to its invisible time.
    * Such messages carry the invisible time their POP asked for.
    */
-  async receive(
+  receive(
     maxMessages: number,
     invisibleDurationMs = this.options.invisibleDuration,
     options?: CallOptions,
+  ): Promise<PoppedMessage[]> {
+    const telemetry = this.telemetry;
+    if (telemetry === undefined) return this.receiveMessages(maxMessages, invisibleDurationMs, options);
+    const topics = Object.keys(this.options.subscriptions);
+    return telemetry.traceReceive(topics.length === 1 ? topics[0] : undefined, true, () =>
+      this.receiveMessages(maxMessages, invisibleDurationMs, options),
+    );
+  }
+
+  private async receiveMessages(
+    maxMessages: number,
+    invisibleDurationMs: number,
+    options: CallOptions | undefined,
   ): Promise<PoppedMessage[]> {
     checkReceiveArgs(maxMessages, invisibleDurationMs);
     const signal = signalOf(options);
@@ -418,7 +443,18 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
    * each message not acked and why; the others were acked. `options.signal` aborts the wait for
    * the broker's answer (AbortError): the ack may or may not have been applied.
    */
-  async ack(message: PoppedMessage | readonly PoppedMessage[], options?: CallOptions): Promise<void> {
+  ack(message: PoppedMessage | readonly PoppedMessage[], options?: CallOptions): Promise<void> {
+    const telemetry = this.telemetry;
+    if (telemetry === undefined) return this.ackMessages(message, options);
+    return telemetry.traceSettle(ConsumerOperation.ACK, settledList(message), () =>
+      this.ackMessages(message, options),
+    );
+  }
+
+  private async ackMessages(
+    message: PoppedMessage | readonly PoppedMessage[],
+    options: CallOptions | undefined,
+  ): Promise<void> {
     const signal = signalOf(options);
     throwIfAborted(signal, 'ack');
     const acked = Array.isArray(message) ? (message as readonly PoppedMessage[]) : [message as PoppedMessage];
@@ -435,10 +471,22 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
    * `options.signal` aborts the wait (AbortError); the handle is then unchanged, though the
    * broker may have applied the change.
    */
-  async changeInvisibleDuration(
+  changeInvisibleDuration(
     message: PoppedMessage,
     invisibleDurationMs: number,
     options?: CallOptions,
+  ): Promise<PoppedMessage> {
+    const telemetry = this.telemetry;
+    if (telemetry === undefined) return this.changeInvisible(message, invisibleDurationMs, options);
+    return telemetry.traceSettle(ConsumerOperation.CHANGE_INVISIBLE_DURATION, settledList(message), () =>
+      this.changeInvisible(message, invisibleDurationMs, options),
+    );
+  }
+
+  private async changeInvisible(
+    message: PoppedMessage,
+    invisibleDurationMs: number,
+    options: CallOptions | undefined,
   ): Promise<PoppedMessage> {
     checkInvisibleDuration(invisibleDurationMs);
     const signal = signalOf(options);
@@ -508,6 +556,8 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.parked.clear();
     this.orderly.clear();
     this.held.clear();
+    this.telemetry?.close();
+    this.telemetry = undefined;
     if (instance !== undefined) {
       await leavePopGroup(instance, this.wireGroup, this.member);
       for (const t of this.wireTopics()) instance.routes.unpin(t);
@@ -527,6 +577,12 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   shutdown(): Promise<void> {
     return this.lifecycle.shutdown();
   }
+}
+
+/** The messages an ack or change names, for its span (a bad argument is refused later, by the call). */
+function settledList(message: unknown): PoppedMessage[] {
+  const list: unknown[] = Array.isArray(message) ? message : [message];
+  return list.filter((m): m is PoppedMessage => m !== null && typeof m === 'object');
 }
 
 /** receive()'s arguments; InvalidArgumentError naming the bad one. */
