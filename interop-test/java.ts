@@ -99,12 +99,24 @@ export interface JavaRunOptions {
   timeoutMs?: number;
   /** Extra JVM flags. */
   jvmArgs?: string[];
+  /**
+   * stderr lines to keep whole in `keptLines` (stderr itself keeps only its last ~64 KiB), e.g.
+   * the OpenTelemetry agent's span lines (interop-test/otel-agent.ts).
+   */
+  keepStderrLines?: RegExp;
+  /**
+   * A command the JVM runs under (e.g. `['strace', '-f', ...]`): it gets `java <flags>` as its
+   * arguments and its own process group, which the timeout kills whole.
+   */
+  launcher?: readonly string[];
 }
 
 export interface JavaRunResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** The stderr lines `keepStderrLines` matched, in order (empty without it). */
+  keptLines: string[];
 }
 
 /** Runs one JVM with the version's classpath; stdout and stderr are collected. */
@@ -140,30 +152,51 @@ export async function runJava(
   ];
   try {
     return await new Promise<JavaRunResult>((resolve, reject) => {
-      const child = spawn(javaBinary(), jvm, { stdio: ['ignore', 'pipe', 'pipe'] });
-      track(child.pid);
+      const launcher = options.launcher ?? [];
+      const [command, ...prefix] = [...launcher, javaBinary()];
+      const child = spawn(command ?? javaBinary(), [...prefix, ...jvm], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: launcher.length > 0,
+      });
+      // A launcher's group is tracked as -pgid, so the exit hook ends the JVM under it as well.
+      const tracked = launcher.length > 0 && child.pid !== undefined ? -child.pid : child.pid;
+      track(tracked);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let errBytes = 0;
+      const keep = options.keepStderrLines;
+      const keptLines: string[] = [];
+      let partial = '';
       child.stdout.on('data', (b: Buffer) => out.push(b));
       child.stderr.on('data', (b: Buffer) => {
+        if (keep !== undefined) {
+          const lines = (partial + b.toString('utf8')).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) if (keep.test(line)) keptLines.push(line);
+        }
         // Keep only the last ~64 KiB of stderr: 5.x logback prints a lot at start.
         err.push(b);
         errBytes += b.length;
         while (errBytes > 65536 && err.length > 1) errBytes -= err.shift()?.length ?? 0;
       });
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+      const timer = setTimeout(() => {
+        // Under a launcher the JVM is its child: end the whole group, not the launcher alone.
+        if (launcher.length > 0 && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      }, options.timeoutMs ?? 120_000);
       child.on('error', (e) => {
         clearTimeout(timer);
         reject(new Error(`interop: cannot start ${javaBinary()}: ${e.message}`));
       });
       child.on('close', (code) => {
         clearTimeout(timer);
-        untrack(child.pid);
+        untrack(tracked);
+        if (keep !== undefined && keep.test(partial)) keptLines.push(partial);
         resolve({
           code,
           stdout: Buffer.concat(out).toString('utf8'),
           stderr: Buffer.concat(err).toString('utf8'),
+          keptLines,
         });
       });
     });
@@ -178,7 +211,15 @@ export async function runDriver<T = Record<string, unknown>>(
   args: readonly string[],
   options: JavaRunOptions = {},
 ): Promise<T> {
-  const r = await runJava(version, 'org.rocketmqts.interop.Driver', args, options);
+  return parseDriverResult<T>(
+    version,
+    args,
+    await runJava(version, 'org.rocketmqts.interop.Driver', args, options),
+  );
+}
+
+/** The driver's one-line JSON result out of a finished run; throws with its output when absent. */
+export function parseDriverResult<T>(version: string, args: readonly string[], r: JavaRunResult): T {
   const line = r.stdout
     .split('\n')
     .map((l) => l.trim())
@@ -335,6 +376,7 @@ function stderrTail(s: string): string {
 const live = new Set<number>();
 let exitHookInstalled = false;
 
+/** Tracks a child (or, as a negative number, a process group) to kill when this process exits. */
 export function track(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   live.add(pid);

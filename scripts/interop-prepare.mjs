@@ -1,5 +1,6 @@
 // Builds the Java interop harness (interop/) when it is missing or older than its sources:
-// the driver jar plus each RocketMQ version's classpath in interop/target/<version>/lib.
+// the driver jar plus each RocketMQ version's classpath in interop/target/<version>/lib, and the
+// OpenTelemetry Java agent in interop/target/otel.
 // Fails loudly when Java or Maven is missing. `--force` rebuilds unconditionally.
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -11,6 +12,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const interop = join(root, 'interop');
 /** Module directory → RocketMQ version; keep in step with interop/v4|v5/pom.xml. */
 export const INTEROP_VERSIONS = { v4: '4.9.7', v5: '5.5.0' };
+/** The OpenTelemetry Java agent interop/pom.xml copies (interop-test/otel-agent.ts attaches it). */
+export const OTEL_AGENT_DIR = join(interop, 'target', 'otel');
+
+/** Stamp files written after a complete build: one per version's classpath, one for the agent. */
+function stamps() {
+  return [
+    ...Object.values(INTEROP_VERSIONS).map((v) => join(interop, 'target', v, 'lib', '.complete')),
+    join(OTEL_AGENT_DIR, '.complete'),
+  ];
+}
 
 function findOnPath(name) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -37,11 +48,7 @@ function upToDate() {
     newestMtime(join(interop, 'v5', 'pom.xml')),
     newestMtime(join(interop, 'src')),
   );
-  for (const version of Object.values(INTEROP_VERSIONS)) {
-    const stamp = join(interop, 'target', version, 'lib', '.complete');
-    if (!existsSync(stamp) || statSync(stamp).mtimeMs < sources) return false;
-  }
-  return true;
+  return stamps().every((stamp) => existsSync(stamp) && statSync(stamp).mtimeMs >= sources);
 }
 
 export function prepare({ force = false, quiet = false } = {}) {
@@ -63,9 +70,7 @@ export function prepare({ force = false, quiet = false } = {}) {
   });
   if (result.status !== 0)
     throw new Error(`interop: mvn package failed (exit ${result.status ?? result.signal})`);
-  for (const v of Object.values(INTEROP_VERSIONS)) {
-    writeFileSync(join(interop, 'target', v, 'lib', '.complete'), `${new Date().toISOString()}\n`);
-  }
+  for (const stamp of stamps()) writeFileSync(stamp, `${new Date().toISOString()}\n`);
   if (!quiet) console.error(`interop: Maven build done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
