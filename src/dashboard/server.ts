@@ -22,6 +22,8 @@ import {
   NotANameServerError,
   RocketMQError,
 } from '../errors.js';
+import { ClusterCollector } from '../exporter/collector.js';
+import { answerScrape } from '../exporter/metrics-server.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { errorBox, errorText, esc, page, type Section } from './html.js';
 import { LiveHub, type Fragments, type LiveView } from './live.js';
@@ -100,6 +102,8 @@ export class Dashboard {
   /** @internal */
   readonly throttle: AuthThrottle;
   private server: Server | undefined;
+  /** `/metrics` (docs/observability.md §Prometheus): the same auth and Host checks as the pages. */
+  readonly collector: ClusterCollector;
   private hosts: Set<string> | undefined;
 
   constructor(options?: DashboardOptions) {
@@ -115,6 +119,7 @@ export class Dashboard {
         ...o.connection,
       });
     this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err), o.maxLiveViews);
+    this.collector = new ClusterCollector({ admin: this.admin, brokerTimeoutMs: o.requestTimeout });
     this.throttle = new AuthThrottle(o.authMaxFailures, o.authLockoutMs);
     this.ctx = {
       admin: this.admin,
@@ -257,6 +262,7 @@ export class Dashboard {
         if (path === '/assets/app.js') return asset(res, 'text/javascript; charset=utf-8', APP_JS);
         if (path === '/assets/app.css') return asset(res, 'text/css; charset=utf-8', APP_CSS);
         if (path === '/events') return this.events(req, res, url.searchParams);
+        if (path === '/metrics') return await answerScrape(this.collector, res, this.options.logger);
         const route = Object.hasOwn(this.gets, path) ? this.gets[path] : undefined;
         if (!route)
           return this.send(res, 404, { title: 'Not found', body: '' }, 'cluster', `no page at ${path}`);

@@ -157,7 +157,7 @@ export class ClusterCollector {
     try {
       return await fetch();
     } catch (err) {
-      this.count(err instanceof BrokerUnavailableError ? err.address : broker, stage);
+      this.count(broker || (err instanceof BrokerUnavailableError ? err.address : ''), stage);
       return undefined;
     }
   }
