@@ -119,7 +119,7 @@ export class Dashboard {
         ...o.connection,
       });
     this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err), o.maxLiveViews);
-    this.collector = new ClusterCollector({ admin: this.admin, brokerTimeoutMs: o.requestTimeout });
+    this.collector = new ClusterCollector({ admin: this.admin });
     this.throttle = new AuthThrottle(o.authMaxFailures, o.authLockoutMs);
     this.ctx = {
       admin: this.admin,

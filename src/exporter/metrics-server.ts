@@ -22,7 +22,7 @@ export interface MetricsServerOptions extends ClientConnectionOptions {
   port?: number | undefined;
   /** Address to listen on. @default '127.0.0.1' */
   host?: string | undefined;
-  /** See ClusterCollectorOptions. @default 3000 */
+  /** Longest wait for one broker's answer, ms (the Admin's `mqClientApiTimeout`). @default 3000 */
   brokerTimeoutMs?: number | undefined;
   /** See ClusterCollectorOptions. @default 8000 */
   scrapeTimeoutMs?: number | undefined;
@@ -76,10 +76,15 @@ export class MetricsServer {
     this.host = checkString('host', o.host);
     this.port0 = checkInt('port', o.port, 0, 65535);
     this.logger = checkLogger('logger', o.logger);
-    this.admin = new Admin({ namesrvAddr, logger: this.logger, credentials: o.credentials, tls: o.tls });
+    this.admin = new Admin({
+      namesrvAddr,
+      logger: this.logger,
+      mqClientApiTimeout: checkInt('brokerTimeoutMs', o.brokerTimeoutMs ?? 3000, 1, 600_000),
+      credentials: o.credentials,
+      tls: o.tls,
+    });
     this.collector = new ClusterCollector({
       admin: this.admin,
-      brokerTimeoutMs: o.brokerTimeoutMs ?? DEFAULT_CLUSTER_COLLECTOR_OPTIONS.brokerTimeoutMs,
       scrapeTimeoutMs: o.scrapeTimeoutMs ?? DEFAULT_CLUSTER_COLLECTOR_OPTIONS.scrapeTimeoutMs,
     });
   }

@@ -4,13 +4,12 @@ import { InvalidArgumentError } from '../errors.js';
 import { checkInt, keyList, withDefaults } from '../options.js';
 
 export interface ClusterCollectorOptions {
-  /** The Admin client the figures are read with (the collector does not close it). */
-  admin: Admin;
   /**
-   * Longest wait for one broker's (or the NameServer's) answer, ms; a broker slower than this
-   * counts as a scrape error and its series are left out of that scrape. @default 3000
+   * The Admin client the figures are read with (the collector does not close it). Its
+   * `mqClientApiTimeout` bounds the wait for each broker: one slower than that (or refusing) is
+   * left out of the scrape and counted in `rocketmq_exporter_scrape_errors_total`.
    */
-  brokerTimeoutMs?: number | undefined;
+  admin: Admin;
   /**
    * Longest a whole scrape takes, ms: past it the figures read so far are served and the rest
    * counted as errors (Prometheus' own scrape_timeout defaults to 10 s). @default 8000
@@ -22,20 +21,17 @@ export interface ClusterCollectorOptions {
 
 export interface ResolvedClusterCollectorOptions {
   admin: Admin;
-  brokerTimeoutMs: number;
   scrapeTimeoutMs: number;
   concurrency: number;
 }
 
 export const DEFAULT_CLUSTER_COLLECTOR_OPTIONS = Object.freeze({
-  brokerTimeoutMs: 3000,
   scrapeTimeoutMs: 8000,
   concurrency: 8,
 });
 
 const KNOWN = keyList<ClusterCollectorOptions>({
   admin: true,
-  brokerTimeoutMs: true,
   scrapeTimeoutMs: true,
   concurrency: true,
 });
@@ -45,7 +41,6 @@ export function validateClusterCollectorOptions(input: ClusterCollectorOptions):
   if (!(o.admin instanceof Admin)) throw new InvalidArgumentError('admin', 'must be an Admin client');
   return Object.freeze({
     admin: o.admin,
-    brokerTimeoutMs: checkInt('brokerTimeoutMs', o.brokerTimeoutMs, 1, 600_000),
     scrapeTimeoutMs: checkInt('scrapeTimeoutMs', o.scrapeTimeoutMs, 1, 600_000),
     concurrency: checkInt('concurrency', o.concurrency, 1, 256),
   });
