@@ -40,6 +40,7 @@ import { ClusterView, clusterPage } from './views/cluster.js';
 import type { Params, ViewContext } from './views/context.js';
 import { GroupView, groupPage, groupsPage, resetOffset } from './views/groups.js';
 import { messagePage, messagesPage, resendMessage, searchForms } from './views/messages.js';
+import { MetricsView, metricsPage } from './views/metrics.js';
 import { ProducersView, producersPage } from './views/producers.js';
 import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
 
@@ -211,6 +212,14 @@ export class Dashboard {
           live: '/events?view=producers',
         }),
     ],
+    '/metrics-page': [
+      'metrics',
+      async () => ({
+        title: 'Metrics',
+        body: await metricsPage(this.ctx, this.collector),
+        live: '/events?view=metrics',
+      }),
+    ],
   };
 
   private readonly posts: Readonly<Record<string, [Section, PostRoute, (form: Params) => GetRoute]>> = {
@@ -373,9 +382,15 @@ export class Dashboard {
     let create: () => LiveView;
     if (view === 'cluster') [key, create] = ['cluster', () => new ClusterView(this.ctx)];
     else if (view === 'producers') [key, create] = ['producers', () => new ProducersView(this.ctx)];
+    else if (view === 'metrics') [key, create] = ['metrics', () => new MetricsView(this.ctx, this.collector)];
     else if (view === 'topic' && name) [key, create] = [`topic:${name}`, () => new TopicView(this.ctx, name)];
     else if (view === 'group' && name) [key, create] = [`group:${name}`, () => new GroupView(this.ctx, name)];
-    else return plain(res, 400, 'view must be cluster, producers, topic (with name) or group (with name)');
+    else
+      return plain(
+        res,
+        400,
+        'view must be cluster, producers, metrics, topic (with name) or group (with name)',
+      );
     // Bounded: each stream holds a socket, each distinct view a poller (docs/admin-cli.md §4).
     if (this.streams.size >= this.options.maxLiveStreams) {
       res.setHeader('Retry-After', '10');
@@ -417,9 +432,11 @@ export class Dashboard {
         ? 'brokers'
         : key === 'producers'
           ? 'health'
-          : key.startsWith('topic:')
-            ? 'queues'
-            : 'progress';
+          : key === 'metrics'
+            ? 'metrics-brokers'
+            : key.startsWith('topic:')
+              ? 'queues'
+              : 'progress';
     return { [region]: errorBox(errorText(err)) };
   }
 }
