@@ -36,7 +36,13 @@ import {
   type UserInfo,
 } from './acl2.js';
 import { AdminContext } from './admin-context.js';
-import { brokerConfig, brokerRuntimeStats, brokerStatsData, clusterInfo, updateBrokerConfig } from './cluster.js';
+import {
+  brokerConfig,
+  brokerRuntimeStats,
+  brokerStatsData,
+  clusterInfo,
+  updateBrokerConfig,
+} from './cluster.js';
 import {
   consumerConnections,
   consumerProgress,

@@ -2,7 +2,11 @@
 import { InvalidArgumentError } from '../errors.js';
 import { encodePropertiesText, parsePropertiesText } from '../protocol/body/admin.js';
 import { GetBrokerRuntimeInfo } from '../protocol/headers/admin.js';
-import { GetBrokerConfig, UpdateBrokerConfig, ViewBrokerStatsData } from '../protocol/headers/broker-admin.js';
+import {
+  GetBrokerConfig,
+  UpdateBrokerConfig,
+  ViewBrokerStatsData,
+} from '../protocol/headers/broker-admin.js';
 import { parseKVTable } from '../protocol/headers/register.js';
 import type { AdminContext } from './admin-context.js';
 import type { BrokerAddressInfo, BrokerRuntimeStats, BrokerStatsData, ClusterInfoResult } from './types.js';

@@ -47,14 +47,22 @@ function newFamilies() {
   return {
     brokerTps: new Family('rocketmq_broker_tps', 'Messages put per second on the broker (1 min)', BROKER),
     brokerQps: new Family('rocketmq_broker_qps', 'Messages got per second from the broker (1 min)', BROKER),
-    producerOffset: new Family('rocketmq_producer_offset', 'Sum of the max offsets of the topic on the broker', TOPIC),
+    producerOffset: new Family(
+      'rocketmq_producer_offset',
+      'Sum of the max offsets of the topic on the broker',
+      TOPIC,
+    ),
     retryOffset: new Family('rocketmq_topic_retry_offset', 'Sum of the max offsets of a retry topic', TOPIC),
     dlqOffset: new Family('rocketmq_topic_dlq_offset', 'Sum of the max offsets of the group DLQ topic', [
       'cluster',
       'broker',
       'group',
     ]),
-    producerTps: new Family('rocketmq_producer_tps', 'Messages put per second into the topic on the broker', TOPIC),
+    producerTps: new Family(
+      'rocketmq_producer_tps',
+      'Messages put per second into the topic on the broker',
+      TOPIC,
+    ),
     producerSize: new Family(
       'rocketmq_producer_message_size',
       'Bytes put per second into the topic on the broker (1 min)',
@@ -75,10 +83,22 @@ function newFamilies() {
       'Sum of the group committed offsets of the topic on the broker',
       GROUP_TOPIC,
     ),
-    groupDiff: new Family('rocketmq_group_diff', 'Messages of the topic the group has not consumed', GROUP_DIFF),
-    groupRetryDiff: new Family('rocketmq_group_retrydiff', 'Messages of the retry topic not consumed', GROUP_DIFF),
+    groupDiff: new Family(
+      'rocketmq_group_diff',
+      'Messages of the topic the group has not consumed',
+      GROUP_DIFF,
+    ),
+    groupRetryDiff: new Family(
+      'rocketmq_group_retrydiff',
+      'Messages of the retry topic not consumed',
+      GROUP_DIFF,
+    ),
     groupDlqDiff: new Family('rocketmq_group_dlqdiff', 'Messages of the DLQ topic not consumed', GROUP_DIFF),
-    groupCount: new Family('rocketmq_group_count', 'Online consumers of the group', ['caddr', 'localaddr', 'group']),
+    groupCount: new Family('rocketmq_group_count', 'Online consumers of the group', [
+      'caddr',
+      'localaddr',
+      'group',
+    ]),
     latency: new Family(
       'rocketmq_group_get_latency_by_storetime',
       'Age in ms of the oldest message the group has not consumed (0 when caught up)',
@@ -132,7 +152,9 @@ export class ClusterCollector {
     const offsets = new Map<string, number>();
     const brokers = await this.brokers(f, deadline);
     if (brokers !== undefined) {
-      const topics = await this.guard('', 'topic_list', () => this.admin.topics({ signal: this.signal(deadline) }));
+      const topics = await this.guard('', 'topic_list', () =>
+        this.admin.topics({ signal: this.signal(deadline) }),
+      );
       if (topics !== undefined) {
         await this.each(topics, (t) => this.topic(t, brokers, f, offsets, deadline));
       }
@@ -217,9 +239,11 @@ export class ClusterCollector {
       this.admin.topicStatsReport(topic, { signal: this.signal(deadline) }),
     );
     if (report === undefined) return;
-    for (const u of report.unreachable) if (!b.down.has(u.brokerName)) this.count(u.brokerName, 'topic_stats');
+    for (const u of report.unreachable)
+      if (!b.down.has(u.brokerName)) this.count(u.brokerName, 'topic_stats');
     const perBroker = new Map<string, number>();
-    for (const q of report.queues) perBroker.set(q.brokerName, (perBroker.get(q.brokerName) ?? 0) + q.maxOffset);
+    for (const q of report.queues)
+      perBroker.set(q.brokerName, (perBroker.get(q.brokerName) ?? 0) + q.maxOffset);
     for (const [broker, sum] of perBroker) {
       const cluster = b.clusterOf.get(broker) ?? '';
       if (topic.startsWith(DLQ_PREFIX))
@@ -228,7 +252,15 @@ export class ClusterCollector {
       else {
         f.producerOffset.add({ cluster, broker, topic }, sum);
         offsets.set(`p\0${cluster}\0${broker}\0${topic}`, sum);
-        await this.statsData(b, broker, 'TOPIC_PUT_SIZE', topic, f.producerSize, { cluster, broker, topic }, deadline);
+        await this.statsData(
+          b,
+          broker,
+          'TOPIC_PUT_SIZE',
+          topic,
+          f.producerSize,
+          { cluster, broker, topic },
+          deadline,
+        );
       }
     }
     if (topic.startsWith(DLQ_PREFIX)) return;
@@ -299,7 +331,15 @@ export class ClusterCollector {
       offsets.set(`c\0${cluster}\0${broker}\0${topic}\0${group}`, e.offset);
       if (model === 'CLUSTERING') f.latency.add(labels, Math.max(0, e.latency));
       if (!topic.startsWith(RETRY_PREFIX))
-        await this.statsData(b, broker, 'GROUP_GET_SIZE', `${topic}@${group}`, f.consumerSize, labels, deadline);
+        await this.statsData(
+          b,
+          broker,
+          'GROUP_GET_SIZE',
+          `${topic}@${group}`,
+          f.consumerSize,
+          labels,
+          deadline,
+        );
     }
   }
 
@@ -327,7 +367,9 @@ export class ClusterCollector {
     const address = b.masters.get(broker);
     if (address === undefined || b.down.has(broker) || this.noStatsData.has(address)) return;
     try {
-      const data = await this.admin.brokerStatsData(address, statsName, statsKey, { signal: this.signal(deadline) });
+      const data = await this.admin.brokerStatsData(address, statsName, statsKey, {
+        signal: this.signal(deadline),
+      });
       family.add(labels, data.statsMinute.tps);
     } catch (err) {
       if (err instanceof RequestNotSupportedError) this.noStatsData.add(address);

@@ -60,9 +60,11 @@ function labelText(family: MetricFamily, sample: MetricSample): string {
 export function writeExposition(families: readonly MetricFamily[]): string {
   const byName = new Map<string, { family: MetricFamily; lines: Map<string, string> }>();
   for (const f of families) {
-    if (!METRIC_NAME.test(f.name)) throw new InvalidArgumentError('family.name', `${JSON.stringify(f.name)} is not a metric name`);
+    if (!METRIC_NAME.test(f.name))
+      throw new InvalidArgumentError('family.name', `${JSON.stringify(f.name)} is not a metric name`);
     for (const n of f.labelNames)
-      if (!LABEL_NAME.test(n) || n.startsWith('__')) throw new InvalidArgumentError('family.labelNames', `${JSON.stringify(n)} is not a label name`);
+      if (!LABEL_NAME.test(n) || n.startsWith('__'))
+        throw new InvalidArgumentError('family.labelNames', `${JSON.stringify(n)} is not a label name`);
     let entry = byName.get(f.name);
     if (entry === undefined) byName.set(f.name, (entry = { family: f, lines: new Map() }));
     for (const s of f.samples) {

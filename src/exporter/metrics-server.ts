@@ -43,7 +43,11 @@ const KNOWN = keyList<MetricsServerOptions>({
 const DEFAULTS = Object.freeze({ port: 5557, host: '127.0.0.1', logger: silentLogger });
 
 /** The answer to a scrape: 200 with the text, or 500 naming what failed (never a stack trace). */
-export async function answerScrape(collector: ClusterCollector, res: ServerResponse, logger: Logger): Promise<void> {
+export async function answerScrape(
+  collector: ClusterCollector,
+  res: ServerResponse,
+  logger: Logger,
+): Promise<void> {
   let text: string;
   try {
     text = await collector.scrape();
@@ -72,7 +76,8 @@ export class MetricsServer {
   constructor(options?: MetricsServerOptions) {
     const o = withDefaults<MetricsServerOptions>(DEFAULTS, options ?? {}, KNOWN);
     const namesrvAddr = o.namesrvAddr ?? process.env['NAMESRV_ADDR'];
-    if (namesrvAddr === undefined) throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
+    if (namesrvAddr === undefined)
+      throw new InvalidArgumentError('namesrvAddr', 'is required (or set NAMESRV_ADDR)');
     this.host = checkString('host', o.host);
     this.port0 = checkInt('port', o.port, 0, 65535);
     this.logger = checkLogger('logger', o.logger);

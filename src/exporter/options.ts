@@ -36,7 +36,9 @@ const KNOWN = keyList<ClusterCollectorOptions>({
   concurrency: true,
 });
 
-export function validateClusterCollectorOptions(input: ClusterCollectorOptions): ResolvedClusterCollectorOptions {
+export function validateClusterCollectorOptions(
+  input: ClusterCollectorOptions,
+): ResolvedClusterCollectorOptions {
   const o = withDefaults<ClusterCollectorOptions>(DEFAULT_CLUSTER_COLLECTOR_OPTIONS, input, KNOWN);
   if (!(o.admin instanceof Admin)) throw new InvalidArgumentError('admin', 'must be an Admin client');
   return Object.freeze({

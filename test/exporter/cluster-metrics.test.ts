@@ -75,7 +75,9 @@ describe('scrape of an embedded cluster with a group that consumed part of a top
     );
     const stats = await admin.topicStats(topic);
     for (const p of produced) {
-      const max = stats.queues.filter((q) => q.brokerName === p.labels['broker']).reduce((s, q) => s + q.maxOffset, 0);
+      const max = stats.queues
+        .filter((q) => q.brokerName === p.labels['broker'])
+        .reduce((s, q) => s + q.maxOffset, 0);
       assert.equal(p.value, max, `producer offset on ${p.labels['broker']}`);
       assert.equal(p.labels['cluster'], 'DefaultCluster');
     }
@@ -97,8 +99,14 @@ describe('scrape of an embedded cluster with a group that consumed part of a top
     const tps = samples(second, 'rocketmq_producer_tps', { topic });
     assert.equal(tps.length, 2);
     assert.ok(tps.every((t) => t.value >= 0));
-    assert.ok(tps.some((t) => t.value > 0), 'one broker got the new message');
-    await until(async () => (await admin.consumerProgress(group, topic)).totalLag === LEFT + 1, 'lag settled');
+    assert.ok(
+      tps.some((t) => t.value > 0),
+      'one broker got the new message',
+    );
+    await until(
+      async () => (await admin.consumerProgress(group, topic)).totalLag === LEFT + 1,
+      'lag settled',
+    );
   });
 
   test('a real scrape passes promtool check metrics (exporter-name lints aside)', async (t) => {
