@@ -5,6 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { Admin } from '../../src/admin/admin.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { RequestCode } from '../../src/protocol/codes.js';
@@ -148,6 +149,19 @@ describe('scrape of an embedded cluster with a group that consumed part of a top
       const missing = await fetch(`${base}nothing`);
       assert.equal(missing.status, 404);
       await missing.text();
+      // a DNS-rebinding page would send its own host name
+      const foreign = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port: server.port, path: '/metrics', headers: { host: 'evil.example:80' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(foreign, 403);
     } finally {
       await server.close();
     }
