@@ -36,7 +36,13 @@ import {
   type UserInfo,
 } from './acl2.js';
 import { AdminContext } from './admin-context.js';
-import { brokerConfig, brokerRuntimeStats, clusterInfo, updateBrokerConfig } from './cluster.js';
+import {
+  brokerConfig,
+  brokerRuntimeStats,
+  brokerStatsData,
+  clusterInfo,
+  updateBrokerConfig,
+} from './cluster.js';
 import {
   consumerConnections,
   consumerProgress,
@@ -81,6 +87,7 @@ import type {
   AdminQueue,
   AdminTarget,
   BrokerRuntimeStats,
+  BrokerStatsData,
   ClientConnection,
   ClusterInfoResult,
   ConsumeDirectlyResult,
@@ -183,6 +190,19 @@ export class Admin extends EventEmitter<AdminEvents> {
   /** Runtime statistics of a broker, named by broker name (its master) or `host:port`. */
   brokerRuntimeStats(broker: string, options?: CallOptions): Promise<BrokerRuntimeStats> {
     return this.run(options, (c) => brokerRuntimeStats(c, broker));
+  }
+
+  /**
+   * One stats item of a broker (VIEW_BROKER_STATS_DATA), e.g. `('TOPIC_PUT_SIZE', topic)` or
+   * `('GROUP_GET_SIZE', 'topic@group')`: the broker's own per-minute, hour and day figures.
+   */
+  brokerStatsData(
+    broker: string,
+    statsName: string,
+    statsKey: string,
+    options?: CallOptions,
+  ): Promise<BrokerStatsData> {
+    return this.run(options, (c) => brokerStatsData(c, broker, statsName, statsKey));
   }
 
   brokerConfig(broker: string, options?: CallOptions): Promise<Record<string, string>> {

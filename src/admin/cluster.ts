@@ -2,10 +2,14 @@
 import { InvalidArgumentError } from '../errors.js';
 import { encodePropertiesText, parsePropertiesText } from '../protocol/body/admin.js';
 import { GetBrokerRuntimeInfo } from '../protocol/headers/admin.js';
-import { GetBrokerConfig, UpdateBrokerConfig } from '../protocol/headers/broker-admin.js';
+import {
+  GetBrokerConfig,
+  UpdateBrokerConfig,
+  ViewBrokerStatsData,
+} from '../protocol/headers/broker-admin.js';
 import { parseKVTable } from '../protocol/headers/register.js';
 import type { AdminContext } from './admin-context.js';
-import type { BrokerAddressInfo, BrokerRuntimeStats, ClusterInfoResult } from './types.js';
+import type { BrokerAddressInfo, BrokerRuntimeStats, BrokerStatsData, ClusterInfoResult } from './types.js';
 
 export async function clusterInfo(ctx: AdminContext): Promise<ClusterInfoResult> {
   const info = await ctx.clusterInfo();
@@ -87,4 +91,33 @@ export async function updateBrokerConfig(
   }
   const { address } = await ctx.brokerAddress(broker);
   await ctx.call(address, UpdateBrokerConfig, undefined, encodePropertiesText(text));
+}
+
+function statsWindow(raw: unknown): { sum: number; tps: number; avgpt: number } {
+  const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return { sum: n(o['sum']), tps: n(o['tps']), avgpt: n(o['avgpt']) };
+}
+
+/**
+ * VIEW_BROKER_STATS_DATA: one stats item of a broker (`TOPIC_PUT_SIZE` keyed by topic,
+ * `GROUP_GET_SIZE` keyed `topic@group`, …), as rocketmq-exporter reads it. An item the broker
+ * never counted answers SYSTEM_ERROR (a BrokerResponseError).
+ */
+export async function brokerStatsData(
+  ctx: AdminContext,
+  broker: string,
+  statsName: string,
+  statsKey: string,
+): Promise<BrokerStatsData> {
+  const { address } = await ctx.brokerAddress(broker);
+  const response = await ctx.call(address, ViewBrokerStatsData, { statsName, statsKey });
+  const body = response.body ? (JSON.parse(Buffer.from(response.body).toString('utf8')) as unknown) : {};
+  const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  return {
+    address,
+    statsMinute: statsWindow(o['statsMinute']),
+    statsHour: statsWindow(o['statsHour']),
+    statsDay: statsWindow(o['statsDay']),
+  };
 }

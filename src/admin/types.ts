@@ -52,6 +52,21 @@ export interface BrokerRuntimeStats {
   raw: Record<string, string>;
 }
 
+/** One window of VIEW_BROKER_STATS_DATA: the total, per second, and mean time per item. */
+export interface BrokerStatsWindow {
+  sum: number;
+  tps: number;
+  avgpt: number;
+}
+
+/** VIEW_BROKER_STATS_DATA of one stats item on one broker address. */
+export interface BrokerStatsData {
+  address: string;
+  statsMinute: BrokerStatsWindow;
+  statsHour: BrokerStatsWindow;
+  statsDay: BrokerStatsWindow;
+}
+
 export interface TopicRouteResult {
   topic: string;
   brokers: Array<{ cluster: string; brokerName: string; addresses: Record<string, string> }>;

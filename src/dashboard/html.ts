@@ -8,7 +8,7 @@ import { RocketMQError } from '../errors.js';
 
 export const esc = escapeXml;
 
-export type Section = 'cluster' | 'topics' | 'groups' | 'messages' | 'producers';
+export type Section = 'cluster' | 'topics' | 'groups' | 'messages' | 'producers' | 'metrics';
 
 const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ['cluster', '/cluster', 'Cluster'],
@@ -16,6 +16,7 @@ const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ['groups', '/groups', 'Consumer groups'],
   ['messages', '/messages', 'Messages'],
   ['producers', '/producers', 'Producer health'],
+  ['metrics', '/metrics-page', 'Metrics'],
 ];
 
 export interface PageSpec {

@@ -3,3 +3,4 @@ export { Dashboard, statusOf } from './server.js';
 export type { DashboardOptions, DashboardAuth, ResolvedDashboardOptions } from './options.js';
 export { DEFAULT_DASHBOARD_OPTIONS, isLoopbackHost } from './options.js';
 export { ProducerWatch, type IsolationEvent, type WatchedProducer } from './producer-watch.js';
+export * from '../exporter/index.js';

@@ -22,6 +22,8 @@ import {
   NotANameServerError,
   RocketMQError,
 } from '../errors.js';
+import { ClusterCollector } from '../exporter/collector.js';
+import { answerScrape } from '../exporter/metrics-server.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { errorBox, errorText, esc, page, type Section } from './html.js';
 import { LiveHub, type Fragments, type LiveView } from './live.js';
@@ -52,6 +54,7 @@ import { browsePage } from './views/browse.js';
 import { dlqPage, exportDeadLetters, outcomesTable, resendDeadLetters } from './views/dlq.js';
 import { tracePage } from './views/trace.js';
 import { Producer } from '../producer/producer.js';
+import { MetricsView, metricsPage } from './views/metrics.js';
 import { ProducersView, producersPage } from './views/producers.js';
 import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
 
@@ -103,6 +106,8 @@ export class Dashboard {
   private server: Server | undefined;
   /** The producer this dashboard started for resends (options.producer is the caller's). */
   private ownProducer: Promise<Producer> | undefined;
+  /** `/metrics` (docs/observability.md §3): the same auth and Host checks as the pages. */
+  readonly collector: ClusterCollector;
   private hosts: Set<string> | undefined;
 
   constructor(options?: DashboardOptions) {
@@ -118,6 +123,7 @@ export class Dashboard {
         ...o.connection,
       });
     this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err), o.maxLiveViews);
+    this.collector = new ClusterCollector({ admin: this.admin });
     this.throttle = new AuthThrottle(o.authMaxFailures, o.authLockoutMs);
     this.ctx = {
       admin: this.admin,
@@ -239,6 +245,14 @@ export class Dashboard {
           live: '/events?view=producers',
         }),
     ],
+    '/metrics-page': [
+      'metrics',
+      async () => ({
+        title: 'Metrics',
+        body: await metricsPage(this.ctx, this.collector),
+        live: '/events?view=metrics',
+      }),
+    ],
   };
 
   private readonly posts: Readonly<Record<string, [Section, PostRoute, (form: Params) => GetRoute]>> = {
@@ -308,6 +322,7 @@ export class Dashboard {
         if (path === '/assets/app.js') return asset(res, 'text/javascript; charset=utf-8', APP_JS);
         if (path === '/assets/app.css') return asset(res, 'text/css; charset=utf-8', APP_CSS);
         if (path === '/events') return this.events(req, res, url.searchParams);
+        if (path === '/metrics') return await answerScrape(this.collector, res, this.options.logger);
         const route = Object.hasOwn(this.gets, path) ? this.gets[path] : undefined;
         if (!route)
           return this.send(res, 404, { title: 'Not found', body: '' }, 'cluster', `no page at ${path}`);
@@ -419,9 +434,15 @@ export class Dashboard {
     let create: () => LiveView;
     if (view === 'cluster') [key, create] = ['cluster', () => new ClusterView(this.ctx)];
     else if (view === 'producers') [key, create] = ['producers', () => new ProducersView(this.ctx)];
+    else if (view === 'metrics') [key, create] = ['metrics', () => new MetricsView(this.ctx, this.collector)];
     else if (view === 'topic' && name) [key, create] = [`topic:${name}`, () => new TopicView(this.ctx, name)];
     else if (view === 'group' && name) [key, create] = [`group:${name}`, () => new GroupView(this.ctx, name)];
-    else return plain(res, 400, 'view must be cluster, producers, topic (with name) or group (with name)');
+    else
+      return plain(
+        res,
+        400,
+        'view must be cluster, producers, metrics, topic (with name) or group (with name)',
+      );
     // Bounded: each stream holds a socket, each distinct view a poller (docs/admin-cli.md §4).
     if (this.streams.size >= this.options.maxLiveStreams) {
       res.setHeader('Retry-After', '10');
@@ -463,9 +484,11 @@ export class Dashboard {
         ? 'brokers'
         : key === 'producers'
           ? 'health'
-          : key.startsWith('topic:')
-            ? 'queues'
-            : 'progress';
+          : key === 'metrics'
+            ? 'metrics-brokers'
+            : key.startsWith('topic:')
+              ? 'queues'
+              : 'progress';
     return { [region]: errorBox(errorText(err)) };
   }
 }

@@ -326,6 +326,20 @@ describe('dashboard in headless Chromium', { skip }, () => {
     }
   });
 
+  test('metrics page: reached from the nav, brokers and group diff as /metrics serves them, charted live', async () => {
+    await open('/cluster', 'cluster-nav');
+    await page.getByRole('link', { name: 'Metrics' }).click();
+    await page.locator('#metrics-brokers table').waitFor();
+    for (const b of (await f.admin.clusterInfo()).brokers)
+      assert.deepEqual((await cells(b.brokerName)).slice(0, 3), [b.brokerName, b.cluster, b.address]);
+    const lag = (await f.admin.consumerProgress(f.group, f.topic)).totalLag;
+    assert.equal((await cells(`${f.group}@${f.topic}`))[3], String(lag));
+    await page.locator('body[data-updates]:not([data-updates="1"])').waitFor({ timeout: 10_000 });
+    assert.ok((await page.locator('#metrics-broker-chart svg').count()) === 1);
+    assert.ok((await page.locator('#metrics-diff-chart svg').count()) === 1);
+    await page.screenshot({ path: join(shots, 'metrics.png'), fullPage: true });
+  });
+
   test('producer health page and a bad-input page render, and no page threw a script error', async () => {
     const stop = f.dashboard.producers.watch(f.h.producer, 'test-producer');
     try {

@@ -12,6 +12,7 @@ import { consumeCommand } from './consume.js';
 import { adminCommands } from './admin/index.js';
 import { clusterInfoCommand, routeCommand, topicCreateCommand } from './admin/aliases.js';
 import { dashboardCommand } from './dashboard.js';
+import { exporterCommand } from './exporter.js';
 
 /**
  * Every CLI command; each helper file adds itself here. `topic create`, `cluster-info` and `route`
@@ -33,4 +34,5 @@ export const commands: CliCommand[] = [
   routeCommand,
   ...adminCommands,
   dashboardCommand,
+  exporterCommand,
 ];
