@@ -22,6 +22,13 @@ export function parsePositiveInt(flag: string, raw: string, max = Number.MAX_SAF
   return n;
 }
 
+/** `--namesrv`, else NAMESRV_ADDR (as Java's tools): required, checked as `parseNamesrv` checks it. */
+export function namesrvFlag(raw: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const namesrv = raw ?? env['NAMESRV_ADDR'];
+  if (!namesrv) throw new InvalidArgumentError('--namesrv', 'is required (or set NAMESRV_ADDR)');
+  return parseNamesrv('--namesrv', namesrv);
+}
+
 /** `host:port` (several separated by `;`). */
 export function parseNamesrv(flag: string, raw: string): string {
   if (!/^[^:;\s]+:\d{1,5}(;[^:;\s]+:\d{1,5})*$/.test(raw)) {

@@ -3,7 +3,7 @@ import { isLoopbackHost, type DashboardOptions } from '../../dashboard/options.j
 import { InvalidArgumentError } from '../../errors.js';
 import { consoleLogger } from '../../observability/logger.js';
 import type { CliCommand } from '../command.js';
-import { intFlag, parseDuration, parseFlags, parseNamesrv, parsePort } from '../flags.js';
+import { intFlag, namesrvFlag, parseDuration, parseFlags, parsePort } from '../flags.js';
 import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { listenOn, untilSignal } from '../serving.js';
 
@@ -96,8 +96,7 @@ ${CLIENT_SECURITY_HELP}
   flags: FLAGS,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
-    const namesrv = values.namesrv ?? process.env['NAMESRV_ADDR'];
-    if (!namesrv) throw new InvalidArgumentError('--namesrv', 'is required (or set NAMESRV_ADDR)');
+    const namesrv = namesrvFlag(values.namesrv);
     const password = values.password ?? (process.env['ROCKETMQ_DASHBOARD_PASSWORD'] || undefined);
     if ((values.user === undefined) !== (password === undefined))
       throw new InvalidArgumentError(
@@ -107,7 +106,7 @@ ${CLIENT_SECURITY_HELP}
     if (values.user !== undefined && values.user.includes(':'))
       throw new InvalidArgumentError('--user', 'must not contain ":"');
     const options: DashboardOptions = {
-      namesrvAddr: parseNamesrv('--namesrv', namesrv),
+      namesrvAddr: namesrv,
       port: parsePort('--port', values.port, 8080),
       host: values.host ?? '127.0.0.1',
       refreshMs:

@@ -1,8 +1,7 @@
-import { InvalidArgumentError } from '../../errors.js';
 import type { MetricsServerOptions } from '../../exporter/metrics-server.js';
 import { consoleLogger } from '../../observability/logger.js';
 import type { CliCommand } from '../command.js';
-import { parseDuration, parseFlags, parseNamesrv, parsePort } from '../flags.js';
+import { namesrvFlag, parseDuration, parseFlags, parsePort } from '../flags.js';
 import { CLIENT_SECURITY_FLAGS, CLIENT_SECURITY_HELP, clientSecurity } from '../security-flags.js';
 import { listenOn, untilSignal } from '../serving.js';
 
@@ -39,10 +38,9 @@ ${CLIENT_SECURITY_HELP}
   flags: FLAGS,
   async run(argv) {
     const values = parseFlags(argv, FLAGS);
-    const namesrv = values.namesrv ?? process.env['NAMESRV_ADDR'];
-    if (!namesrv) throw new InvalidArgumentError('--namesrv', 'is required (or set NAMESRV_ADDR)');
+    const namesrv = namesrvFlag(values.namesrv);
     const options: MetricsServerOptions = {
-      namesrvAddr: parseNamesrv('--namesrv', namesrv),
+      namesrvAddr: namesrv,
       port: parsePort('--port', values.port, 5557),
       host: values.host ?? '127.0.0.1',
       brokerTimeoutMs: Math.max(1, parseDuration('--broker-timeout', values['broker-timeout'] ?? '3s')),
