@@ -4,6 +4,7 @@
  * then everything read back and checked (verify.ts).
  */
 import { fileURLToPath } from 'node:url';
+import { LOCK_MAX_LIVE_MS } from '../../server/broker/rebalance-locks.js';
 import { DemoConsumerGroup, type ReportedDelivery } from '../demo/consumer-group.js';
 import type { ConsumerProcessArgs } from '../demo/consumer-process.js';
 import { EmbeddedChaosCluster, RealChaosCluster, type ChaosCluster } from './cluster.js';
@@ -15,6 +16,8 @@ import { verifyChaos, type AckRecord, type ChaosVerification, type GroupReport }
 const PRODUCER_ENTRY = fileURLToPath(new URL('./producer-process.js', import.meta.url));
 const RUN_PROPERTY = 'CHAOS_RUN';
 const SEQ_PROPERTY = 'CHAOS_SEQ';
+/** How long the read-back waits with no new delivery before it counts what is missing as lost. */
+const READ_BACK_MS = 30_000;
 
 export interface ChaosOptions {
   durationMs: number;
@@ -295,7 +298,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     for (const fault of [...active]) await step(fault, false);
 
     log('reading back: waiting until both groups consumed every acknowledged message');
-    for (const g of groups) await g.waitForAll(acks, 30_000);
+    // An orderly member SIGKILLed while holding queue locks leaves them on the broker (Java's and
+    // ours) until they lapse, LOCK_MAX_LIVE_MS after its last renewal: until then no survivor may
+    // consume those queues. Waiting less could not tell a lost message from a locked one.
+    for (const [gi, g] of groups.entries())
+      await g.waitForAll(acks, groupSpecs[gi]!.orderly ? READ_BACK_MS + LOCK_MAX_LIVE_MS : READ_BACK_MS);
     clearInterval(sampler);
     sample();
     await Promise.all(groups.map((g) => g.stop()));
