@@ -298,9 +298,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     for (const fault of [...active]) await step(fault, false);
 
     log('reading back: waiting until both groups consumed every acknowledged message');
-    // An orderly member SIGKILLed while holding queue locks leaves them on the broker (Java's and
-    // ours) until they lapse, LOCK_MAX_LIVE_MS after its last renewal: until then no survivor may
-    // consume those queues. Waiting less could not tell a lost message from a locked one.
+    // An orderly member SIGKILLed while holding queue locks leaves them on a Java broker until they
+    // lapse, LOCK_MAX_LIVE_MS after its last renewal (the embedded broker drops them when the
+    // client's last connection closes): until then no survivor may consume those queues. Waiting
+    // less could not tell a lost message from a locked one.
     for (const [gi, g] of groups.entries())
       await g.waitForAll(acks, groupSpecs[gi]!.orderly ? READ_BACK_MS + LOCK_MAX_LIVE_MS : READ_BACK_MS);
     clearInterval(sampler);
