@@ -21,9 +21,14 @@ import type {
 } from '@opentelemetry/api';
 import type { ClientTelemetry, OpenTelemetryApi } from '../observability/otel/api.js';
 import {
+  InvocationStatus,
+  JavaMetric,
+  JavaMetricBuckets,
   JavaMetricLabel,
+  MESSAGING_DURATION_BUCKETS_S,
   MESSAGING_SYSTEM,
   MessagingAttribute as A,
+  MessagingMetric,
   OperationType,
   RocketmqMessageType,
 } from '../observability/otel/attributes.js';
@@ -34,30 +39,8 @@ import type { TraceFields } from './message.js';
 import type { SendObserver } from './send-loop.js';
 import type { SendResult } from './send-result.js';
 
-/** The producer's instruments. */
-export const ProducerMetric = Object.freeze({
-  /** OpenTelemetry messaging: seconds per send call. */
-  OPERATION_DURATION: 'messaging.client.operation.duration',
-  /** OpenTelemetry messaging: messages the producer tried to send (batch messages each). */
-  SENT_MESSAGES: 'messaging.client.sent.messages',
-  /** The Java 5 client's HistogramEnum.SEND_COST_TIME: milliseconds per send call. */
-  SEND_COST_TIME: 'rocketmq_send_cost_time',
-});
-
-/** The Java 5 client's bucket boundaries for `rocketmq_send_cost_time` (ms). */
-export const SEND_COST_TIME_BUCKETS_MS: readonly number[] = Object.freeze([1, 5, 10, 20, 50, 200, 500]);
-
-/** The semantic conventions' advised boundaries for `messaging.client.operation.duration` (s). */
-export const OPERATION_DURATION_BUCKETS_S: readonly number[] = Object.freeze([
-  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
-]);
-
 /** Span event names. */
 export const SendEvent = Object.freeze({ ATTEMPT: 'send attempt', HEDGE: 'send hedge' });
-
-/** The Java 5 client's InvocationStatus. */
-const SUCCESS = 'success';
-const FAILURE = 'failure';
 
 /** The message fields the span reads, of whatever the caller passed (it is validated later). */
 interface MessageView {
@@ -155,19 +138,19 @@ export class ProducerTelemetry {
     const meter = this.telemetry.meter();
     if (!meterRecords(this.api, meter)) return;
     const instruments: Instruments = {
-      duration: meter.createHistogram(ProducerMetric.OPERATION_DURATION, {
+      duration: meter.createHistogram(MessagingMetric.OPERATION_DURATION, {
         unit: 's',
         description: 'Duration of a send call, retries and hedges included.',
-        advice: { explicitBucketBoundaries: [...OPERATION_DURATION_BUCKETS_S] },
+        advice: { explicitBucketBoundaries: [...MESSAGING_DURATION_BUCKETS_S] },
       }),
-      sent: meter.createObservableCounter(ProducerMetric.SENT_MESSAGES, {
+      sent: meter.createObservableCounter(MessagingMetric.SENT_MESSAGES, {
         unit: '{message}',
         description: 'Messages the producer attempted to send.',
       }),
-      sendCost: meter.createHistogram(ProducerMetric.SEND_COST_TIME, {
+      sendCost: meter.createHistogram(JavaMetric.SEND_COST_TIME, {
         unit: 'ms',
         description: 'Cost time of a send call (the Java 5 client metric).',
-        advice: { explicitBucketBoundaries: [...SEND_COST_TIME_BUCKETS_MS] },
+        advice: { explicitBucketBoundaries: [...JavaMetricBuckets.SEND_COST_TIME] },
       }),
     };
     instruments.sent.addCallback(this.observeSent);
@@ -366,8 +349,8 @@ export class ProducerTelemetry {
       };
       t = {
         ok,
-        javaOk: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: SUCCESS },
-        javaFailure: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: FAILURE },
+        javaOk: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: InvocationStatus.SUCCESS },
+        javaFailure: { ...java, [JavaMetricLabel.INVOCATION_STATUS]: InvocationStatus.FAILURE },
         sent: { attributes: ok, count: 0 },
         failed: new Map(),
       };

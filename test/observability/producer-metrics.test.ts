@@ -8,7 +8,7 @@ import type { Histogram } from '@opentelemetry/sdk-metrics';
 import { EmbeddedCluster } from '../../src/server/cluster.js';
 import { Producer } from '../../src/producer/producer.js';
 import { ResponseCode } from '../../src/protocol/codes.js';
-import { ProducerMetric, SEND_COST_TIME_BUCKETS_MS } from '../../src/producer/send-telemetry.js';
+import { JavaMetric, JavaMetricBuckets, MessagingMetric } from '../../src/observability/otel/attributes.js';
 import { uniqueTopic } from '../producer/cluster-helpers.js';
 import { installOtelSdk, pointsOf, type OtelSdk } from './producer-otel-sdk.js';
 
@@ -47,7 +47,7 @@ describe('producer metrics', () => {
       await new Promise((r) => setImmediate(r));
       await sdk.collect();
 
-      const sent = sdk.metric(ProducerMetric.SENT_MESSAGES);
+      const sent = sdk.metric(MessagingMetric.SENT_MESSAGES);
       const ok = pointsOf(sent, { 'messaging.destination.name': topic }).filter(
         (d) => d.attributes['error.type'] === undefined,
       );
@@ -58,19 +58,21 @@ describe('producer metrics', () => {
       assert.equal(ok[0]?.attributes['messaging.system'], 'rocketmq');
       assert.equal(ok[0]?.attributes['messaging.operation.name'], 'send');
 
-      const duration = sdk.metric(ProducerMetric.OPERATION_DURATION);
+      const duration = sdk.metric(MessagingMetric.OPERATION_DURATION);
       assert.equal(duration?.descriptor.unit, 's');
       const calls = pointsOf(duration, { 'messaging.destination.name': topic });
       const callCount = calls.reduce((n, d) => n + (d.value as Histogram).count, 0);
       assert.equal(callCount, 3 + 1 + 1 + 1, 'one measurement per send call');
 
-      const cost = sdk.metric(ProducerMetric.SEND_COST_TIME);
+      const cost = sdk.metric(JavaMetric.SEND_COST_TIME);
       assert.equal(cost?.descriptor.unit, 'ms');
       const success = pointsOf(cost, { topic, client_id: p.clientId, invocation_status: 'success' });
       const failure = pointsOf(cost, { topic, client_id: p.clientId, invocation_status: 'failure' });
       assert.equal((success[0]?.value as Histogram | undefined)?.count, 5);
       assert.equal((failure[0]?.value as Histogram | undefined)?.count, 1);
-      assert.deepEqual((success[0]?.value as Histogram).buckets.boundaries, [...SEND_COST_TIME_BUCKETS_MS]);
+      assert.deepEqual((success[0]?.value as Histogram).buckets.boundaries, [
+        ...JavaMetricBuckets.SEND_COST_TIME,
+      ]);
     } finally {
       await p.shutdown();
     }

@@ -25,20 +25,19 @@ import type {
 } from '@opentelemetry/api';
 import type { ClientTelemetry, OpenTelemetryApi } from '../../observability/otel/api.js';
 import {
-  JavaMetricLabel,
-  MESSAGING_SYSTEM,
-  MessagingAttribute,
-  OperationType,
-} from '../../observability/otel/attributes.js';
-import {
   ConsumerAttribute,
   ConsumerOperation,
   InvocationStatus,
-  JavaConsumerBuckets,
-  JavaConsumerMetric,
+  JavaMetric,
+  JavaMetricBuckets,
+  JavaMetricLabel,
   MESSAGING_DURATION_BUCKETS_S,
+  MESSAGING_SYSTEM,
+  MessagingAttribute,
   MessagingMetric,
-} from '../../observability/otel/consumer-names.js';
+  OperationType,
+} from '../../observability/otel/attributes.js';
+import { meterRecords } from '../../observability/otel/meter-in-use.js';
 import type { ConsumerMessage } from './message-view.js';
 import { errorTypeOf, messageAttributes, producerContextOf } from './message-telemetry.js';
 
@@ -92,15 +91,6 @@ function noopTracerProviderOf(api: OpenTelemetryApi): unknown {
   return new api.ProxyTracerProvider().getDelegate();
 }
 
-/** Whether `meter` is the API's no-op meter (no meter provider was registered when it was asked). */
-function isNoopMeter(api: OpenTelemetryApi, meter: Meter): boolean {
-  const probe = 'rocketmq_probe';
-  return (
-    Object.getPrototypeOf(meter.createCounter(probe)) ===
-    Object.getPrototypeOf(api.createNoopMeter().createCounter(probe))
-  );
-}
-
 export class ConsumeTelemetry {
   private readonly api: OpenTelemetryApi;
   private readonly tracer: Tracer;
@@ -126,7 +116,7 @@ export class ConsumeTelemetry {
     this.tracer = telemetry.tracer;
     const meter = telemetry.meter();
     this.meter = meter;
-    this.metricsOn = !isNoopMeter(this.api, meter);
+    this.metricsOn = meterRecords(this.api, meter);
     this.noopTracers = noopTracerProviderOf(this.api);
     const seconds = { explicitBucketBoundaries: [...MESSAGING_DURATION_BUCKETS_S] };
     this.consumed = meter.createCounter(MessagingMetric.CONSUMED_MESSAGES, {
@@ -149,25 +139,25 @@ export class ConsumeTelemetry {
       unit: 'ms',
       advice: { explicitBucketBoundaries: [...buckets] },
     });
-    this.deliveryLatency = meter.createHistogram(JavaConsumerMetric.DELIVERY_LATENCY, {
+    this.deliveryLatency = meter.createHistogram(JavaMetric.DELIVERY_LATENCY, {
       description: 'From the store time of a message to its arrival at the client',
-      ...ms(JavaConsumerBuckets.DELIVERY_LATENCY),
+      ...ms(JavaMetricBuckets.DELIVERY_LATENCY),
     });
-    this.awaitTime = meter.createHistogram(JavaConsumerMetric.AWAIT_TIME, {
+    this.awaitTime = meter.createHistogram(JavaMetric.AWAIT_TIME, {
       description: 'From the hand-off of messages to the handler pool to the handler start',
-      ...ms(JavaConsumerBuckets.AWAIT_TIME),
+      ...ms(JavaMetricBuckets.AWAIT_TIME),
     });
-    this.processTime = meter.createHistogram(JavaConsumerMetric.PROCESS_TIME, {
+    this.processTime = meter.createHistogram(JavaMetric.PROCESS_TIME, {
       description: 'Handler time per message',
-      ...ms(JavaConsumerBuckets.PROCESS_TIME),
+      ...ms(JavaMetricBuckets.PROCESS_TIME),
     });
     const cache = scope.cache;
     if (cache !== undefined) {
-      const messages = meter.createObservableGauge(JavaConsumerMetric.CACHED_MESSAGES, {
+      const messages = meter.createObservableGauge(JavaMetric.CACHED_MESSAGES, {
         description: 'Messages in the local cache',
         unit: '{message}',
       });
-      const bytes = meter.createObservableGauge(JavaConsumerMetric.CACHED_BYTES, {
+      const bytes = meter.createObservableGauge(JavaMetric.CACHED_BYTES, {
         description: 'Message bytes in the local cache',
         unit: 'By',
       });
@@ -293,7 +283,7 @@ export class ConsumeTelemetry {
         const a = this.spanAttributes(ConsumerOperation.PROCESS, OperationType.PROCESS, topic);
         messageAttributes(a, first);
         a[ConsumerAttribute.QUEUE_ID] = first.queue.queueId;
-        a[ConsumerAttribute.BROKER_NAME] = first.queue.brokerName;
+        a[MessagingAttribute.ROCKETMQ_BROKER_NAME] = first.queue.brokerName;
         if (parent.invalid !== undefined) a[ConsumerAttribute.TRACE_CONTEXT_INVALID] = parent.invalid;
         span.setAttributes(a);
       }
@@ -305,7 +295,7 @@ export class ConsumeTelemetry {
       const a = this.spanAttributes(ConsumerOperation.PROCESS, OperationType.PROCESS, topic);
       a[MessagingAttribute.BATCH_MESSAGE_COUNT] = messages.length;
       a[ConsumerAttribute.QUEUE_ID] = first.queue.queueId;
-      a[ConsumerAttribute.BROKER_NAME] = first.queue.brokerName;
+      a[MessagingAttribute.ROCKETMQ_BROKER_NAME] = first.queue.brokerName;
       const invalid = this.addLinks(span, messages);
       if (invalid !== undefined) a[ConsumerAttribute.TRACE_CONTEXT_INVALID] = invalid;
       span.setAttributes(a);

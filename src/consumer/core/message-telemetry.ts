@@ -5,8 +5,11 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import type { OpenTelemetryApi } from '../../observability/otel/api.js';
-import { MessagingAttribute, RocketmqMessageType } from '../../observability/otel/attributes.js';
-import { ConsumerAttribute } from '../../observability/otel/consumer-names.js';
+import {
+  ConsumerAttribute,
+  MessagingAttribute,
+  RocketmqMessageType,
+} from '../../observability/otel/attributes.js';
 import {
   extractTraceContext,
   PROXY_TRACE_CONTEXT,

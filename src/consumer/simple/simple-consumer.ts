@@ -49,7 +49,7 @@ import { PopAcker } from '../core/pop-acker.js';
 import { PopSlots } from './pop-slots.js';
 import { ConsumeTelemetry } from '../core/consume-telemetry.js';
 import { clientTelemetry } from '../../observability/otel/api.js';
-import { ConsumerOperation } from '../../observability/otel/consumer-names.js';
+import { ConsumerOperation } from '../../observability/otel/attributes.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
   checkDuration,
