@@ -29,14 +29,16 @@ export async function clusterInfo(ctx: AdminContext): Promise<ClusterInfoResult>
   return { clusters, brokers };
 }
 
-/** `"12.5 10.1 3.0"` → [12.5, 10.1, 3]. */
-function tpsTriple(raw: string | undefined): number[] {
-  if (raw === undefined || raw.trim() === '') return [];
-  return raw
-    .trim()
-    .split(/\s+/)
-    .map(Number)
-    .filter((n) => Number.isFinite(n));
+/**
+ * `"12.5 10.1 3.0"` → [12.5, 10.1, 3]. Positions are kept: a broker up for less than a window
+ * leaves that figure empty (`"12.5  "` → [12.5, undefined, undefined]).
+ */
+function tpsTriple(raw: string | undefined): Array<number | undefined> {
+  if (raw === undefined || raw === '') return [];
+  return raw.split(' ').map((part) => {
+    const n = part.trim() === '' ? NaN : Number(part);
+    return Number.isFinite(n) ? n : undefined;
+  });
 }
 
 function num(raw: string | undefined): number {

@@ -33,10 +33,13 @@ export interface BrokerRuntimeStats {
   address: string;
   /** `brokerVersionDesc`, e.g. `V4_9_7`. */
   version: string;
-  /** Messages put per second over 10 s, 60 s, 600 s (`putTps`). */
-  putTps: number[];
+  /**
+   * Messages put per second over 10 s, 60 s, 600 s (`putTps`); a window the broker has not been
+   * up for yet is `undefined`.
+   */
+  putTps: Array<number | undefined>;
   /** Messages sent to consumers per second (`getTransferedTps`; 5.x `getTransferredTps`). */
-  getTransferredTps: number[];
+  getTransferredTps: Array<number | undefined>;
   msgPutTotalYesterdayMorning: number;
   msgPutTotalTodayMorning: number;
   msgPutTotalTodayNow: number;

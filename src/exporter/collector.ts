@@ -6,8 +6,13 @@
  * `rocketmq_exporter_scrape_errors_total`; the scrape itself never waits past `scrapeTimeoutMs`.
  */
 import type { Admin } from '../admin/admin.js';
-import type { ClusterInfoResult, ConsumerProgress } from '../admin/types.js';
-import { BrokerUnavailableError, ConsumerGroupNotFoundError, RequestNotSupportedError } from '../errors.js';
+import type { BrokerRuntimeStats, ClusterInfoResult, ConsumerProgress } from '../admin/types.js';
+import {
+  BrokerResponseError,
+  BrokerUnavailableError,
+  ConsumerGroupNotFoundError,
+  RequestNotSupportedError,
+} from '../errors.js';
 import type { MetricFamily, MetricSample } from './exposition.js';
 import { writeExposition } from './exposition.js';
 import {
@@ -212,11 +217,15 @@ export class ClusterCollector {
       if (a.brokerId === 0) b.masters.set(a.brokerName, a.address);
     }
     await this.each([...b.masters], async ([name, address]) => {
-      const stats = await this.guard(name, 'runtime_stats', () =>
-        this.admin.brokerRuntimeStats(address, { signal: this.signal(deadline) }),
-      );
-      if (stats === undefined) {
-        b.down.add(name);
+      let stats: BrokerRuntimeStats;
+      try {
+        stats = await this.admin.brokerRuntimeStats(address, { signal: this.signal(deadline) });
+      } catch (err) {
+        this.count(name, 'runtime_stats');
+        // A broker that answered with an error is up: a real 4.9 broker in its first second answers
+        // SYSTEM_ERROR (its TPS samples are still empty) and serves everything else.
+        if (!(err instanceof BrokerResponseError || err instanceof RequestNotSupportedError))
+          b.down.add(name);
         return;
       }
       const labels = { cluster: b.clusterOf.get(name) ?? '', brokerIP: address, broker: name };

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { Admin } from '../../src/admin/admin.js';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
-import { RequestCode } from '../../src/protocol/codes.js';
+import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { Dashboard } from '../../src/dashboard/server.js';
 import { ClusterCollector } from '../../src/exporter/collector.js';
 import { EXPOSITION_CONTENT_TYPE } from '../../src/exporter/exposition.js';
@@ -168,6 +168,33 @@ describe('scrape of an embedded cluster with a group that consumed part of a top
   });
 
   // last: it takes a broker down (refusing every connection while the NameServer still lists it)
+  test('a broker that answers runtime info with SYSTEM_ERROR (a real 4.9 broker in its first second) is not down', async () => {
+    const collector = new ClusterCollector({ admin });
+    h.cluster
+      .broker('broker-b')
+      .faults.set({
+        errorCode: ResponseCode.SYSTEM_ERROR,
+        requestCodes: [RequestCode.GET_BROKER_RUNTIME_INFO],
+      });
+    try {
+      const text = await collector.scrape();
+      assert.deepEqual(
+        samples(text, 'rocketmq_broker_tps').map((s) => s.labels['broker']),
+        ['broker-a'],
+      );
+      // everything else broker-b serves is still scraped
+      assert.equal(samples(text, 'rocketmq_producer_offset', { broker: 'broker-b', topic }).length, 1, text);
+      assert.equal(
+        samples(text, 'rocketmq_consumer_offset', { broker: 'broker-b', topic, group }).length,
+        1,
+        text,
+      );
+      assert.deepEqual(collector.scrapeErrors(), [{ broker: 'broker-b', stage: 'runtime_stats', count: 1 }]);
+    } finally {
+      h.cluster.broker('broker-b').faults.clear();
+    }
+  });
+
   test('a broker down: 200, its series absent, scrape errors counted across scrapes', async () => {
     // a silent broker: each of its requests waits out the Admin's request timeout
     const dashboard = new Dashboard({ namesrvAddr: h.cluster.namesrvAddr, port: 0, requestTimeout: 500 });

@@ -44,7 +44,7 @@ const ONE_OR_ALL_DOCS = {
   cluster: ['C', 'every broker of this cluster'],
 } as const;
 
-const tps = (v: number[]): string => (v[0] ?? 0).toFixed(2);
+const tps = (v: ReadonlyArray<number | undefined>): string => (v[0] ?? 0).toFixed(2);
 
 export const clusterListCommand = defineAdminCommand({
   name: 'clusterList',
