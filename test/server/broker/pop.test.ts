@@ -115,6 +115,30 @@ test('long polling: a waiting POP is answered when a message arrives, else with 
   });
 });
 
+test('long polling: a message that arrives while the POP reads its queues ends the wait at once (its notify is not missed)', async () => {
+  await withBroker(1, async ({ cluster, send, pop, topic }) => {
+    const store = cluster.broker('broker-a').store;
+    const read = store.getMessages.bind(store);
+    let arrivedDuringRead = false;
+    // The POP's read finds the queue empty; the message is stored (and notified) before that
+    // read returns, i.e. before the POP begins to wait.
+    store.getMessages = async (...args: Parameters<typeof store.getMessages>) => {
+      const got = await read(...args);
+      if (args[0] === topic && !arrivedDuringRead) {
+        arrivedDuringRead = true;
+        assert.equal(got.messages.length, 0);
+        await send(1);
+      }
+      return got;
+    };
+    // A missed notify would leave the POP waiting out its 60 s poll, past the request's 30 s.
+    const r = await pop({ pollTime: 60_000 }, 30_000);
+    assert.ok(arrivedDuringRead);
+    assert.equal(r.code, ResponseCode.SUCCESS);
+    assert.equal(decodeBody(r)[0]?.body.toString(), 'm0');
+  });
+});
+
 test('ACK_MESSAGE: once OK, then NO_MESSAGE; offsets outside the queue are NO_MESSAGE too', async () => {
   await withBroker(1, async ({ rpc, topic, group, send, pop }) => {
     await send(1);

@@ -139,12 +139,12 @@ export class PopService {
     topic: string,
     queueId: number,
     brokerName: string,
-    onBusy?: (key: string) => void,
+    onBusy?: () => void,
   ): Promise<PopRead | undefined> {
     const key = `${topic}@${req.group}@${queueId}`;
     if (this.busy.has(key)) {
       this.contended.add(key);
-      onBusy?.(key);
+      onBusy?.();
       return undefined;
     }
     this.busy.add(key);
@@ -156,12 +156,6 @@ export class PopService {
       // not when a new message arrives or its poll time ends.
       if (this.contended.delete(key)) this.waiters.notify(topic);
     }
-  }
-
-  /** True while a POP reads any of `keys` (as popQueue's `onBusy` named them). */
-  anyBusy(keys: Iterable<string>): boolean {
-    for (const key of keys) if (this.busy.has(key)) return true;
-    return false;
   }
 
   private async readQueue(

@@ -127,12 +127,15 @@ async function processPop(
   const bornTime = h.bornTime > 0 ? h.bornTime : Date.now();
   const deadline = bornTime + h.pollTime;
   const retryTopic = popRetryTopicV1(h.topic, h.consumerGroup);
+  const topics = [h.topic, retryTopic];
   let waited = false;
   for (;;) {
     if (Date.now() - deadline > TOO_LATE_MS && h.pollTime > 0)
       return fail(request, ResponseCode.POLLING_TIMEOUT, 'timeout too much');
-    const { reads, busy } = await popOnce(ctx, pop, h, checked, filter, retryTopic);
-    const skippedBusy = busy.size > 0;
+    // Taken before the read: a message arriving (or a skipped queue released) while it runs
+    // ends the wait below at once instead of being missed (pop-waiters.ts).
+    const mark = pop.waiters.mark(topics);
+    const { reads, skippedBusy } = await popOnce(ctx, pop, h, checked, filter, retryTopic);
     if (reads.length > 0) return popResponse(ctx, request, h, reads);
     const left = deadline - Date.now();
     // Found nothing only because concurrent POPs held the queues: not a wait of its own. The
@@ -141,10 +144,8 @@ async function processPop(
     if (h.pollTime <= 0 || left <= 0 || ctx.stopping || (waited && !skippedBusy))
       return fail(request, ResponseCode.POLLING_TIMEOUT, 'NO_MESSAGE_IN_QUEUE');
     if (!skippedBusy) waited = true;
-    // Released while this POP read the other queues: its wake-up came before the wait began.
-    else if (!pop.anyBusy(busy)) continue;
     if (pop.waiters.full(h.topic)) return fail(request, ResponseCode.POLLING_FULL, 'polling full');
-    await pop.waiters.wait([h.topic, retryTopic], left, conn);
+    await pop.waiters.wait(topics, left, conn, mark);
     if (ctx.stopping || conn.closed) return undefined;
   }
 }
@@ -156,7 +157,7 @@ async function popOnce(
   readQueueNums: number,
   filter: MessageFilter,
   retryTopic: string,
-): Promise<{ reads: PopRead[]; busy: Set<string> }> {
+): Promise<{ reads: PopRead[]; skippedBusy: boolean }> {
   const req = {
     group: h.consumerGroup,
     topic: h.topic,
@@ -169,9 +170,9 @@ async function popOnce(
   };
   const brokerName = ctx.options.brokerName;
   const reads: PopRead[] = [];
-  /** Queues skipped because another POP was reading them. */
-  const busy = new Set<string>();
-  const onBusy = (key: string): void => void busy.add(key);
+  /** A queue was skipped because another POP was reading it. */
+  let skippedBusy = false;
+  const onBusy = (): void => void (skippedBusy = true);
   let left = h.maxMsgNums;
   const read = async (topic: string, queueId: number): Promise<void> => {
     if (left <= 0) return;
@@ -184,7 +185,7 @@ async function popOnce(
   // Orderly POP never reads the retry topic; otherwise it goes first in 20 % of pops (none in
   // priority mode), else last. The queues' order is Java's, by priority on a PRIORITY topic.
   const config = ctx.topics.get(h.topic);
-  if (config === undefined) return { reads, busy }; // deleted since checkTopic
+  if (config === undefined) return { reads, skippedBusy }; // deleted since checkTopic
   const plan = popPlan(
     config,
     ctx.subscriptionGroups.get(h.consumerGroup),
@@ -199,7 +200,7 @@ async function popOnce(
   if (h.queueId >= 0) await read(h.topic, h.queueId);
   else for (const queueId of plan.queueIds) await read(h.topic, queueId);
   if (hasRetry && !retryFirst) await read(retryTopic, 0);
-  return { reads, busy };
+  return { reads, skippedBusy };
 }
 
 function popResponse(
@@ -363,6 +364,8 @@ async function processNotification(
       pop.hasMessage(h.consumerGroup, retryTopic, 0, false)
     );
   };
+  const topics = [h.topic, retryTopic];
+  const mark = pop.waiters.mark(topics);
   let hasMsg = has();
   const left = (h.bornTime > 0 ? h.bornTime : Date.now()) + h.pollTime - Date.now();
   if (!hasMsg && left > 0) {
@@ -373,7 +376,7 @@ async function processNotification(
         undefined,
         NotificationResponse.encode({ hasMsg: false, pollingFull: true }),
       );
-    await pop.waiters.wait([h.topic, retryTopic], left, conn);
+    await pop.waiters.wait(topics, left, conn, mark);
     if (ctx.stopping || conn.closed) return undefined;
     hasMsg = has();
   }
