@@ -34,6 +34,7 @@ import {
 } from '../../../protocol/pop/extra-info.js';
 import { isReadable } from '../../../protocol/perm.js';
 import type { Connection } from '../../../remoting/connection.js';
+import { releaseAfterWrite, releaseWriteBuffer } from '../../../remoting/write-buffer-pool.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
@@ -161,6 +162,7 @@ async function popOnce(
   const req = {
     group: h.consumerGroup,
     topic: h.topic,
+    // Counts down as the queues give messages: what the next queue may give.
     maxNums: h.maxMsgNums,
     invisibleTime: h.invisibleTime,
     popTime: Date.now(),
@@ -173,15 +175,6 @@ async function popOnce(
   /** A queue was skipped because another POP was reading it. */
   let skippedBusy = false;
   const onBusy = (): void => void (skippedBusy = true);
-  let left = h.maxMsgNums;
-  const read = async (topic: string, queueId: number): Promise<void> => {
-    if (left <= 0) return;
-    const got = await pop.popQueue({ ...req, maxNums: left }, topic, queueId, brokerName, onBusy);
-    if (got) {
-      reads.push(got);
-      left -= got.records.length;
-    }
-  };
   // Orderly POP never reads the retry topic; otherwise it goes first in 20 % of pops (none in
   // priority mode), else last. The queues' order is Java's, by priority on a PRIORITY topic.
   const config = ctx.topics.get(h.topic);
@@ -196,10 +189,20 @@ async function popOnce(
   );
   const hasRetry = !req.order && ctx.topics.get(retryTopic) !== undefined;
   const retryFirst = hasRetry && plan.retryFirst;
-  if (retryFirst) await read(retryTopic, 0);
-  if (h.queueId >= 0) await read(h.topic, h.queueId);
-  else for (const queueId of plan.queueIds) await read(h.topic, queueId);
-  if (hasRetry && !retryFirst) await read(retryTopic, 0);
+  const queues: Array<[topic: string, queueId: number]> = [];
+  if (retryFirst) queues.push([retryTopic, 0]);
+  if (h.queueId >= 0) queues.push([h.topic, h.queueId]);
+  else for (const queueId of plan.queueIds) queues.push([h.topic, queueId]);
+  if (hasRetry && !retryFirst) queues.push([retryTopic, 0]);
+  for (const [topic, queueId] of queues) {
+    if (req.maxNums <= 0) break;
+    const reading = pop.popQueue(req, topic, queueId, brokerName, onBusy);
+    const got = reading === undefined ? undefined : await reading;
+    if (got) {
+      reads.push(got);
+      req.maxNums -= got.records.length;
+    }
+  }
   return { reads, skippedBusy };
 }
 
@@ -232,13 +235,16 @@ function popResponse(
   const total = reads.reduce((n, r) => n + r.records.length, 0);
   ctx.stats.getTotal += total;
   ctx.stats.noteGroupGet(h.topic, h.consumerGroup, total);
-  return createResponse(
-    request,
-    ResponseCode.SUCCESS,
-    'FOUND',
-    header,
-    Buffer.concat(reads.flatMap((r) => r.records)),
-  );
+  // One queue read whole (the common case) is the store's buffer as it is; else one copy.
+  const whole = reads.length === 1 ? reads[0]?.body : undefined;
+  const body = whole ?? Buffer.concat(reads.flatMap((r) => r.records));
+  const response = createResponse(request, ResponseCode.SUCCESS, 'FOUND', header, body);
+  for (const r of reads) {
+    if (r.pooled === undefined) continue;
+    if (r.pooled === body) releaseAfterWrite(response, body);
+    else releaseWriteBuffer(r.pooled);
+  }
+  return response;
 }
 
 function handleOf(request: RemotingCommand, extraInfo: string): ExtraInfo | RemotingCommand {
