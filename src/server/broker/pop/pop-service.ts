@@ -156,7 +156,12 @@ export class PopService {
     const offset = this.readOffset(req, topic, queueId);
     if (offset === undefined) return undefined;
     this.busy.add(key);
-    return this.readHeld(key, req, topic, queueId, brokerName, offset);
+    return this.readQueue(req, topic, queueId, brokerName, offset).finally(() => {
+      this.busy.delete(key);
+      // A pop that skipped this queue may be long-polling with messages left here: wake it now,
+      // not when a new message arrives or its poll time ends.
+      if (this.contended.delete(key)) this.waiters.notify(topic);
+    });
   }
 
   /**
@@ -176,25 +181,6 @@ export class PopService {
       store.consumerOffsets.set(req.group, topic, queueId, offset);
     }
     return offset === store.getMaxOffset(topic, queueId) ? undefined : offset;
-  }
-
-  /** readQueue while holding the queue's busy key. */
-  private async readHeld(
-    key: string,
-    req: PopRequestContext,
-    topic: string,
-    queueId: number,
-    brokerName: string,
-    offset: number,
-  ): Promise<PopRead | undefined> {
-    try {
-      return await this.readQueue(req, topic, queueId, brokerName, offset);
-    } finally {
-      this.busy.delete(key);
-      // A pop that skipped this queue may be long-polling with messages left here: wake it now,
-      // not when a new message arrives or its poll time ends.
-      if (this.contended.delete(key)) this.waiters.notify(topic);
-    }
   }
 
   private async readQueue(
