@@ -47,8 +47,8 @@ export function processBatchAck(
   if (body.acks.length === 0) return createResponse(request, ResponseCode.NO_MESSAGE);
   const steps: AckStep[] = [];
   const stale: string[] = [];
-  /** Offsets this request already acks, per checkpoint or lock (an entry may repeat another). */
-  const claimed = new Map<object, Set<number>>();
+  /** Offsets earlier entries of this request ack, per checkpoint or lock (one may repeat another). */
+  const claimed = new Map<object, number[]>();
   let total = 0;
   for (const ack of body.acks) {
     const topic = realTopic({ retryFlag: ack.retry }, ack.topic, ack.consumerGroup);
@@ -64,9 +64,9 @@ export function processBatchAck(
       : pop.state.findCheckpoint(ack.consumerGroup, topic, ack.queueId, ack.startOffset, ack.popTime);
     // What the entry's offsets must be in (and, for a checkpoint, not yet acked): looked up once.
     const target = orderly ? (lock?.popTime === ack.popTime ? lock : undefined) : checkpoint;
-    let mine = target === undefined ? undefined : claimed.get(target);
-    if (target !== undefined && mine === undefined) claimed.set(target, (mine = new Set()));
+    const earlier = target === undefined ? undefined : claimed.get(target);
     const offsets: number[] = [];
+    // An entry's indexes are a bit set's: no offset twice within one entry.
     for (const i of ack.indexes) {
       const offset = ack.startOffset + i;
       if (offset < min || offset > max) continue;
@@ -74,13 +74,12 @@ export function processBatchAck(
       offsets.push(offset);
       const ackable =
         target !== undefined &&
-        mine !== undefined &&
-        !mine.has(offset) &&
+        earlier?.includes(offset) !== true &&
         target.offsets.includes(offset) &&
         (checkpoint === undefined || !checkpoint.acked.includes(offset));
-      if (ackable) mine?.add(offset);
-      else stale.push(`${ack.consumerGroup}@${topic}@${ack.queueId}@${offset}`);
+      if (!ackable) stale.push(`${ack.consumerGroup}@${topic}@${ack.queueId}@${offset}`);
     }
+    if (target !== undefined) claimed.set(target, earlier === undefined ? offsets : earlier.concat(offsets));
     steps.push({ ack, topic, offsets, checkpoint });
   }
   if (stale.length > 0)
