@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RequestCode, ResponseCode } from '../../../src/protocol/codes.js';
 import { PopMessageResponse } from '../../../src/protocol/headers/pop.js';
+import { encodeBatchAckBody } from '../../../src/protocol/pop/batch-ack.js';
 import { parseMsgOffsetInfo, parseStartOffsetInfo } from '../../../src/protocol/pop/extra-info.js';
 import { EmbeddedCluster } from '../../../src/server/cluster.js';
 import { Rpc, bodyOf, decodeBody, sendV2Header, uniqueName } from './rpc-helpers.js';
@@ -115,6 +116,38 @@ test('long polling: a waiting POP is answered when a message arrives, else with 
   });
 });
 
+test('long polling: a message that arrives while the POP reads its queues ends the wait at once (its notify is not missed)', async () => {
+  await withBroker(1, async ({ cluster, rpc, pop, topic }) => {
+    const sendTagged = async (tag: string, body: string): Promise<void> => {
+      const header = sendV2Header({ topic, body: '', queueId: 0, props: { TAGS: tag } });
+      const r = await rpc.request(RequestCode.SEND_MESSAGE_V2, header, bodyOf(body));
+      assert.equal(r.code, ResponseCode.SUCCESS);
+    };
+    // The POP's read finds only a message its filter rejects; the one it wants is stored (and
+    // notified) before that read returns, i.e. before the POP begins to wait.
+    await sendTagged('other', 'skipped');
+    const store = cluster.broker('broker-a').store;
+    const read = store.getMessages.bind(store);
+    let arrivedDuringRead = false;
+    store.getMessages = async (...args: Parameters<typeof store.getMessages>) => {
+      const got = await read(...args);
+      if (args[0] === topic && !arrivedDuringRead) {
+        arrivedDuringRead = true;
+        await sendTagged('wanted', 'arrived during the read');
+      }
+      return got;
+    };
+    // A missed notify would leave the POP waiting out its 60 s poll, past the request's 30 s.
+    const r = await pop({ pollTime: 60_000, expType: 'TAG', exp: 'wanted' }, 30_000);
+    assert.ok(arrivedDuringRead);
+    assert.equal(r.code, ResponseCode.SUCCESS);
+    assert.deepEqual(
+      decodeBody(r).map((m) => m.body.toString()),
+      ['arrived during the read'],
+    );
+  });
+});
+
 test('ACK_MESSAGE: once OK, then NO_MESSAGE; offsets outside the queue are NO_MESSAGE too', async () => {
   await withBroker(1, async ({ rpc, topic, group, send, pop }) => {
     await send(1);
@@ -127,6 +160,42 @@ test('ACK_MESSAGE: once OK, then NO_MESSAGE; offsets outside the queue are NO_ME
     assert.equal((await ack(0)).code, ResponseCode.SUCCESS);
     assert.equal((await ack(0)).code, ResponseCode.NO_MESSAGE);
     assert.equal((await ack(5)).code, ResponseCode.NO_MESSAGE);
+  });
+});
+
+test('BATCH_ACK_MESSAGE: two entries of one checkpoint are acked together; an offset named twice is NO_MESSAGE and nothing is applied', async () => {
+  await withBroker(1, async ({ cluster, rpc, topic, group, send, pop }) => {
+    await send(3);
+    const r = await pop();
+    assert.equal(r.code, ResponseCode.SUCCESS);
+    const h = PopMessageResponse.decode(r.extFields);
+    const entry = {
+      consumerGroup: group,
+      topic,
+      retry: '0' as const,
+      startOffset: parseStartOffsetInfo(h.startOffsetInfo).get('0@0') ?? -1,
+      queueId: 0,
+      reviveQueueId: 0,
+      popTime: h.popTime,
+      invisibleTime: h.invisibleTime,
+    };
+    const batchAck = (indexes: number[][]) =>
+      rpc.request(
+        RequestCode.BATCH_ACK_MESSAGE,
+        {},
+        encodeBatchAckBody({ brokerName: 'broker-a', acks: indexes.map((i) => ({ ...entry, indexes: i })) }),
+      );
+    const state = cluster.broker('broker-a').pop.state;
+    const twice = await batchAck([
+      [0, 1],
+      [1, 2],
+    ]);
+    assert.equal(twice.code, ResponseCode.NO_MESSAGE);
+    assert.match(twice.remark ?? '', /1 of 4 offsets/);
+    assert.equal(state.inflight, 3, 'nothing applied');
+    const split = await batchAck([[0, 2], [1]]);
+    assert.equal(split.code, ResponseCode.SUCCESS);
+    assert.equal(state.inflight, 0);
   });
 });
 

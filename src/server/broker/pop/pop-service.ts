@@ -15,6 +15,7 @@ import {
   storedInt64,
 } from '../../../protocol/message/stored-message.js';
 import { PermName } from '../../../protocol/perm.js';
+import { releaseWriteBuffer } from '../../../remoting/write-buffer-pool.js';
 import { POP_ORDER_REVIVE_QUEUE } from '../../../protocol/headers/pop.js';
 import { buildExtraInfo, popRetryTopicV1, retryFlagOf } from '../../../protocol/pop/extra-info.js';
 import {
@@ -26,7 +27,7 @@ import type { MessageToStore, PutResult } from '../../store/types.js';
 import type { BrokerContext } from '../context.js';
 import { isPermanentRefusal, logSkippedMessage } from '../message-util.js';
 import { matchesQueueEntry, matchesStoredRecord, type MessageFilter } from '../message-filter.js';
-import { lockVisibleAt, PopState, type OrderLock, type PopCheckpoint } from './pop-state.js';
+import { lockVisibleAt, PopState, type PopCheckpoint } from './pop-state.js';
 import { PopWaiters } from './pop-waiters.js';
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
@@ -42,6 +43,10 @@ export interface PopRead {
   popTime: number;
   /** Records as sent to the client (retry-topic records re-encoded with the subscribed topic and POP_CK). */
   records: Buffer[];
+  /** When `records` are every record the store read, as read: them back to back, a POP body as it is. */
+  body?: Buffer;
+  /** The store's pooled buffer `records` are views of, for the response to release once written. */
+  pooled?: Buffer;
   offsets: number[];
   /** Orderly: deliveries before this one, per offset. */
   counts: number[];
@@ -132,36 +137,50 @@ export class PopService {
   /**
    * Reads up to `req.maxNums` messages of one queue for a pop and records them (checkpoint, or
    * orderly lock); undefined when the queue is busy (`onBusy` is told: its release wakes the
-   * long polls), blocked (orderly) or has nothing.
+   * long polls), blocked (orderly) or has nothing. Without a promise when that is known at once
+   * (busy, blocked, at the queue's end): most queues a POP passes are, and an await each is not free.
    */
-  async popQueue(
+  popQueue(
     req: PopRequestContext,
     topic: string,
     queueId: number,
     brokerName: string,
-    onBusy?: (key: string) => void,
-  ): Promise<PopRead | undefined> {
+    onBusy?: () => void,
+  ): Promise<PopRead | undefined> | undefined {
     const key = `${topic}@${req.group}@${queueId}`;
     if (this.busy.has(key)) {
       this.contended.add(key);
-      onBusy?.(key);
+      onBusy?.();
       return undefined;
     }
+    const offset = this.readOffset(req, topic, queueId);
+    if (offset === undefined) return undefined;
     this.busy.add(key);
-    try {
-      return await this.readQueue(req, topic, queueId, brokerName);
-    } finally {
+    return this.readQueue(req, topic, queueId, brokerName, offset).finally(() => {
       this.busy.delete(key);
       // A pop that skipped this queue may be long-polling with messages left here: wake it now,
       // not when a new message arrives or its poll time ends.
       if (this.contended.delete(key)) this.waiters.notify(topic);
-    }
+    });
   }
 
-  /** True while a POP reads any of `keys` (as popQueue's `onBusy` named them). */
-  anyBusy(keys: Iterable<string>): boolean {
-    for (const key of keys) if (this.busy.has(key)) return true;
-    return false;
+  /**
+   * Where a pop of the queue reads (a group's first commits its start, as Java does); undefined
+   * when it would find nothing: an orderly queue blocked by its batch in flight, or the group at
+   * the queue's end (where the store finds nothing and moves nothing).
+   */
+  private readOffset(req: PopRequestContext, topic: string, queueId: number): number | undefined {
+    const { store } = this.ctx;
+    if (req.order) {
+      const lock = this.state.orderLock(req.group, topic, queueId);
+      if (lock && lockVisibleAt(lock) > req.popTime) return undefined;
+    }
+    let offset = store.consumerOffsets.get(req.group, topic, queueId);
+    if (offset === undefined) {
+      offset = this.initOffset(topic, queueId, req.initMode);
+      store.consumerOffsets.set(req.group, topic, queueId, offset);
+    }
+    return offset === store.getMaxOffset(topic, queueId) ? undefined : offset;
   }
 
   private async readQueue(
@@ -169,19 +188,11 @@ export class PopService {
     topic: string,
     queueId: number,
     brokerName: string,
+    offset: number,
   ): Promise<PopRead | undefined> {
     const { store } = this.ctx;
     const now = req.popTime;
-    let lock: OrderLock | undefined;
-    if (req.order) {
-      lock = this.state.orderLock(req.group, topic, queueId);
-      if (lock && lockVisibleAt(lock) > now) return undefined;
-    }
-    let offset = store.consumerOffsets.get(req.group, topic, queueId);
-    if (offset === undefined) {
-      offset = this.initOffset(topic, queueId, req.initMode);
-      store.consumerOffsets.set(req.group, topic, queueId, offset);
-    }
+    const lock = req.order ? this.state.orderLock(req.group, topic, queueId) : undefined;
     const got = await store.getMessages(topic, queueId, offset, req.maxNums);
     const records: Buffer[] = [];
     const offsets: number[] = [];
@@ -195,6 +206,7 @@ export class PopService {
     const next = got.nextBeginOffset;
     const rest = Math.max(0, store.getMaxOffset(topic, queueId) - next);
     if (records.length === 0) {
+      if (got.pooled !== undefined) releaseWriteBuffer(got.pooled);
       // Filtered out or a moved offset: skip ahead, as a pull would.
       if (next !== offset && (!req.order || !lock))
         store.consumerOffsets.set(req.group, topic, queueId, next);
@@ -230,24 +242,39 @@ export class PopService {
       });
       store.consumerOffsets.set(req.group, topic, queueId, next);
     }
+    const read: PopRead = {
+      topic,
+      queueId,
+      startOffset: offset,
+      popTime: now,
+      records,
+      offsets,
+      counts,
+      rest,
+    };
+    if (retryFlag === '0') {
+      // As stored: the response sends the store's buffer when nothing was filtered out.
+      if (records.length === got.messages.length) read.body = got.body;
+      read.pooled = got.pooled;
+      return read;
+    }
     // Retry-topic records go out under the subscribed topic with their receipt handle already set
-    // (Java `popMsgFromQueue`, popResponseReturnActualRetryTopic=false).
-    const out =
-      retryFlag === '0'
-        ? records
-        : records.map((r, i) =>
-            this.asSubscribedTopic(r, req.topic, {
-              ckQueueOffset: offset,
-              popTime: now,
-              invisibleTime: req.invisibleTime,
-              reviveQid,
-              retryFlag,
-              brokerName,
-              queueId,
-              msgQueueOffset: offsets[i] ?? 0,
-            }),
-          );
-    return { topic, queueId, startOffset: offset, popTime: now, records: out, offsets, counts, rest };
+    // (Java `popMsgFromQueue`, popResponseReturnActualRetryTopic=false): copies, so the store's
+    // buffer is free at once.
+    read.records = records.map((r, i) =>
+      this.asSubscribedTopic(r, req.topic, {
+        ckQueueOffset: offset,
+        popTime: now,
+        invisibleTime: req.invisibleTime,
+        reviveQid,
+        retryFlag,
+        brokerName,
+        queueId,
+        msgQueueOffset: offsets[i] ?? 0,
+      }),
+    );
+    if (got.pooled !== undefined) releaseWriteBuffer(got.pooled);
+    return read;
   }
 
   private asSubscribedTopic(

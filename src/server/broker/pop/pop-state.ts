@@ -99,6 +99,11 @@ export class PopState {
   private dirty = false;
   /** The scheduled write of the changes since. */
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * No checkpoint becomes visible before this (a lower bound: removals leave it early): the
+   * revive round, every second, scans the checkpoints only once one may be due.
+   */
+  private checkpointsDueAt = Number.POSITIVE_INFINITY;
 
   constructor(
     path: string,
@@ -121,6 +126,7 @@ export class PopState {
 
   addCheckpoint(ck: PopCheckpoint, persist = true): void {
     this.checkpoints.set(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime), ck);
+    this.checkpointsDueAt = Math.min(this.checkpointsDueAt, visibleAt(ck));
     if (persist) this.persist();
   }
 
@@ -146,6 +152,17 @@ export class PopState {
     return true;
   }
 
+  /**
+   * Marks `offsets` of the checkpoint acked, each one of its un-acked offsets (the caller checked:
+   * BATCH_ACK checks a whole request before it applies any of it), with one state change.
+   */
+  ackAll(ck: PopCheckpoint, offsets: readonly number[]): void {
+    if (offsets.length === 0) return;
+    ck.acked.push(...offsets);
+    if (ck.acked.length >= ck.offsets.length) this.removeCheckpoint(ck);
+    else this.persist();
+  }
+
   removeCheckpoint(ck: PopCheckpoint): void {
     this.checkpoints.delete(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime));
     this.persist();
@@ -153,7 +170,18 @@ export class PopState {
 
   /** Checkpoints whose invisible time has ended by `now`. */
   expiredCheckpoints(now: number): PopCheckpoint[] {
-    return [...this.checkpoints.values()].filter((ck) => visibleAt(ck) <= now);
+    if (now < this.checkpointsDueAt) return [];
+    const expired: PopCheckpoint[] = [];
+    let dueAt = Number.POSITIVE_INFINITY;
+    for (const ck of this.checkpoints.values()) {
+      const at = visibleAt(ck);
+      if (at <= now) expired.push(ck);
+      else dueAt = Math.min(dueAt, at);
+    }
+    // Raised only past a round with nothing due: an expired checkpoint the caller failed to
+    // revive (a put that threw) is found again by the next round.
+    if (expired.length === 0) this.checkpointsDueAt = dueAt;
+    return expired;
   }
 
   /** Number of un-acked offsets in checkpoints (for stats and tests). */

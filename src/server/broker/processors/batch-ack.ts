@@ -21,7 +21,7 @@ import type { BrokerContext } from '../context.js';
 import type { PopService } from '../pop/pop-service.js';
 import type { PopCheckpoint } from '../pop/pop-state.js';
 
-/** One entry's offsets to ack, with the checkpoint (or orderly lock) they were checked against. */
+/** One entry's offsets to ack and what they were checked against. */
 interface AckStep {
   ack: BatchAck;
   topic: string;
@@ -47,7 +47,8 @@ export function processBatchAck(
   if (body.acks.length === 0) return createResponse(request, ResponseCode.NO_MESSAGE);
   const steps: AckStep[] = [];
   const stale: string[] = [];
-  const seen = new Set<string>();
+  /** Offsets earlier entries of this request ack, per checkpoint or lock (one may repeat another). */
+  const claimed = new Map<object, number[]>();
   let total = 0;
   for (const ack of body.acks) {
     const topic = realTopic({ retryFlag: ack.retry }, ack.topic, ack.consumerGroup);
@@ -61,21 +62,24 @@ export function processBatchAck(
     const checkpoint = orderly
       ? undefined
       : pop.state.findCheckpoint(ack.consumerGroup, topic, ack.queueId, ack.startOffset, ack.popTime);
+    // What the entry's offsets must be in (and, for a checkpoint, not yet acked): looked up once.
+    const target = orderly ? (lock?.popTime === ack.popTime ? lock : undefined) : checkpoint;
+    const earlier = target === undefined ? undefined : claimed.get(target);
     const offsets: number[] = [];
+    // An entry's indexes are a bit set's: no offset twice within one entry.
     for (const i of ack.indexes) {
       const offset = ack.startOffset + i;
       if (offset < min || offset > max) continue;
       total++;
       offsets.push(offset);
-      const key = `${ack.consumerGroup}@${topic}@${ack.queueId}@${offset}`;
-      const ackable = orderly
-        ? lock !== undefined && lock.popTime === ack.popTime && lock.offsets.includes(offset)
-        : checkpoint !== undefined &&
-          checkpoint.offsets.includes(offset) &&
-          !checkpoint.acked.includes(offset);
-      if (seen.has(key) || !ackable) stale.push(key);
-      seen.add(key);
+      const ackable =
+        target !== undefined &&
+        earlier?.includes(offset) !== true &&
+        target.offsets.includes(offset) &&
+        (checkpoint === undefined || !checkpoint.acked.includes(offset));
+      if (!ackable) stale.push(`${ack.consumerGroup}@${topic}@${ack.queueId}@${offset}`);
     }
+    if (target !== undefined) claimed.set(target, earlier === undefined ? offsets : earlier.concat(offsets));
     steps.push({ ack, topic, offsets, checkpoint });
   }
   if (stale.length > 0)
@@ -85,8 +89,9 @@ export function processBatchAck(
       `no un-acked message for ${stale.length} of ${total} offsets, nothing acked: ${stale.slice(0, 32).join(', ')}`,
     );
   for (const { ack, topic, offsets, checkpoint } of steps)
-    for (const offset of offsets)
-      if (checkpoint !== undefined) pop.state.ack(checkpoint, offset);
-      else pop.ackOrderly(ack.consumerGroup, topic, ack.queueId, ack.popTime, offset);
+    if (checkpoint !== undefined) pop.state.ackAll(checkpoint, offsets);
+    else
+      for (const offset of offsets)
+        pop.ackOrderly(ack.consumerGroup, topic, ack.queueId, ack.popTime, offset);
   return createResponse(request, ResponseCode.SUCCESS);
 }

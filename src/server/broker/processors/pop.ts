@@ -34,6 +34,7 @@ import {
 } from '../../../protocol/pop/extra-info.js';
 import { isReadable } from '../../../protocol/perm.js';
 import type { Connection } from '../../../remoting/connection.js';
+import { releaseAfterWrite, releaseWriteBuffer } from '../../../remoting/write-buffer-pool.js';
 import type { RequestHandler } from '../../../remoting/options.js';
 import { requestHeader } from '../request-header.js';
 import type { BrokerContext } from '../context.js';
@@ -127,12 +128,15 @@ async function processPop(
   const bornTime = h.bornTime > 0 ? h.bornTime : Date.now();
   const deadline = bornTime + h.pollTime;
   const retryTopic = popRetryTopicV1(h.topic, h.consumerGroup);
+  const topics = [h.topic, retryTopic];
   let waited = false;
   for (;;) {
     if (Date.now() - deadline > TOO_LATE_MS && h.pollTime > 0)
       return fail(request, ResponseCode.POLLING_TIMEOUT, 'timeout too much');
-    const { reads, busy } = await popOnce(ctx, pop, h, checked, filter, retryTopic);
-    const skippedBusy = busy.size > 0;
+    // Taken before the read: a message arriving (or a skipped queue released) while it runs
+    // ends the wait below at once instead of being missed (pop-waiters.ts).
+    const mark = pop.waiters.mark(topics);
+    const { reads, skippedBusy } = await popOnce(ctx, pop, h, checked, filter, retryTopic);
     if (reads.length > 0) return popResponse(ctx, request, h, reads);
     const left = deadline - Date.now();
     // Found nothing only because concurrent POPs held the queues: not a wait of its own. The
@@ -141,10 +145,8 @@ async function processPop(
     if (h.pollTime <= 0 || left <= 0 || ctx.stopping || (waited && !skippedBusy))
       return fail(request, ResponseCode.POLLING_TIMEOUT, 'NO_MESSAGE_IN_QUEUE');
     if (!skippedBusy) waited = true;
-    // Released while this POP read the other queues: its wake-up came before the wait began.
-    else if (!pop.anyBusy(busy)) continue;
     if (pop.waiters.full(h.topic)) return fail(request, ResponseCode.POLLING_FULL, 'polling full');
-    await pop.waiters.wait([h.topic, retryTopic], left, conn);
+    await pop.waiters.wait(topics, left, conn, mark);
     if (ctx.stopping || conn.closed) return undefined;
   }
 }
@@ -156,10 +158,11 @@ async function popOnce(
   readQueueNums: number,
   filter: MessageFilter,
   retryTopic: string,
-): Promise<{ reads: PopRead[]; busy: Set<string> }> {
+): Promise<{ reads: PopRead[]; skippedBusy: boolean }> {
   const req = {
     group: h.consumerGroup,
     topic: h.topic,
+    // Counts down as the queues give messages: what the next queue may give.
     maxNums: h.maxMsgNums,
     invisibleTime: h.invisibleTime,
     popTime: Date.now(),
@@ -169,22 +172,13 @@ async function popOnce(
   };
   const brokerName = ctx.options.brokerName;
   const reads: PopRead[] = [];
-  /** Queues skipped because another POP was reading them. */
-  const busy = new Set<string>();
-  const onBusy = (key: string): void => void busy.add(key);
-  let left = h.maxMsgNums;
-  const read = async (topic: string, queueId: number): Promise<void> => {
-    if (left <= 0) return;
-    const got = await pop.popQueue({ ...req, maxNums: left }, topic, queueId, brokerName, onBusy);
-    if (got) {
-      reads.push(got);
-      left -= got.records.length;
-    }
-  };
+  /** A queue was skipped because another POP was reading it. */
+  let skippedBusy = false;
+  const onBusy = (): void => void (skippedBusy = true);
   // Orderly POP never reads the retry topic; otherwise it goes first in 20 % of pops (none in
   // priority mode), else last. The queues' order is Java's, by priority on a PRIORITY topic.
   const config = ctx.topics.get(h.topic);
-  if (config === undefined) return { reads, busy }; // deleted since checkTopic
+  if (config === undefined) return { reads, skippedBusy }; // deleted since checkTopic
   const plan = popPlan(
     config,
     ctx.subscriptionGroups.get(h.consumerGroup),
@@ -195,11 +189,21 @@ async function popOnce(
   );
   const hasRetry = !req.order && ctx.topics.get(retryTopic) !== undefined;
   const retryFirst = hasRetry && plan.retryFirst;
-  if (retryFirst) await read(retryTopic, 0);
-  if (h.queueId >= 0) await read(h.topic, h.queueId);
-  else for (const queueId of plan.queueIds) await read(h.topic, queueId);
-  if (hasRetry && !retryFirst) await read(retryTopic, 0);
-  return { reads, busy };
+  const queues: Array<[topic: string, queueId: number]> = [];
+  if (retryFirst) queues.push([retryTopic, 0]);
+  if (h.queueId >= 0) queues.push([h.topic, h.queueId]);
+  else for (const queueId of plan.queueIds) queues.push([h.topic, queueId]);
+  if (hasRetry && !retryFirst) queues.push([retryTopic, 0]);
+  for (const [topic, queueId] of queues) {
+    if (req.maxNums <= 0) break;
+    const reading = pop.popQueue(req, topic, queueId, brokerName, onBusy);
+    const got = reading === undefined ? undefined : await reading;
+    if (got) {
+      reads.push(got);
+      req.maxNums -= got.records.length;
+    }
+  }
+  return { reads, skippedBusy };
 }
 
 function popResponse(
@@ -231,13 +235,16 @@ function popResponse(
   const total = reads.reduce((n, r) => n + r.records.length, 0);
   ctx.stats.getTotal += total;
   ctx.stats.noteGroupGet(h.topic, h.consumerGroup, total);
-  return createResponse(
-    request,
-    ResponseCode.SUCCESS,
-    'FOUND',
-    header,
-    Buffer.concat(reads.flatMap((r) => r.records)),
-  );
+  // One queue read whole (the common case) is the store's buffer as it is; else one copy.
+  const whole = reads.length === 1 ? reads[0]?.body : undefined;
+  const body = whole ?? Buffer.concat(reads.flatMap((r) => r.records));
+  const response = createResponse(request, ResponseCode.SUCCESS, 'FOUND', header, body);
+  for (const r of reads) {
+    if (r.pooled === undefined) continue;
+    if (r.pooled === body) releaseAfterWrite(response, body);
+    else releaseWriteBuffer(r.pooled);
+  }
+  return response;
 }
 
 function handleOf(request: RemotingCommand, extraInfo: string): ExtraInfo | RemotingCommand {
@@ -363,6 +370,8 @@ async function processNotification(
       pop.hasMessage(h.consumerGroup, retryTopic, 0, false)
     );
   };
+  const topics = [h.topic, retryTopic];
+  const mark = pop.waiters.mark(topics);
   let hasMsg = has();
   const left = (h.bornTime > 0 ? h.bornTime : Date.now()) + h.pollTime - Date.now();
   if (!hasMsg && left > 0) {
@@ -373,7 +382,7 @@ async function processNotification(
         undefined,
         NotificationResponse.encode({ hasMsg: false, pollingFull: true }),
       );
-    await pop.waiters.wait([h.topic, retryTopic], left, conn);
+    await pop.waiters.wait(topics, left, conn, mark);
     if (ctx.stopping || conn.closed) return undefined;
     hasMsg = has();
   }
