@@ -16,7 +16,6 @@ import type { Logger } from '../../../observability/logger.js';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../../../protocol/command.js';
 import { ConsumeInitMode, PopMessage, PopMessageResponse } from '../../../protocol/headers/pop.js';
-import { PropertyKey } from '../../../protocol/message/properties.js';
 import type { SubBeforeTrace } from '../../../protocol/trace/trace-data.js';
 import type { BackgroundTasks } from '../../core/background-tasks.js';
 import type { ConsumerClient } from '../../core/client-port.js';
@@ -31,6 +30,7 @@ import {
   decodePullBody,
   filterByTags,
   markConsumeStart,
+  markPopCheckpoint,
   type ConsumerMessage,
 } from '../../core/message-view.js';
 import type { ConsumeTracer } from '../../core/msg-trace.js';
@@ -38,7 +38,8 @@ import { PULL_DELAY } from '../../core/pull-loop.js';
 import type { SendBack } from '../../core/send-back.js';
 import { ackTargetOf, changeInvisibleTime, type AckPort } from '../../simple/ack.js';
 import type { PopAckTarget, PopAcker } from '../../core/pop-acker.js';
-import { receiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
+import { parsedReceiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
+import { builtInfo, markReceived } from '../../simple/batched-ack.js';
 import type { ResolvedPushConsumerOptions } from '../options.js';
 import type { SubscriptionData } from '../../../protocol/headers/heartbeat.js';
 
@@ -110,7 +111,7 @@ export function ackPopped(
   message: PoppedMessage,
 ): Promise<void> {
   try {
-    return host.acker.ack(ackTargetOf(host.ackPort, message));
+    return host.acker.ack(ackTargetOf(host.ackPort, message, builtInfo(message)));
   } catch (err) {
     return Promise.reject(err);
   }
@@ -208,16 +209,17 @@ function dispatch(host: PopConsumeHost, q: PopQueue, sub: PopSubscription, respo
     consumerGroup: host.wireGroup,
     namespace: o.namespace,
   });
-  const handles = receiptHandles(decoded, header, q.mq.brokerName, false);
-  const userTopic = withoutNamespace(q.mq.topic, o.namespace);
+  const handles = parsedReceiptHandles(decoded, header, q.mq.brokerName, false);
+  // As the SimpleConsumer: the request's topic on every message, retry messages included, from one
+  // descriptor per response, and the handle (parsed, so its ack need not parse it) set the same
+  // way in the same order on every message, so they share one shape. POP_CK (Java
+  // `processPopResponse`) waits until the system properties are read.
+  const topic = { value: withoutNamespace(q.mq.topic, o.namespace), enumerable: true };
   const popped = decoded.map((m, i) => {
-    m.systemProperties[PropertyKey.POP_CK] ??= handles[i]!;
-    // As the SimpleConsumer: the request's topic on every message, retry messages included.
-    return Object.defineProperties(m, {
-      topic: { value: userTopic, enumerable: true },
-      receiptHandle: { value: handles[i]!, writable: true, enumerable: true },
-      consumerGroup: { value: o.consumerGroup, enumerable: true },
-    }) as PoppedMessage;
+    const handle = handles[i]!;
+    markPopCheckpoint(m, handle.handle);
+    Object.defineProperty(m, 'topic', topic);
+    return markReceived(m, handle, o.consumerGroup);
   });
   // Java re-filters by tag (the broker matched hash codes); a message filtered out here is acked
   // so it does not come back after every invisible time.
@@ -260,7 +262,7 @@ function ackAllQuietly(
   const acked: PoppedMessage[] = [];
   for (const m of messages) {
     try {
-      targets.push(ackTargetOf(host.ackPort, m));
+      targets.push(ackTargetOf(host.ackPort, m, builtInfo(m)));
       acked.push(m);
     } catch (err) {
       host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
