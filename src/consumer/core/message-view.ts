@@ -269,11 +269,11 @@ class PulledMessage implements ConsumerMessage {
       out.popCheckpoint = this.property(PropertyKey.POP_CK);
       return;
     }
-    // The name's bytes absent from the properties: no POP_CK, nothing decoded (only retry-topic records have one).
-    const end = l.propertiesAt + l.propertiesLen;
-    const found = this.raw.indexOf(POP_CK_BYTES, l.propertiesAt);
-    out.popCheckpoint =
-      found < 0 || found + POP_CK_BYTES.length > end ? undefined : this.allProperties()[PropertyKey.POP_CK];
+    // The name's bytes absent from the properties: no POP_CK, nothing decoded (only retry-topic
+    // records have one). Searched within the properties only: Buffer#indexOf takes no end, and
+    // would scan every later record of the response.
+    const has = bytesWithin(this.raw, POP_CK_BYTES, l.propertiesAt, l.propertiesAt + l.propertiesLen);
+    out.popCheckpoint = has ? this.allProperties()[PropertyKey.POP_CK] : undefined;
   }
 
   get topic(): string {
@@ -385,6 +385,18 @@ class PulledMessage implements ConsumerMessage {
 
 const RETRY_PREFIX_BYTES = Buffer.from(RETRY_PREFIX, 'latin1');
 const POP_CK_BYTES = Buffer.from(PropertyKey.POP_CK, 'latin1');
+
+/** Whether `needle` occurs in `buf` between `from` and `to`. */
+function bytesWithin(buf: Buffer, needle: Buffer, from: number, to: number): boolean {
+  const first = needle[0];
+  const last = to - needle.length;
+  outer: for (let i = from; i <= last; i++) {
+    if (buf[i] !== first) continue;
+    for (let k = 1; k < needle.length; k++) if (buf[i + k] !== needle[k]) continue outer;
+    return true;
+  }
+  return false;
+}
 
 /** [POP] Of one record: its topic when that is a retry topic (`%RETRY%…`), and the POP_CK the broker gave it. */
 export interface PopRecordFacts {

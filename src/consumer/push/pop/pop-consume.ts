@@ -37,7 +37,7 @@ import type { ConsumeTracer } from '../../core/msg-trace.js';
 import { PULL_DELAY } from '../../core/pull-loop.js';
 import type { SendBack } from '../../core/send-back.js';
 import { ackTargetOf, changeInvisibleTime, type AckPort } from '../../simple/ack.js';
-import type { PopAckTarget, PopAcker } from '../../core/pop-acker.js';
+import type { AckOutcomes, PopAckTarget, PopAcker } from '../../core/pop-acker.js';
 import { parsedReceiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
 import { builtInfo, markReceived } from '../../simple/batched-ack.js';
 import type { ResolvedPushConsumerOptions } from '../options.js';
@@ -246,38 +246,8 @@ async function ackQuietly(host: PopConsumeHost, m: PoppedMessage): Promise<void>
   try {
     await ackPopped(host, m);
   } catch (err) {
-    host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
-      msgId: m.msgId,
-      error: err,
-    });
+    host.logger.warn(ACK_FAILED, { msgId: m.msgId, error: err });
   }
-}
-
-/** ackQuietly of every message, through one acker call (one promise for the batch, not one each). */
-function ackAllQuietly(
-  host: Pick<PopConsumeHost, 'ackPort' | 'acker' | 'logger'>,
-  messages: PoppedMessage[],
-): Promise<void> {
-  const targets: PopAckTarget[] = [];
-  const acked: PoppedMessage[] = [];
-  for (const m of messages) {
-    try {
-      targets.push(ackTargetOf(host.ackPort, m, builtInfo(m)));
-      acked.push(m);
-    } catch (err) {
-      host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
-        msgId: m.msgId,
-        error: err,
-      });
-    }
-  }
-  return host.acker.ackAll(targets, (i, err) => {
-    if (err !== undefined)
-      host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
-        msgId: acked[i]?.msgId,
-        error: err,
-      });
-  });
 }
 
 async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: number): Promise<void> {
@@ -292,9 +262,19 @@ async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: numbe
   }
 }
 
-/** One handler call for POP-mode messages of one POP. */
-class PopCall extends HandlerCall {
+/** Logged for a message whose ack failed: the broker delivers it again. */
+const ACK_FAILED = 'ack of a POP-mode message failed; it will be delivered again';
+
+/**
+ * One handler call for POP-mode messages of one POP. It also takes the outcomes of its acks
+ * (AckOutcomes): no promise or closure per message on the way from the handler to the broker.
+ */
+class PopCall extends HandlerCall implements AckOutcomes {
   private traced: SubBeforeTrace | undefined;
+  /** The messages being acked, by the acker's index (`messages` unless some were refused at once). */
+  private acking: readonly PoppedMessage[] = [];
+  /** Acks not yet answered; the call's task ends with the last. */
+  private acksLeft = 0;
 
   constructor(
     private readonly host: PopConsumeHost,
@@ -345,15 +325,40 @@ class PopCall extends HandlerCall {
     if (!outcome.ok) host.handlerFailed(q.mq, messages, outcome);
     // A handler that outlived its POP's invisible time: the broker delivers the messages again anyway.
     if (Date.now() >= this.expiresAt) return host.life.taskEnded();
-    void this.settle(outcome.ok).finally(() => host.life.taskEnded());
+    if (outcome.ok) return this.ackAll();
+    void this.retryOrDeadLetter().finally(() => host.life.taskEnded());
   }
 
-  private async settle(ok: boolean): Promise<void> {
-    const host = this.host;
-    if (ok) {
-      await ackAllQuietly(host, this.messages);
-      return;
+  /** Acks every message through one acker call; the call's task ends once all were answered. */
+  private ackAll(): void {
+    const { host, messages } = this;
+    const targets: PopAckTarget[] = [];
+    let acking: PoppedMessage[] | undefined;
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
+      try {
+        targets.push(ackTargetOf(host.ackPort, m, builtInfo(m)));
+        acking?.push(m);
+      } catch (err) {
+        acking ??= messages.slice(0, i);
+        host.logger.warn(ACK_FAILED, { msgId: m.msgId, error: err });
+      }
     }
+    if (targets.length === 0) return host.life.taskEnded();
+    this.acking = acking ?? messages;
+    this.acksLeft = targets.length;
+    host.acker.submit(targets, this);
+  }
+
+  told(index: number, err: unknown): void {
+    if (err !== undefined)
+      this.host.logger.warn(ACK_FAILED, { msgId: this.acking[index]?.msgId, error: err });
+    if (--this.acksLeft === 0) this.host.life.taskEnded();
+  }
+
+  /** The failed messages: made invisible for their next retry, or moved to the DLQ past their last. */
+  private async retryOrDeadLetter(): Promise<void> {
+    const host = this.host;
     await Promise.all(
       this.messages.map(async (m) => {
         if (m.reconsumeTimes < host.maxReconsumeTimes)
