@@ -9,6 +9,7 @@
 import { Admin } from '../src/admin/admin.js';
 import type { ConsumerMessage } from '../src/consumer/core/message-view.js';
 import { PushConsumer } from '../src/consumer/push/push-consumer.js';
+import { OffsetsSeen } from './consumer-pop.js';
 
 export interface PopPushDrainResult {
   msgs: number;
@@ -37,12 +38,9 @@ export async function drainWithPopPush(
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
   });
   consumer.subscribe(topic, '*');
-  // Offsets seen, per broker and queue: a number set per queue, as bench/consumer-pop.ts (a string
-  // key per message cost this drain more CPU than some of the consumer's own receive path, and the
-  // pull-mode row only counts).
-  const seenByQueue = new Map<string, Array<Set<number>>>();
-  let seen = 0;
-  let redelivered = 0;
+  // A number set per queue (bench/consumer-pop.ts): a string key per message was charged to the
+  // client's CPU, and the pull-mode row only counts.
+  const seen = new OffsetsSeen();
   let t0 = 0;
   let t1 = 0;
   let cpu0: NodeJS.CpuUsage | undefined;
@@ -54,15 +52,8 @@ export async function drainWithPopPush(
       t0 = performance.now();
       cpu0 = process.cpuUsage();
     }
-    let queues = seenByQueue.get(m.queue.brokerName);
-    if (queues === undefined) seenByQueue.set(m.queue.brokerName, (queues = []));
-    const offsets = (queues[m.queue.queueId] ??= new Set());
-    if (offsets.has(m.queueOffset)) redelivered++;
-    else {
-      offsets.add(m.queueOffset);
-      seen++;
-    }
-    if (seen === count) {
+    seen.add(m);
+    if (seen.size === count) {
       t1 = performance.now();
       cpu1 = process.cpuUsage(cpu0);
       finished();
@@ -74,7 +65,7 @@ export async function drainWithPopPush(
       done,
       new Promise<void>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`pop-push drain timed out after ${seen} of ${count} messages`)),
+          () => reject(new Error(`pop-push drain timed out after ${seen.size} of ${count} messages`)),
           timeoutMs,
         );
       }),
@@ -84,10 +75,10 @@ export async function drainWithPopPush(
     await consumer.shutdown();
   }
   return {
-    msgs: seen,
+    msgs: seen.size,
     ms: t1 - t0,
     cpuMicros: cpu1 === undefined ? 0 : cpu1.user + cpu1.system,
-    redelivered,
+    redelivered: seen.redelivered,
   };
 }
 
