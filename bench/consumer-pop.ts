@@ -49,6 +49,28 @@ const RECEIVERS = SIMPLE_CONSUMER_DEFAULTS.maxInFlightPops;
 /** A receive this long without messages, after the backlog was seen, ends the drain. */
 const IDLE_MS = 3000;
 
+/**
+ * The offsets a drain received, per broker and queue: a number set per queue (a string key per
+ * message cost the benchmark more CPU than the consumer's own receive path). POP is at-least-once:
+ * an offset received again is counted once, and in `redelivered`.
+ */
+export class OffsetsSeen {
+  private readonly byBroker = new Map<string, Array<Set<number>>>();
+  size = 0;
+  redelivered = 0;
+
+  add(m: { queue: { brokerName: string; queueId: number }; queueOffset: number }): void {
+    let queues = this.byBroker.get(m.queue.brokerName);
+    if (queues === undefined) this.byBroker.set(m.queue.brokerName, (queues = []));
+    const offsets = (queues[m.queue.queueId] ??= new Set());
+    if (offsets.has(m.queueOffset)) this.redelivered++;
+    else {
+      offsets.add(m.queueOffset);
+      this.size++;
+    }
+  }
+}
+
 export async function drainWithPop(
   namesrv: string,
   topic: string,
@@ -64,11 +86,7 @@ export async function drainWithPop(
     invisibleDuration: 60_000,
   });
   await consumer.start();
-  // Offsets seen, per broker and queue (a number set per queue: a string key per message cost the
-  // benchmark more CPU than the consumer's own receive path).
-  const seenByQueue = new Map<string, Array<Set<number>>>();
-  const seen = { size: 0 };
-  let redelivered = 0;
+  const seen = new OffsetsSeen();
   let ackNanos = 0n;
   let lastMessageAt = Date.now();
   const deadline = Date.now() + timeoutMs;
@@ -81,16 +99,7 @@ export async function drainWithPop(
         const batch = await consumer.receive(32);
         if (batch.length === 0) continue;
         lastMessageAt = Date.now();
-        for (const m of batch) {
-          let queues = seenByQueue.get(m.queue.brokerName);
-          if (queues === undefined) seenByQueue.set(m.queue.brokerName, (queues = []));
-          const offsets = (queues[m.queue.queueId] ??= new Set());
-          if (offsets.has(m.queueOffset)) redelivered++;
-          else {
-            offsets.add(m.queueOffset);
-            seen.size++;
-          }
-        }
+        for (const m of batch) seen.add(m);
         // The batch's ack (one BATCH_ACK per broker) runs while the next POP is out; a receiver
         // waits only for its previous ack, so at most one per receiver is pending.
         const t0 = process.hrtime.bigint();
@@ -111,7 +120,7 @@ export async function drainWithPop(
     ms: Math.round(ms),
     cpuMicros: cpu.user + cpu.system,
     ackMicrosPerMsg: seen.size === 0 ? 0 : Math.round(Number(ackNanos) / 1000 / seen.size),
-    redelivered,
+    redelivered: seen.redelivered,
   };
 }
 

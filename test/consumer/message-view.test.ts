@@ -6,7 +6,10 @@ import {
   decodePullBody,
   filterByTags,
   markConsumeStart,
+  markPopCheckpoint,
+  popFactsOf,
   type ConsumerMessage,
+  type PopRecordFacts,
 } from '../../src/consumer/core/message-view.js';
 import { ProtocolError, UnsupportedCompressionError } from '../../src/errors.js';
 import { COMPRESSED_SYSFLAG, compressWith, loadCompressor } from '../../src/protocol/message/compression.js';
@@ -323,6 +326,52 @@ describe('decodePullBody', () => {
 
   it('an empty body has no messages', () => {
     assert.deepEqual(decodePullBody(new Uint8Array(0), { queue: QUEUE }), []);
+  });
+});
+
+describe('POP facts of a record', () => {
+  // Three records in one body: a POP_CK found must be the record's own, never a later record's.
+  const body = Buffer.concat([
+    record({ topic: 'T', body: Buffer.from('a'), queueOffset: 1, properties: { TAGS: 'A' } }),
+    record({
+      topic: '%RETRY%g_T',
+      body: Buffer.from('b'),
+      queueOffset: 2,
+      properties: { POP_CK: '0 1 2 3 1 broker-a 0 2', RETRY_TOPIC: 'T' },
+    }),
+    record({ topic: 'T', body: Buffer.from('c'), queueOffset: 3, properties: { note: 'POP_CK' } }),
+  ]);
+  const facts = (m: ConsumerMessage): PopRecordFacts => {
+    const out: PopRecordFacts = { retryTopic: 'stale', popCheckpoint: 'stale' };
+    popFactsOf(m, out);
+    return out;
+  };
+
+  it("reads each record's retry topic and POP_CK, and nothing of its neighbours", () => {
+    const [first, retried, named] = decodePullBody(body, { queue: QUEUE, consumerGroup: 'g' });
+    assert.ok(first && retried && named);
+    assert.deepEqual(facts(first), { retryTopic: undefined, popCheckpoint: undefined });
+    assert.deepEqual(facts(retried), { retryTopic: '%RETRY%g_T', popCheckpoint: '0 1 2 3 1 broker-a 0 2' });
+    // The name as another property's value is not a POP_CK.
+    assert.deepEqual(facts(named), { retryTopic: undefined, popCheckpoint: undefined });
+    // Once the properties are decoded, the answer is the same.
+    assert.equal(retried.systemProperties.POP_CK, '0 1 2 3 1 broker-a 0 2');
+    assert.deepEqual(facts(retried), { retryTopic: '%RETRY%g_T', popCheckpoint: '0 1 2 3 1 broker-a 0 2' });
+  });
+
+  it('a POP_CK marked by the client shows in the system properties, and never replaces the broker one', () => {
+    const [first, retried] = decodePullBody(body, { queue: QUEUE, consumerGroup: 'g' });
+    assert.ok(first && retried);
+    markPopCheckpoint(first, 'client handle');
+    markPopCheckpoint(retried, 'client handle');
+    assert.equal(first.systemProperties.POP_CK, 'client handle');
+    assert.equal(retried.systemProperties.POP_CK, '0 1 2 3 1 broker-a 0 2');
+    // Marked after the system properties were built: set there directly.
+    const [again] = decodePullBody(body, { queue: QUEUE });
+    assert.ok(again);
+    assert.equal(again.systemProperties.POP_CK, undefined);
+    markPopCheckpoint(again, 'later');
+    assert.equal(again.systemProperties.POP_CK, 'later');
   });
 });
 

@@ -148,6 +148,8 @@ class PulledMessage implements ConsumerMessage {
   private consumeStart = -1;
   /** [POP] POP_FIRST_POP_TIME when the record has none, kept until the system properties are built. */
   private firstPopTime = -1;
+  /** [POP] POP_CK for a record without one (the receipt handle), kept until the system properties are built. */
+  private popCheckpoint: string | undefined = undefined;
 
   constructor(
     raw: Buffer,
@@ -208,6 +210,7 @@ class PulledMessage implements ConsumerMessage {
     if (o.maxOffset !== undefined) system[PropertyKey.MAX_OFFSET] = String(o.maxOffset);
     if (this.consumeStart >= 0) system[PropertyKey.CONSUME_START_TIME] = String(this.consumeStart);
     if (this.firstPopTime >= 0) system[PropertyKey.FIRST_POP_TIME] ??= String(this.firstPopTime);
+    if (this.popCheckpoint !== undefined) system[PropertyKey.POP_CK] ??= this.popCheckpoint;
     this.system = system;
     return system;
   }
@@ -222,6 +225,12 @@ class PulledMessage implements ConsumerMessage {
   markPopped(popTime: number): void {
     if (this.system !== undefined) this.system[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
     else this.firstPopTime = popTime;
+  }
+
+  /** @internal [POP] POP_CK for a record without one, without decoding the properties. */
+  markPopCheckpoint(handle: string): void {
+    if (this.system !== undefined) this.system[PropertyKey.POP_CK] ??= handle;
+    else this.popCheckpoint = handle;
   }
 
   /**
@@ -240,10 +249,31 @@ class PulledMessage implements ConsumerMessage {
     return this.allProperties()[name];
   }
 
-  /** @internal The topic as the record names it (no property decoded, no prefix taken off). */
-  recordTopic(): string {
+  /**
+   * @internal [POP] What a POP response needs of the record, from one scan and no string decoded
+   * in the common case: whether its topic is a retry topic (then the topic itself) and its POP_CK.
+   */
+  popFacts(out: PopRecordFacts): void {
     const l = this.layout();
-    return this.raw.toString('utf8', l.topicAt, l.topicAt + l.topicLen);
+    const retry =
+      l.topicLen >= RETRY_PREFIX_BYTES.length &&
+      this.raw.compare(
+        RETRY_PREFIX_BYTES,
+        0,
+        RETRY_PREFIX_BYTES.length,
+        l.topicAt,
+        l.topicAt + RETRY_PREFIX_BYTES.length,
+      ) === 0;
+    out.retryTopic = retry ? this.raw.toString('utf8', l.topicAt, l.topicAt + l.topicLen) : undefined;
+    if (this.all !== undefined || this.innerProperties !== undefined) {
+      out.popCheckpoint = this.property(PropertyKey.POP_CK);
+      return;
+    }
+    // The name's bytes absent from the properties: no POP_CK, nothing decoded (only retry-topic
+    // records have one). Searched within the properties only: Buffer#indexOf takes no end, and
+    // would scan every later record of the response.
+    const has = bytesWithin(this.raw, POP_CK_BYTES, l.propertiesAt, l.propertiesAt + l.propertiesLen);
+    out.popCheckpoint = has ? this.allProperties()[PropertyKey.POP_CK] : undefined;
   }
 
   get topic(): string {
@@ -353,6 +383,34 @@ class PulledMessage implements ConsumerMessage {
   }
 }
 
+const RETRY_PREFIX_BYTES = Buffer.from(RETRY_PREFIX, 'latin1');
+const POP_CK_BYTES = Buffer.from(PropertyKey.POP_CK, 'latin1');
+
+/** Whether `needle` occurs in `buf` between `from` and `to`. */
+function bytesWithin(buf: Buffer, needle: Buffer, from: number, to: number): boolean {
+  const first = needle[0];
+  const last = to - needle.length;
+  outer: for (let i = from; i <= last; i++) {
+    if (buf[i] !== first) continue;
+    for (let k = 1; k < needle.length; k++) if (buf[i + k] !== needle[k]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** [POP] Of one record: its topic when that is a retry topic (`%RETRY%…`), and the POP_CK the broker gave it. */
+export interface PopRecordFacts {
+  retryTopic: string | undefined;
+  popCheckpoint: string | undefined;
+}
+
+/** [POP] `out` filled for `m` (a pulled view without decoding its properties or topic when it can). */
+export function popFactsOf(m: ConsumerMessage, out: PopRecordFacts): void {
+  if (m instanceof PulledMessage) return m.popFacts(out);
+  out.retryTopic = m.topic.startsWith(RETRY_PREFIX) ? m.topic : undefined;
+  out.popCheckpoint = m.systemProperties[PropertyKey.POP_CK];
+}
+
 /** Scratch layouts: one for decoding a body, one for the lazy getters (never interleaved). */
 const decodeLayout = new StoredRecordLayout();
 const lazyLayout = new StoredRecordLayout();
@@ -371,18 +429,10 @@ export function markPopped(m: ConsumerMessage, popTime: number): void {
   else m.systemProperties[PropertyKey.FIRST_POP_TIME] ??= String(popTime);
 }
 
-/**
- * [POP] The topic the record names, for its retry flag: a pulled view's without decoding its
- * properties (its `topic` maps only the push retry topic `%RETRY%<group>` back, never a POP one).
- */
-export function recordTopicOf(m: ConsumerMessage): string {
-  return m instanceof PulledMessage ? m.recordTopic() : m.topic;
-}
-
-/** A system property of a message, decoding a pulled view's properties only when it has it. */
-export function systemPropertyOf(m: ConsumerMessage, name: string): string | undefined {
-  if (m instanceof PulledMessage) return m.property(name);
-  return m.systemProperties[name];
+/** [POP] Sets POP_CK (Java `processPopResponse`) on a message without one, lazily on a pulled view. */
+export function markPopCheckpoint(m: ConsumerMessage, handle: string): void {
+  if (m instanceof PulledMessage) m.markPopCheckpoint(handle);
+  else m.systemProperties[PropertyKey.POP_CK] ??= handle;
 }
 
 /**

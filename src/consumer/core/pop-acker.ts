@@ -92,11 +92,51 @@ export function ackOutcome(
   throw errorFromResponse(response, { address, requestCode });
 }
 
+/**
+ * Where the outcomes of one `ack` or `ackAll` call go: told once per ack, by its index in the call.
+ * One per call, not a closure per ack (a drain's per-message closures showed in its GC time).
+ */
+export interface AckOutcomes {
+  /** `err` undefined when the broker applied ack `index`, else why not. */
+  told(index: number, err: unknown): void;
+}
+
+/** The outcome of one `ack`: its promise. */
+class OneAck implements AckOutcomes {
+  constructor(
+    private readonly resolve: () => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+  told(_index: number, err: unknown): void {
+    if (err === undefined) this.resolve();
+    else this.reject(err);
+  }
+}
+
+/** The outcomes of one `ackAll`: each to `onOutcome`, then one promise once all were told. */
+class AllAcks implements AckOutcomes {
+  constructor(
+    private left: number,
+    private readonly onOutcome: (index: number, err: unknown) => void,
+    private readonly resolve: () => void,
+  ) {}
+  told(index: number, err: unknown): void {
+    this.onOutcome(index, err);
+    if (--this.left === 0) this.resolve();
+  }
+}
+
 interface PendingAck {
   target: PopAckTarget;
   info: ExtraInfo;
-  /** Told once: undefined when the broker applied the ack, else why not. */
-  settle: (err?: unknown) => void;
+  /** Told once, under `index`. */
+  outcomes: AckOutcomes;
+  index: number;
+}
+
+/** Tells `p`'s caller its outcome: undefined when the broker applied it, else why not. */
+function settle(p: PendingAck, err?: unknown): void {
+  p.outcomes.told(p.index, err);
 }
 
 /**
@@ -128,9 +168,7 @@ export class PopAcker {
    * rejects at once (InvalidReceiptHandleError, nothing sent), as does a consumer not running.
    */
   ack(target: PopAckTarget): Promise<void> {
-    return new Promise<void>((resolve, reject) =>
-      this.enqueue(target, (err) => (err === undefined ? resolve() : reject(err))),
-    );
+    return new Promise<void>((resolve, reject) => this.enqueue(target, new OneAck(resolve, reject), 0));
   }
 
   /**
@@ -142,15 +180,18 @@ export class PopAcker {
    */
   ackAll(targets: readonly PopAckTarget[], onOutcome: (index: number, err: unknown) => void): Promise<void> {
     if (targets.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      let left = targets.length;
-      targets.forEach((target, i) =>
-        this.enqueue(target, (err) => {
-          onOutcome(i, err);
-          if (--left === 0) resolve();
-        }),
-      );
-    });
+    return new Promise<void>((resolve) =>
+      this.submit(targets, new AllAcks(targets.length, onOutcome, resolve)),
+    );
+  }
+
+  /**
+   * `ack` of each target, without a promise: `outcomes.told(i, err)` once per target, `err`
+   * undefined when the broker applied it (a malformed or expired target, or a consumer not
+   * running, is told at once with nothing sent).
+   */
+  submit(targets: readonly PopAckTarget[], outcomes: AckOutcomes): void {
+    for (let i = 0; i < targets.length; i++) this.enqueue(targets[i]!, outcomes, i);
   }
 
   /** `ack` of each target, in one go: one outcome per target, in order. */
@@ -158,18 +199,18 @@ export class PopAcker {
     return targets.map((t) => this.ack(t));
   }
 
-  /** Queues one ack for the broker's next request; `settle` is told its outcome once. */
-  private enqueue(target: PopAckTarget, settle: (err?: unknown) => void): void {
+  /** Queues one ack for the broker's next request; `outcomes` is told its outcome once, as `index`. */
+  private enqueue(target: PopAckTarget, outcomes: AckOutcomes, index: number): void {
     let info: ExtraInfo;
     try {
       this.port.running();
       info = checkedHandle(target.receiptHandle, Date.now(), target.info);
     } catch (err) {
-      settle(err);
+      outcomes.told(index, err);
       return;
     }
     const queue = this.queueOf(info.brokerName);
-    queue.pending.push({ target, info, settle });
+    queue.pending.push({ target, info, outcomes, index });
     if (!queue.scheduled && queue.inFlight < ACK_REQUESTS_IN_FLIGHT_PER_BROKER) {
       queue.scheduled = true;
       setImmediate(() => {
@@ -202,7 +243,7 @@ export class PopAcker {
     void this.send(brokerName, batch)
       .catch((err: unknown) => {
         // A rejection without a reason must still read as a failure.
-        for (const p of batch) p.settle(err ?? new Error('ack request failed'));
+        for (const p of batch) settle(p, err ?? new Error('ack request failed'));
       })
       .finally(() => {
         queue.inFlight--;
@@ -229,7 +270,7 @@ export class PopAcker {
     this.sent.batchAck++;
     const response = await instance.pool.request(address, request, this.port.timeoutMs);
     if (response.code === ResponseCode.SUCCESS) {
-      for (const p of batch) p.settle();
+      for (const p of batch) settle(p);
       return;
     }
     if (response.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) this.noBatch.add(address);
@@ -250,9 +291,9 @@ export class PopAcker {
           this.sent.ack++;
           const response = await instance.pool.request(address, request, this.port.timeoutMs);
           ackOutcome(response, p.target.receiptHandle, p.info, address, AckMessage.code);
-          p.settle();
+          settle(p);
         } catch (err) {
-          p.settle(err);
+          settle(p, err);
         }
       }),
     );

@@ -48,7 +48,7 @@ export function settle(message: PoppedMessage, state: Settled): void {
 }
 
 /** The parsed form of `message.receiptHandle`, when the consumer built it and it was not replaced. */
-function builtInfo(message: PoppedMessage): ParsedHandle['info'] {
+export function builtInfo(message: PoppedMessage): ParsedHandle['info'] {
   const built = (message as Popped)[BUILT_HANDLE];
   return built !== undefined && built.handle === message.receiptHandle ? built.info : undefined;
 }

@@ -21,9 +21,28 @@ export function heldQueueKey(m: { queue: { topic: string; brokerName: string; qu
   return `${m.queue.topic}@${m.queue.brokerName}@${m.queue.queueId}`;
 }
 
+/** The batch a held message came in; the message names it until it is settled. */
+const HELD = Symbol('held');
+
+/** One `add`: its messages share one visibility deadline and one record. */
+interface HeldBatch {
+  readonly messages: readonly PoppedMessage[];
+  /** When they become visible again (ms), unless `extend` moved one. */
+  readonly until: number;
+  /** Messages of the batch still held. */
+  open: number;
+}
+
+type Held = PoppedMessage & { [HELD]?: HeldBatch | undefined };
+
 export class HeldMessages {
-  /** Message → when it becomes visible again (ms). */
-  private readonly until = new Map<PoppedMessage, number>();
+  /**
+   * The batches with messages still held. A record per receive and a field on each message, not a
+   * map entry per message: a drain's add and delete per message showed in its profile and GC.
+   */
+  private readonly batches = new Set<HeldBatch>();
+  /** Message → its deadline, for the few whose invisible duration was changed. */
+  private readonly extended = new Map<PoppedMessage, number>();
   /** Per queue key: the queue and when a receive last brought one of its messages. */
   private readonly lastPop = new Map<string, { mq: MessageQueue; at: number }>();
 
@@ -32,27 +51,41 @@ export class HeldMessages {
   add(messages: readonly PoppedMessage[], invisibleMs: number): void {
     if (messages.length === 0) return;
     const at = this.now();
+    // A copy: the array itself goes to the application, which may change it.
+    const batch: HeldBatch = { messages: messages.slice(), until: at + invisibleMs, open: 0 };
     // A response's messages of one queue share one queue object: its key is built once per run.
     let queue: PoppedMessage['queue'] | undefined;
     for (const m of messages) {
-      this.until.set(m, at + invisibleMs);
+      const held = m as Held;
+      // Held already (a message given back and received again): it moves to this batch.
+      if (held[HELD] !== undefined) this.settle(m);
+      held[HELD] = batch;
+      batch.open++;
       if (m.queue === queue) continue;
       queue = m.queue;
       this.lastPop.set(heldQueueKey(m), { mq: m.queue, at });
     }
+    this.batches.add(batch);
   }
 
   /** A new invisible duration from now (changeInvisibleDuration). */
   extend(m: PoppedMessage, invisibleMs: number): void {
-    if (this.until.has(m)) this.until.set(m, this.now() + invisibleMs);
+    if ((m as Held)[HELD] !== undefined) this.extended.set(m, this.now() + invisibleMs);
   }
 
   settle(m: PoppedMessage): void {
-    this.until.delete(m);
+    const held = m as Held;
+    const batch = held[HELD];
+    if (batch === undefined) return;
+    held[HELD] = undefined;
+    if (--batch.open === 0) this.batches.delete(batch);
+    if (this.extended.size > 0) this.extended.delete(m);
   }
 
   clear(): void {
-    this.until.clear();
+    for (const batch of this.batches) for (const m of batch.messages) (m as Held)[HELD] = undefined;
+    this.batches.clear();
+    this.extended.clear();
     this.lastPop.clear();
   }
 
@@ -70,14 +103,17 @@ export class HeldMessages {
   byQueue(): Map<string, number> {
     const now = this.now();
     const out = new Map<string, number>();
-    for (const [m, until] of this.until) {
-      if (until <= now) {
-        this.until.delete(m);
-        continue;
+    for (const batch of [...this.batches])
+      for (const m of batch.messages) {
+        if ((m as Held)[HELD] !== batch) continue;
+        const until = this.extended.get(m) ?? batch.until;
+        if (until <= now) {
+          this.settle(m);
+          continue;
+        }
+        const key = heldQueueKey(m);
+        out.set(key, (out.get(key) ?? 0) + 1);
       }
-      const key = heldQueueKey(m);
-      out.set(key, (out.get(key) ?? 0) + 1);
-    }
     return out;
   }
 }

@@ -13,6 +13,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { checkBoolean, checkInt, checkObject, keyList, MAX_INT, stripUndefined } from '../../options.js';
 import { checkGroup, checkTopic, RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { buildSubscriptionData } from '../core/subscription.js';
+import { POP_MAX_MSG_NUMS } from '../../protocol/headers/pop.js';
 
 /** The POP consumer's own options; the shared ones are `ClientOptions` (client/client-options.ts). */
 export interface SimpleConsumerOptions extends ClientOptions {
@@ -119,4 +120,24 @@ export function resolveSimpleConsumerOptions(options: SimpleConsumerOptions): Re
     maxReconsumeTimes: checkInt('maxReconsumeTimes', o.maxReconsumeTimes, 0, 16 * 1024),
     maxInFlightPops: checkInt('maxInFlightPops', o.maxInFlightPops, 1, 1024),
   };
+}
+
+/** receive()'s arguments; InvalidArgumentError naming the bad one. */
+export function checkReceiveArgs(maxMessages: unknown, invisibleDurationMs: unknown): void {
+  if (
+    typeof maxMessages !== 'number' ||
+    !Number.isInteger(maxMessages) ||
+    maxMessages < 1 ||
+    maxMessages > POP_MAX_MSG_NUMS
+  )
+    throw new InvalidArgumentError(
+      'maxMessages',
+      `must be an integer in [1, ${POP_MAX_MSG_NUMS}], got ${String(maxMessages)}`,
+    );
+  checkInvisibleDuration(invisibleDurationMs);
+}
+
+/** An invisible duration: 1 ms to 12 h (the 5.x proxy's `maxInvisibleTimeMills`). */
+export function checkInvisibleDuration(invisibleDurationMs: unknown): void {
+  checkDuration('invisibleDurationMs', invisibleDurationMs, 1, MAX_INVISIBLE_DURATION_MS);
 }

@@ -7,7 +7,6 @@
  */
 import { ProtocolError } from '../../errors.js';
 import type { PopMessageResponseHeader } from '../../protocol/headers/pop.js';
-import { PropertyKey } from '../../protocol/message/properties.js';
 import {
   buildExtraInfo,
   type ExtraInfo,
@@ -19,7 +18,7 @@ import {
   retryFlagOf,
   type RetryFlag,
 } from '../../protocol/pop/extra-info.js';
-import { recordTopicOf, systemPropertyOf, type ConsumerMessage } from '../core/message-view.js';
+import { popFactsOf, type ConsumerMessage, type PopRecordFacts } from '../core/message-view.js';
 
 /** A message received by POP: a ConsumerMessage with its receipt handle. */
 export interface PoppedMessage extends ConsumerMessage {
@@ -51,6 +50,14 @@ export interface ParsedHandle {
   info: ExtraInfo | undefined;
 }
 
+/** Per `retryFlag@queueId` of a response: its start offset, message offsets, and how many were taken. */
+interface QueueCursor {
+  readonly key: string;
+  readonly start: number | undefined;
+  readonly offsets: readonly number[] | undefined;
+  taken: number;
+}
+
 /** `receiptHandles` with each handle's fields. */
 export function parsedReceiptHandles(
   messages: readonly ConsumerMessage[],
@@ -61,24 +68,48 @@ export function parsedReceiptHandles(
   const starts = parseStartOffsetInfo(h.startOffsetInfo);
   const offsets = parseMsgOffsetInfo(h.msgOffsetInfo);
   const counts = order ? parseOrderCountInfo(h.orderCountInfo) : undefined;
-  const seen = new Map<string, number>();
-  const firstOffset = new Map<string, number>();
-  return messages.map((m) => {
-    const given = systemPropertyOf(m, PropertyKey.POP_CK);
-    if (given !== undefined) return { handle: given, info: undefined };
-    const flag: RetryFlag = retryFlagOf(recordTopicOf(m));
-    const qid = m.queue.queueId;
-    const key = queueKey(flag, qid);
-    if (h.startOffsetInfo === undefined || h.startOffsetInfo === '') {
-      if (!firstOffset.has(key)) firstOffset.set(key, m.queueOffset);
-      return built(h, flag, brokerName, qid, firstOffset.get(key)!, m.queueOffset);
+  const noStartInfo = h.startOffsetInfo === undefined || h.startOffsetInfo === '';
+  const cursors = new Map<string, QueueCursor>();
+  // A response's messages of one queue come in a run and share one queue object: the cursor of the
+  // previous message is reused, a key built only when the queue or retry flag changes.
+  let lastQueue: ConsumerMessage['queue'] | undefined;
+  let lastFlag: RetryFlag | undefined;
+  let cursor: QueueCursor | undefined;
+  const facts: PopRecordFacts = { retryTopic: undefined, popCheckpoint: undefined };
+  const out: ParsedHandle[] = new Array<ParsedHandle>(messages.length);
+  for (let n = 0; n < messages.length; n++) {
+    const m = messages[n]!;
+    popFactsOf(m, facts);
+    if (facts.popCheckpoint !== undefined) {
+      out[n] = { handle: facts.popCheckpoint, info: undefined };
+      continue;
     }
-    const start = starts.get(key);
-    const list = offsets.get(key);
-    const i = seen.get(key) ?? 0;
-    seen.set(key, i + 1);
-    const msgOffset = list?.[i];
-    if (start === undefined || msgOffset === undefined)
+    const flag: RetryFlag = facts.retryTopic === undefined ? '0' : retryFlagOf(facts.retryTopic);
+    const qid = m.queue.queueId;
+    if (cursor === undefined || m.queue !== lastQueue || flag !== lastFlag) {
+      const key = queueKey(flag, qid);
+      cursor = cursors.get(key);
+      if (cursor === undefined) {
+        cursor = {
+          key,
+          start: noStartInfo ? m.queueOffset : starts.get(key),
+          offsets: offsets.get(key),
+          taken: 0,
+        };
+        cursors.set(key, cursor);
+      }
+      lastQueue = m.queue;
+      lastFlag = flag;
+    }
+    const key = cursor.key;
+    // From a broker that sends no offset info: the first offset per queue starts the checkpoint.
+    if (noStartInfo) {
+      out[n] = built(h, flag, brokerName, qid, cursor.start!, m.queueOffset);
+      continue;
+    }
+    const i = cursor.taken++;
+    const msgOffset = cursor.offsets?.[i];
+    if (cursor.start === undefined || msgOffset === undefined)
       throw new ProtocolError(
         `POP response: no start/message offset for ${key} (message ${i}) in ${h.msgOffsetInfo ?? ''}`,
       );
@@ -86,8 +117,9 @@ export function parsedReceiptHandles(
       const count = counts.get(queueOffsetKey(flag, qid, m.queueOffset)) ?? counts.get(key);
       if (count !== undefined && count > 0) m.reconsumeTimes = count;
     }
-    return built(h, flag, brokerName, qid, start, msgOffset);
-  });
+    out[n] = built(h, flag, brokerName, qid, cursor.start, msgOffset);
+  }
+  return out;
 }
 
 function built(

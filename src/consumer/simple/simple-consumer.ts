@@ -1,17 +1,17 @@
 /**
  * SimpleConsumer: RocketMQ 5 POP consumption over remoting (docs/consumers.md §3).
  * No rebalance and no offsets on the client: `receive` pops from every queue of one broker of a
- * subscribed topic (queueId −1, round robin over topics and brokers), with long polling; each
+ * subscribed topic (queueId −1, round robin over topics and brokers: pop-targets.ts), with long
+ * polling (pop-request.ts); each
  * message carries a receipt handle for `ack` and `changeInvisibleDuration` (ack.ts). A message not acked
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
- * its maximum of retries. `fifo: true` pops orderly; unset, the group's `consumeMessageOrderly` decides. `for await (const m of consumer)` receives,
+ * its maximum of retries (dead-letters.ts). `fifo: true` pops orderly; unset, the group's `consumeMessageOrderly` decides. `for await (const m of consumer)` receives,
  * yields and acks (iterate.ts); every call that waits takes `{ signal }` (remoting/abort.ts), and
  * an aborted receive's POP is parked so its messages are not lost (parked-pops.ts). States:
  * client/lifecycle.ts; events (docs/events.md): 'routeUpdated', 'connect', 'disconnect',
  * 'deadLetterFailed'.
  */
 import { EventEmitter } from 'node:events';
-import { Deadline } from '../../client/deadline.js';
 import type { ClientInstance } from '../../client/client-instance.js';
 import { clientIdOf, clientInstanceConfig } from '../../client/client-options.js';
 import { acquireClientInstance, releaseClientInstance } from '../../client/instance-registry.js';
@@ -19,23 +19,15 @@ import { forwardInstanceEvents, type ClientInstanceEvents } from '../../client/i
 import { Lifecycle, type LifecycleState, type StartStep } from '../../client/lifecycle.js';
 import { keyList } from '../../options.js';
 import { wrapNamespace } from '../../client/namespace.js';
-import { IllegalStateError, InvalidArgumentError, PopNotSupportedError } from '../../errors.js';
+import { IllegalStateError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { ResponseCode } from '../../protocol/codes.js';
-import { errorFromResponse } from '../../client/response-error.js';
-import { createRequest, type RemotingCommand } from '../../protocol/command.js';
-import {
-  ConsumeInitMode,
-  POP_MAX_MSG_NUMS,
-  PopMessage,
-  PopMessageResponse,
-} from '../../protocol/headers/pop.js';
 import { consumerClientOf } from '../core/client-port.js';
-import { decodePullBody, markPopped } from '../core/message-view.js';
-import { groupConsumesOrderly } from '../core/broker-queries.js';
 import { SendBack } from '../core/send-back.js';
-import { parsedReceiptHandles, type PoppedMessage } from './pop-response.js';
-import { ackMessages, checkNotAcked, markReceived, settle, settledOf, Settled } from './batched-ack.js';
+import type { PoppedMessage } from './pop-response.js';
+import { popFrom, type PopPort } from './pop-request.js';
+import { PopTargets } from './pop-targets.js';
+import { withoutDeadLetters, type DeadLetterPort, type DeadLetterFailedEvent } from './dead-letters.js';
+import { ackMessages, checkNotAcked, settle, settledOf, Settled } from './batched-ack.js';
 import { AbortError } from '../../errors/abort.js';
 import { raceAbort, signalOf, throwIfAborted, type CallOptions } from '../../remoting/abort.js';
 import { ParkedPops } from './parked-pops.js';
@@ -52,25 +44,16 @@ import { clientTelemetry } from '../../observability/otel/api.js';
 import { ConsumerOperation } from '../../observability/otel/attributes.js';
 import { checkMessagesOptions, iterateMessages, type SimpleConsumerMessagesOptions } from './iterate.js';
 import {
-  checkDuration,
-  MAX_INVISIBLE_DURATION_MS,
+  checkInvisibleDuration,
+  checkReceiveArgs,
   resolveSimpleConsumerOptions,
   type ResolvedSimpleConsumerOptions,
   type SimpleConsumerOptions,
 } from './options.js';
 
-/** Java `PullAPIWrapper#popAsync`: the RPC waits the poll time plus this. */
-const POP_RPC_EXTRA_MS = 10_000;
-
-/**
- * A message redelivered more than maxReconsumeTimes could not be moved to the DLQ (`error`
- * undefined: the broker refused the send-back, see the log) or not acked after it; it stays
- * un-acked and comes back after its invisible time.
- */
-export interface DeadLetterFailedEvent {
-  message: PoppedMessage;
-  error: unknown;
-}
+export type { DeadLetterFailedEvent } from './dead-letters.js';
+/** Kept here too: the public index and callers import it with the consumer. */
+export { checkReceiveArgs } from './options.js';
 
 /** docs/events.md: routeUpdated, connect, disconnect come from the client instance. */
 export interface SimpleConsumerEvents extends ClientInstanceEvents {
@@ -85,14 +68,6 @@ export const SIMPLE_CONSUMER_EVENTS = keyList<SimpleConsumerEvents>({
   deadLetterFailed: true,
 });
 
-/** One place `receive` can pop from: a subscribed topic on one broker. */
-interface Target {
-  userTopic: string;
-  wireTopic: string;
-  expression: string;
-  brokerName: string;
-}
-
 export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   readonly options: Readonly<ResolvedSimpleConsumerOptions>;
   readonly clientId: string;
@@ -105,13 +80,12 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     stop: () => this.release(),
   });
   private stopForwarding: (() => void) | undefined;
-  private next = 0;
   /** POPs of aborted receives and the messages they brought (parked-pops.ts). */
   private readonly parked: ParkedPops;
   /** Received and not settled: this consumer's own in-flight count (held.ts). */
   private readonly held = new HeldMessages();
-  /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
-  private readonly orderly = new Map<string, boolean>();
+  /** Where the POPs go, in turn, and whether each broker pops orderly (pop-targets.ts). */
+  private readonly targets: PopTargets;
   /** When start() finished (ms); 0 before. */
   private startTimestamp = 0;
   /** This consumer in its group's heartbeat and running-info entry (running-info.ts). */
@@ -120,6 +94,10 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly ackPort: AckPort;
   /** Batches the acks (core/pop-acker.ts). */
   private readonly acker: PopAcker;
+  /** What a POP needs of this consumer (pop-request.ts). */
+  private readonly popPort: PopPort;
+  /** What the DLQ rule needs of this consumer (dead-letters.ts). */
+  private readonly deadLetters: DeadLetterPort;
   /** The bound on POPs in flight (`maxInFlightPops`). */
   private readonly popSlots: PopSlots;
   /** OpenTelemetry of this start (core/consume-telemetry.ts); undefined when off. */
@@ -150,7 +128,37 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       address: (brokerName) => this.address(brokerName),
     };
     this.acker = new PopAcker(this.ackPort);
+    this.targets = new PopTargets({
+      options: this.options,
+      wireGroup: this.wireGroup,
+      logger: this.logger,
+      running: () => this.running(),
+    });
+    this.popPort = {
+      consumerGroup: this.options.consumerGroup,
+      wireGroup: this.wireGroup,
+      namespace: this.options.namespace,
+      pollTimeMs: this.options.awaitDuration,
+      logger: this.logger,
+      closed: () => this.lifecycle.closed,
+    };
+    this.deadLetters = {
+      maxReconsumeTimes: this.options.maxReconsumeTimes,
+      logger: this.logger,
+      toDeadLetterQueue: (m) => this.sendBack!.sendBack(m, -1),
+      ack: (m) => this.ack(m),
+      failed: (event) => this.emit('deadLetterFailed', event),
+    };
     this.popSlots = new PopSlots(this.options.maxInFlightPops);
+  }
+
+  /**
+   * The telemetry when something records (an SDK's tracer or meter provider): with the API alone
+   * a span per receive and ack would record nothing, and showed in a drain's profile (traceReceive, operationLabels: a few % of its client CPU).
+   */
+  private recording(): ConsumeTelemetry | undefined {
+    const telemetry = this.telemetry;
+    return telemetry !== undefined && telemetry.enabled() ? telemetry : undefined;
   }
 
   /** Requests the acks took so far, by kind (BATCH_ACK_MESSAGE or ACK_MESSAGE): for benchmarks and tests. */
@@ -194,13 +202,13 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
       this.logger,
     );
     for (const t of this.wireTopics()) instance.routes.pin(t);
-    const targets = await step(this.targets());
+    const targets = await step(this.targets.all());
     const probed = new Set<string>();
     for (const t of targets) {
       if (probed.has(t.brokerName)) continue;
       probed.add(t.brokerName);
       await step(probePop(this.running(), this.address(t.brokerName), t, this.options, this.wireGroup));
-      await step(this.orderOf(t.brokerName));
+      await step(this.targets.orderOf(t.brokerName));
     }
     this.startTimestamp = Date.now();
     const otel = clientTelemetry(o.openTelemetry);
@@ -226,51 +234,11 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     return instance;
   }
 
-  /** Topic × broker pairs with readable queues, sorted, from the current routes. */
-  private async targets(): Promise<Target[]> {
-    const instance = this.running();
-    const out: Target[] = [];
-    for (const [userTopic, expression] of Object.entries(this.options.subscriptions)) {
-      const wireTopic = wrapNamespace(this.options.namespace, userTopic);
-      const queues = await instance.routes.subscribeQueues(
-        wireTopic,
-        Deadline.after(this.options.mqClientApiTimeout),
-      );
-      for (const brokerName of [...new Set(queues.map((q) => q.brokerName))].sort())
-        out.push({ userTopic, wireTopic, expression, brokerName });
-    }
-    return out;
-  }
-
   private address(brokerName: string): string {
     const address = this.running().routes.masterAddress(brokerName);
     if (address === undefined)
       throw new IllegalStateError(`no master address known for broker ${brokerName}`);
     return address;
-  }
-
-  /**
-   * Whether POPs of `brokerName` are orderly: `fifo` when set, else the group's
-   * `consumeMessageOrderly` there (GET_SUBSCRIPTIONGROUP_CONFIG, as the 5.x Proxy decides; false
-   * when the broker cannot say), asked once per broker.
-   */
-  private async orderOf(brokerName: string): Promise<boolean> {
-    if (this.options.fifo !== undefined) return this.options.fifo;
-    const known = this.orderly.get(brokerName);
-    if (known !== undefined) return known;
-    const said = await groupConsumesOrderly(
-      consumerClientOf(this.running(), this.options.mqClientApiTimeout),
-      brokerName,
-      this.wireGroup,
-      this.options.mqClientApiTimeout,
-    );
-    if (said === undefined)
-      this.logger.info('broker does not tell whether the group is orderly: POP unordered', {
-        broker: brokerName,
-        group: this.options.consumerGroup,
-      });
-    this.orderly.set(brokerName, said ?? false);
-    return said ?? false;
   }
 
   /**
@@ -288,7 +256,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     invisibleDurationMs = this.options.invisibleDuration,
     options?: CallOptions,
   ): Promise<PoppedMessage[]> {
-    const telemetry = this.telemetry;
+    const telemetry = this.recording();
     if (telemetry === undefined) return this.receiveMessages(maxMessages, invisibleDurationMs, options);
     const topics = Object.keys(this.options.subscriptions);
     return telemetry.traceReceive(topics.length === 1 ? topics[0] : undefined, true, () =>
@@ -337,101 +305,20 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     signal: AbortSignal | undefined,
   ): Promise<PoppedMessage[]> {
     const instance = this.running();
-    const targets = await this.targets();
-    if (targets.length === 0 || signal?.aborted === true) return [];
-    const t = targets[this.next++ % targets.length]!;
-    const order = await this.orderOf(t.brokerName);
-    const address = this.address(t.brokerName);
-    const pollTime = this.options.awaitDuration;
-    const request = createRequest(
-      PopMessage.code,
-      PopMessage.encode({
-        consumerGroup: this.wireGroup,
-        topic: t.wireTopic,
-        queueId: -1,
-        maxMsgNums: maxMessages,
-        invisibleTime: invisibleDurationMs,
-        pollTime,
-        bornTime: Date.now(),
-        initMode: ConsumeInitMode.MAX,
-        expType: 'TAG',
-        exp: t.expression,
-        order,
-        bname: t.brokerName,
-      }),
-      undefined,
-      instance.commandDefaults,
-    );
-    let response: RemotingCommand;
-    try {
-      response = await instance.pool.request(address, request, pollTime + POP_RPC_EXTRA_MS);
-    } catch (err) {
-      if (this.lifecycle.closed) return [];
-      throw err;
-    }
-    switch (response.code) {
-      case ResponseCode.SUCCESS: {
-        const messages = await this.withoutDeadLetters(this.messagesOf(response, t, order));
-        this.held.add(messages, invisibleDurationMs);
-        return messages;
-      }
-      case ResponseCode.POLLING_TIMEOUT:
-      case ResponseCode.PULL_NOT_FOUND:
-        return [];
-      case ResponseCode.POLLING_FULL:
-        this.logger.warn('POP polling full', { broker: t.brokerName, topic: t.wireTopic });
-        return [];
-      case ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
-        throw new PopNotSupportedError(t.brokerName, address);
-      default:
-        throw errorFromResponse(response, { address, permission: 'SUB', requestCode: request.code });
-    }
-  }
-
-  private messagesOf(response: RemotingCommand, t: Target, order: boolean): PoppedMessage[] {
-    const header = PopMessageResponse.decode(response.extFields);
-    const decoded = decodePullBody(response.body ?? new Uint8Array(0), {
-      queue: { topic: t.wireTopic, brokerName: t.brokerName, queueId: -1 },
-      consumerGroup: this.wireGroup,
-      namespace: this.options.namespace,
+    const target = await this.targets.take();
+    if (target === undefined || signal?.aborted === true) return [];
+    const order = await this.targets.orderOf(target.brokerName);
+    const address = this.address(target.brokerName);
+    const popped = await popFrom(this.popPort, instance, address, {
+      target,
+      order,
+      maxMessages,
+      invisibleDurationMs,
     });
-    const handles = parsedReceiptHandles(decoded, header, t.brokerName, order);
-    const group = this.options.consumerGroup;
-    // Java sets the request's topic on every message (retry messages included): an own property of
-    // the view (a spread keeps it), from one descriptor per response. The other fields are set the
-    // same way in the same order on every message, so they share one shape (a defineProperties
-    // of three fresh descriptors per message cost 5 % of a drain).
-    const topic = { value: t.userTopic, enumerable: true };
-    return decoded.map((m, i) => {
-      markPopped(m, header.popTime);
-      Object.defineProperty(m, 'topic', topic);
-      return markReceived(m, handles[i]!, group);
-    });
-  }
-
-  /**
-   * The gRPC proxy's `PopMessageResultFilterImpl` rule, here because a broker reached over
-   * remoting has none: a message redelivered more than maxReconsumeTimes times goes to the DLQ
-   * (CONSUMER_SEND_MSG_BACK, delay level −1) and is acked. One the DLQ send fails for stays
-   * un-acked and comes back.
-   */
-  private async withoutDeadLetters(messages: PoppedMessage[]): Promise<PoppedMessage[]> {
-    const max = this.options.maxReconsumeTimes;
-    const keep: PoppedMessage[] = [];
-    for (const m of messages) {
-      if (m.reconsumeTimes <= max) {
-        keep.push(m);
-        continue;
-      }
-      if (await this.sendBack!.sendBack(m, -1)) {
-        this.logger.info('message moved to the DLQ', { msgId: m.msgId, reconsumeTimes: m.reconsumeTimes });
-        await this.ack(m).catch((err: unknown) => {
-          this.logger.warn('ack after DLQ failed', { msgId: m.msgId, error: err });
-          this.emit('deadLetterFailed', { message: m, error: err });
-        });
-      } else this.emit('deadLetterFailed', { message: m, error: undefined });
-    }
-    return keep;
+    if (popped.length === 0) return popped;
+    const messages = await withoutDeadLetters(this.deadLetters, popped);
+    this.held.add(messages, invisibleDurationMs);
+    return messages;
   }
 
   /**
@@ -444,7 +331,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
    * the broker's answer (AbortError): the ack may or may not have been applied.
    */
   ack(message: PoppedMessage | readonly PoppedMessage[], options?: CallOptions): Promise<void> {
-    const telemetry = this.telemetry;
+    const telemetry = this.recording();
     if (telemetry === undefined) return this.ackMessages(message, options);
     return telemetry.traceSettle(ConsumerOperation.ACK, settledList(message), () =>
       this.ackMessages(message, options),
@@ -476,7 +363,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     invisibleDurationMs: number,
     options?: CallOptions,
   ): Promise<PoppedMessage> {
-    const telemetry = this.telemetry;
+    const telemetry = this.recording();
     if (telemetry === undefined) return this.changeInvisible(message, invisibleDurationMs, options);
     return telemetry.traceSettle(ConsumerOperation.CHANGE_INVISIBLE_DURATION, settledList(message), () =>
       this.changeInvisible(message, invisibleDurationMs, options),
@@ -507,7 +394,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     const signal = signalOf(options);
     throwIfAborted(signal, 'lag');
     const instance = this.running();
-    const targets = await this.targets();
+    const targets = await this.targets.all();
     return popLag(
       {
         client: consumerClientOf(instance, this.options.mqClientApiTimeout),
@@ -554,7 +441,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
     this.instance = undefined;
     this.sendBack = undefined;
     this.parked.clear();
-    this.orderly.clear();
+    this.targets.clear();
     this.held.clear();
     this.telemetry?.close();
     this.telemetry = undefined;
@@ -583,24 +470,4 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
 function settledList(message: unknown): PoppedMessage[] {
   const list: unknown[] = Array.isArray(message) ? message : [message];
   return list.filter((m): m is PoppedMessage => m !== null && typeof m === 'object');
-}
-
-/** receive()'s arguments; InvalidArgumentError naming the bad one. */
-export function checkReceiveArgs(maxMessages: unknown, invisibleDurationMs: unknown): void {
-  if (
-    typeof maxMessages !== 'number' ||
-    !Number.isInteger(maxMessages) ||
-    maxMessages < 1 ||
-    maxMessages > POP_MAX_MSG_NUMS
-  )
-    throw new InvalidArgumentError(
-      'maxMessages',
-      `must be an integer in [1, ${POP_MAX_MSG_NUMS}], got ${String(maxMessages)}`,
-    );
-  checkInvisibleDuration(invisibleDurationMs);
-}
-
-/** An invisible duration: 1 ms to 12 h (the 5.x proxy's `maxInvisibleTimeMills`). */
-function checkInvisibleDuration(invisibleDurationMs: unknown): void {
-  checkDuration('invisibleDurationMs', invisibleDurationMs, 1, MAX_INVISIBLE_DURATION_MS);
 }

@@ -64,7 +64,7 @@ export function buildExtraInfo(info: ExtraInfo): string {
 }
 
 function int(raw: string | undefined, field: string, text: string): number {
-  if (raw === undefined || !/^-?\d{1,19}$/.test(raw))
+  if (raw === undefined || !isDecimal(raw))
     throw new ProtocolError(`extraInfo ${JSON.stringify(text)}: ${field} is not a number`);
   const v = Number(raw);
   if (!Number.isSafeInteger(v))
@@ -137,8 +137,20 @@ function parseList<V>(text: string | undefined, what: string, read: (raw: string
   return out;
 }
 
+/** `^-?\d{1,19}$` without a regular expression: a POP response has one per message. */
+function isDecimal(raw: string): boolean {
+  const start = raw.charCodeAt(0) === 45 ? 1 : 0; // '-'
+  const digits = raw.length - start;
+  if (digits < 1 || digits > 19) return false;
+  for (let i = start; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 const num = (what: string) => (raw: string) => {
-  if (!/^-?\d{1,19}$/.test(raw)) throw new ProtocolError(`${what}: ${JSON.stringify(raw)} is not a number`);
+  if (!isDecimal(raw)) throw new ProtocolError(`${what}: ${JSON.stringify(raw)} is not a number`);
   return Number(raw);
 };
 

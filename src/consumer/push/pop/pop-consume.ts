@@ -16,7 +16,6 @@ import type { Logger } from '../../../observability/logger.js';
 import { ResponseCode } from '../../../protocol/codes.js';
 import { createRequest, type RemotingCommand } from '../../../protocol/command.js';
 import { ConsumeInitMode, PopMessage, PopMessageResponse } from '../../../protocol/headers/pop.js';
-import { PropertyKey } from '../../../protocol/message/properties.js';
 import type { SubBeforeTrace } from '../../../protocol/trace/trace-data.js';
 import type { BackgroundTasks } from '../../core/background-tasks.js';
 import type { ConsumerClient } from '../../core/client-port.js';
@@ -31,14 +30,16 @@ import {
   decodePullBody,
   filterByTags,
   markConsumeStart,
+  markPopCheckpoint,
   type ConsumerMessage,
 } from '../../core/message-view.js';
 import type { ConsumeTracer } from '../../core/msg-trace.js';
 import { PULL_DELAY } from '../../core/pull-loop.js';
 import type { SendBack } from '../../core/send-back.js';
 import { ackTargetOf, changeInvisibleTime, type AckPort } from '../../simple/ack.js';
-import type { PopAckTarget, PopAcker } from '../../core/pop-acker.js';
-import { receiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
+import type { AckOutcomes, PopAckTarget, PopAcker } from '../../core/pop-acker.js';
+import { parsedReceiptHandles, type PoppedMessage } from '../../simple/pop-response.js';
+import { builtInfo, markReceived } from '../../simple/batched-ack.js';
 import type { ResolvedPushConsumerOptions } from '../options.js';
 import type { SubscriptionData } from '../../../protocol/headers/heartbeat.js';
 
@@ -110,7 +111,7 @@ export function ackPopped(
   message: PoppedMessage,
 ): Promise<void> {
   try {
-    return host.acker.ack(ackTargetOf(host.ackPort, message));
+    return host.acker.ack(ackTargetOf(host.ackPort, message, builtInfo(message)));
   } catch (err) {
     return Promise.reject(err);
   }
@@ -208,16 +209,17 @@ function dispatch(host: PopConsumeHost, q: PopQueue, sub: PopSubscription, respo
     consumerGroup: host.wireGroup,
     namespace: o.namespace,
   });
-  const handles = receiptHandles(decoded, header, q.mq.brokerName, false);
-  const userTopic = withoutNamespace(q.mq.topic, o.namespace);
+  const handles = parsedReceiptHandles(decoded, header, q.mq.brokerName, false);
+  // As the SimpleConsumer: the request's topic on every message, retry messages included, from one
+  // descriptor per response, and the handle (parsed, so its ack need not parse it) set the same
+  // way in the same order on every message, so they share one shape. POP_CK (Java
+  // `processPopResponse`) waits until the system properties are read.
+  const topic = { value: withoutNamespace(q.mq.topic, o.namespace), enumerable: true };
   const popped = decoded.map((m, i) => {
-    m.systemProperties[PropertyKey.POP_CK] ??= handles[i]!;
-    // As the SimpleConsumer: the request's topic on every message, retry messages included.
-    return Object.defineProperties(m, {
-      topic: { value: userTopic, enumerable: true },
-      receiptHandle: { value: handles[i]!, writable: true, enumerable: true },
-      consumerGroup: { value: o.consumerGroup, enumerable: true },
-    }) as PoppedMessage;
+    const handle = handles[i]!;
+    markPopCheckpoint(m, handle.handle);
+    Object.defineProperty(m, 'topic', topic);
+    return markReceived(m, handle, o.consumerGroup);
   });
   // Java re-filters by tag (the broker matched hash codes); a message filtered out here is acked
   // so it does not come back after every invisible time.
@@ -244,38 +246,8 @@ async function ackQuietly(host: PopConsumeHost, m: PoppedMessage): Promise<void>
   try {
     await ackPopped(host, m);
   } catch (err) {
-    host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
-      msgId: m.msgId,
-      error: err,
-    });
+    host.logger.warn(ACK_FAILED, { msgId: m.msgId, error: err });
   }
-}
-
-/** ackQuietly of every message, through one acker call (one promise for the batch, not one each). */
-function ackAllQuietly(
-  host: Pick<PopConsumeHost, 'ackPort' | 'acker' | 'logger'>,
-  messages: PoppedMessage[],
-): Promise<void> {
-  const targets: PopAckTarget[] = [];
-  const acked: PoppedMessage[] = [];
-  for (const m of messages) {
-    try {
-      targets.push(ackTargetOf(host.ackPort, m));
-      acked.push(m);
-    } catch (err) {
-      host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
-        msgId: m.msgId,
-        error: err,
-      });
-    }
-  }
-  return host.acker.ackAll(targets, (i, err) => {
-    if (err !== undefined)
-      host.logger.warn('ack of a POP-mode message failed; it will be delivered again', {
-        msgId: acked[i]?.msgId,
-        error: err,
-      });
-  });
 }
 
 async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: number): Promise<void> {
@@ -290,9 +262,19 @@ async function retryLater(host: PopConsumeHost, m: PoppedMessage, delayMs: numbe
   }
 }
 
-/** One handler call for POP-mode messages of one POP. */
-class PopCall extends HandlerCall {
+/** Logged for a message whose ack failed: the broker delivers it again. */
+const ACK_FAILED = 'ack of a POP-mode message failed; it will be delivered again';
+
+/**
+ * One handler call for POP-mode messages of one POP. It also takes the outcomes of its acks
+ * (AckOutcomes): no promise or closure per message on the way from the handler to the broker.
+ */
+class PopCall extends HandlerCall implements AckOutcomes {
   private traced: SubBeforeTrace | undefined;
+  /** The messages being acked, by the acker's index (`messages` unless some were refused at once). */
+  private acking: readonly PoppedMessage[] = [];
+  /** Acks not yet answered; the call's task ends with the last. */
+  private acksLeft = 0;
 
   constructor(
     private readonly host: PopConsumeHost,
@@ -343,15 +325,40 @@ class PopCall extends HandlerCall {
     if (!outcome.ok) host.handlerFailed(q.mq, messages, outcome);
     // A handler that outlived its POP's invisible time: the broker delivers the messages again anyway.
     if (Date.now() >= this.expiresAt) return host.life.taskEnded();
-    void this.settle(outcome.ok).finally(() => host.life.taskEnded());
+    if (outcome.ok) return this.ackAll();
+    void this.retryOrDeadLetter().finally(() => host.life.taskEnded());
   }
 
-  private async settle(ok: boolean): Promise<void> {
-    const host = this.host;
-    if (ok) {
-      await ackAllQuietly(host, this.messages);
-      return;
+  /** Acks every message through one acker call; the call's task ends once all were answered. */
+  private ackAll(): void {
+    const { host, messages } = this;
+    const targets: PopAckTarget[] = [];
+    let acking: PoppedMessage[] | undefined;
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
+      try {
+        targets.push(ackTargetOf(host.ackPort, m, builtInfo(m)));
+        acking?.push(m);
+      } catch (err) {
+        acking ??= messages.slice(0, i);
+        host.logger.warn(ACK_FAILED, { msgId: m.msgId, error: err });
+      }
     }
+    if (targets.length === 0) return host.life.taskEnded();
+    this.acking = acking ?? messages;
+    this.acksLeft = targets.length;
+    host.acker.submit(targets, this);
+  }
+
+  told(index: number, err: unknown): void {
+    if (err !== undefined)
+      this.host.logger.warn(ACK_FAILED, { msgId: this.acking[index]?.msgId, error: err });
+    if (--this.acksLeft === 0) this.host.life.taskEnded();
+  }
+
+  /** The failed messages: made invisible for their next retry, or moved to the DLQ past their last. */
+  private async retryOrDeadLetter(): Promise<void> {
+    const host = this.host;
     await Promise.all(
       this.messages.map(async (m) => {
         if (m.reconsumeTimes < host.maxReconsumeTimes)
