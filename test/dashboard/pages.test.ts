@@ -8,6 +8,8 @@ import * as assert from 'node:assert/strict';
 import { parse } from 'parse5';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import { Dashboard } from '../../src/dashboard/server.js';
+import { RequestCode } from '../../src/protocol/codes.js';
 import { Producer } from '../../src/producer/producer.js';
 import { FAST, unique } from '../consumer/helpers.js';
 import {
@@ -61,7 +63,8 @@ function utcField(ms: number): string {
 
 describe('dashboard operator pages on an embedded cluster', () => {
   before(async () => {
-    f = await dashboardFixture();
+    // fault injection for the hung-broker test
+    f = await dashboardFixture({}, { faultInjection: true });
   });
   after(async () => {
     await f?.close();
@@ -291,6 +294,45 @@ describe('dashboard operator pages on an embedded cluster', () => {
       assert.equal(push?.[1], 'PUSH');
     } finally {
       await simple.shutdown();
+    }
+  });
+
+  // last: it hangs broker-b's admin requests (cleared at the end)
+  test('a group page with one broker hung shows the live broker’s queues and marks the other down', async () => {
+    const expected = (await f.admin.consumerProgress(f.group)).queues.filter(
+      (q) => q.topic === f.topic && q.brokerName === 'broker-a',
+    );
+    assert.equal(expected.length, 2);
+    // a silent broker: each of its requests waits out this dashboard's request timeout
+    const dashboard = new Dashboard({ namesrvAddr: f.h.cluster.namesrvAddr, port: 0, requestTimeout: 500 });
+    try {
+      const base = (await dashboard.start()).replace(/\/$/, '');
+      f.h.cluster.broker('broker-b').faults.set({
+        hang: true,
+        requestCodes: [
+          RequestCode.GET_CONSUME_STATS,
+          RequestCode.GET_CONSUMER_CONNECTION_LIST,
+          RequestCode.QUERY_ASSIGNMENT,
+          RequestCode.GET_CONSUMER_RUNNING_INFO,
+        ],
+      });
+      const res = await fetch(`${base}/group?name=${encodeURIComponent(f.group)}`);
+      const html = await res.text();
+      assert.equal(res.status, 200, html);
+      assertPage(html, 'group page, broker-b hung');
+      assert.match(html, /<li class="down" data-broker="broker-b">Broker broker-b \([^)]+\) is down: /);
+      assert.match(html, /Its queues are not shown/);
+      for (const q of expected) {
+        const cells = rowCells(html, `${q.topic}@broker-a/${q.queueId}`);
+        assert.ok(cells, `broker-a queue ${q.queueId}`);
+        assert.deepEqual(cells.slice(3, 5), [String(q.brokerOffset), String(q.consumerOffset)]);
+      }
+      assert.doesNotMatch(html, new RegExp(`data-key="${f.topic}@broker-b/`));
+      // the members still come from the broker that answers
+      assert.match(html, /<h2 id="h-members">Members<\/h2><p>CONSUME_PASSIVELY/);
+    } finally {
+      f.h.cluster.broker('broker-b').faults.clear();
+      await dashboard.close();
     }
   });
 });

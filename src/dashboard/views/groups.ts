@@ -9,10 +9,16 @@
 import type {
   ConsumerConnections,
   ConsumerProgress,
+  ConsumerProgressReport,
   ConsumerQueueProgress,
   ResetOffsetResult,
 } from '../../admin/types.js';
-import { InvalidArgumentError, ConsumerGroupNotFoundError, ConsumerNotOnlineError } from '../../errors.js';
+import {
+  BrokerUnavailableError,
+  InvalidArgumentError,
+  ConsumerGroupNotFoundError,
+  ConsumerNotOnlineError,
+} from '../../errors.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';
@@ -143,13 +149,16 @@ export class GroupView implements LiveView {
     this.history = new History(ctx.historyPoints);
   }
 
-  /** One GET_CONSUME_STATS per broker of the group's topics (after a route lookup). */
-  async load(): Promise<ConsumerProgress | Error> {
-    let progress: ConsumerProgress;
+  /**
+   * One GET_CONSUME_STATS per broker of the group's topics (after a route lookup). A broker that
+   * cannot be reached is listed as down; only when none answered is the page's progress an error.
+   */
+  async load(): Promise<ConsumerProgressReport | Error> {
+    let progress: ConsumerProgressReport;
     try {
-      progress = await this.ctx.admin.consumerProgress(this.group);
+      progress = await this.ctx.admin.consumerProgressReport(this.group);
     } catch (err) {
-      if (err instanceof ConsumerGroupNotFoundError) return err;
+      if (err instanceof ConsumerGroupNotFoundError || err instanceof BrokerUnavailableError) return err;
       throw err;
     }
     const at = Date.now();
@@ -163,10 +172,10 @@ export class GroupView implements LiveView {
     return this.fragments(await this.load());
   }
 
-  fragments(progress: ConsumerProgress | Error): Fragments {
+  fragments(progress: ConsumerProgressReport | Error): Fragments {
     if (progress instanceof Error)
       return {
-        progress: `<p class="empty">${esc(errorText(progress))}</p>`,
+        progress: `<p class="${progress instanceof BrokerUnavailableError ? 'down' : 'empty'}">${esc(errorText(progress))}</p>`,
         'lag-chart': '',
       };
     const busiest = [...progress.queues]
@@ -187,6 +196,7 @@ export class GroupView implements LiveView {
     ]);
     return {
       progress:
+        unreachableNote(progress.unreachable, 'queues') +
         summary +
         table(
           'Progress per queue',
