@@ -49,6 +49,7 @@ import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './secu
 import { ClusterView, clusterPage } from './views/cluster.js';
 import { paramsOf, type Params, type ViewContext } from './views/context.js';
 import { GroupView, groupPage, groupsPage, resetOffset } from './views/groups.js';
+import { GroupModeCache } from './views/group-mode.js';
 import { messagePage, messagesPage, resendMessage, searchForms } from './views/messages.js';
 import { browsePage } from './views/browse.js';
 import { dlqPage, exportDeadLetters, outcomesTable, resendDeadLetters } from './views/dlq.js';
@@ -131,6 +132,7 @@ export class Dashboard {
       csrf: this.csrf,
       historyPoints: o.historyPoints,
       producers: this.producers,
+      groupModes: new GroupModeCache(this.admin),
       resendProducer: () => this.resendProducer(),
     };
   }

@@ -201,6 +201,31 @@ describe('dashboard operator pages on an embedded cluster', () => {
     assert.match(second.html, /id="range-end"/);
     assert.deepEqual(new Set([...rows1, ...rows2]), sent);
 
+    // the form says its zone; the same range written with Z and with a +08:00 offset finds the same page
+    assert.match(
+      first.html,
+      /id="time-zone-note">Times are UTC unless they end with <code>Z<\/code> or an offset/,
+    );
+    assert.match(first.html, /Stored from \(UTC, or with an offset\)/);
+    const plus8 = (ms: number) => `${new Date(ms + 8 * 3_600_000).toISOString().slice(0, 23)}+08:00`;
+    for (const [b, e] of [
+      [new Date(begin).toISOString(), new Date(end).toISOString()],
+      [plus8(begin), plus8(end)],
+    ] as const) {
+      const zoned = await get(
+        `/messages/time?topic=${topic}&begin=${encodeURIComponent(b)}&end=${encodeURIComponent(e)}`,
+      );
+      assert.equal(zoned.status, 200, `${b} .. ${e}`);
+      const rows = [...zoned.html.matchAll(/<tr data-key="([0-9A-F]+)">/g)].map((m) => m[1]!);
+      assert.deepEqual(rows, rows1, `${b} .. ${e}`);
+    }
+    // an offset that moves the range away from the messages finds none of them
+    const elsewhere = await get(
+      `/messages/time?topic=${topic}&begin=${encodeURIComponent(utcField(begin) + '+08:00')}&end=${encodeURIComponent(utcField(end) + '+08:00')}`,
+    );
+    assert.equal(elsewhere.status, 200);
+    assert.equal([...elsewhere.html.matchAll(/<tr data-key="[0-9A-F]+">/g)].length, 0);
+
     // a queue of its own
     const one = await get(`/messages/time?${q}&queue=1`);
     assert.equal(one.status, 200);
@@ -278,6 +303,30 @@ describe('dashboard operator pages on an embedded cluster', () => {
       none.html,
       /id="no-trace">No trace records of [0-9A-F]+\. Message tracing is off[^<]*<code>enableMsgTrace: true<\/code>/,
     );
+  });
+
+  test('the groups list looks each group’s mode up once, not on every render', async () => {
+    let lookups = 0;
+    const original = f.admin.consumerConnections.bind(f.admin);
+    f.admin.consumerConnections = (group: string) => {
+      lookups++;
+      return original(group);
+    };
+    try {
+      const first = await get('/groups');
+      assert.equal(first.status, 200);
+      assert.equal(rowCells(first.html, f.group)?.[1], 'PUSH');
+      const listed = [...first.html.matchAll(/<tr data-key=/g)].length;
+      assert.ok(lookups >= 1 && lookups <= listed, `${lookups} lookups for ${listed} groups`);
+      const afterFirst = lookups;
+      for (let i = 0; i < 3; i++) {
+        const again = await get('/groups');
+        assert.equal(rowCells(again.html, f.group)?.[1], 'PUSH');
+      }
+      assert.equal(lookups, afterFirst, 'no broker request for a mode looked up moments ago');
+    } finally {
+      f.admin.consumerConnections = original;
+    }
   });
 
   test('POP groups: a SimpleConsumer holding invisible messages is marked POP in the list, with its in-flight count on its page', async () => {
