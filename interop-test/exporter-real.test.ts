@@ -89,6 +89,30 @@ describe('Prometheus scrape of a real cluster', { concurrency: 1 }, () => {
         );
         assert.equal(produced[0]?.value, CONSUMED + LEFT);
         assert.equal(samples(text, 'rocketmq_broker_tps', { broker: 'broker-a' }).length, 1, why);
+        // the runtime gauges, from the same GET_BROKER_RUNTIME_INFO as Admin reads
+        const runtime = await admin.brokerRuntimeStats('broker-a');
+        const put = samples(text, 'rocketmq_brokeruntime_msg_put_total_today_now');
+        assert.equal(put.length, 1, why);
+        assert.deepEqual(put[0]!.labels, {
+          cluster: 'DefaultCluster',
+          brokerIP: runtime.address,
+          brokerHost: '',
+          des: runtime.version,
+          boottime: String(runtime.bootTimestamp),
+          // a 5.x broker sends no brokerVersion key
+          broker_version: runtime.raw['brokerVersion'] ?? '',
+        });
+        assert.equal(put[0]!.value, runtime.msgPutTotalTodayNow);
+        assert.ok(put[0]!.value >= CONSUMED + LEFT);
+        for (const name of ['commitlog_maxoffset', 'commitlog_disk_ratio', 'earliest_message_timestamp'])
+          assert.equal(samples(text, `rocketmq_brokeruntime_${name}`).length, 1, `${name}\n${why}`);
+        // a young broker has no samples yet for some TPS windows: at most one sample each
+        for (const w of [10, 60, 600])
+          assert.ok(samples(text, `rocketmq_brokeruntime_put_tps${w}`).length <= 1, `put_tps${w}`);
+        assert.equal(
+          samples(text, 'rocketmq_brokeruntime_commitlog_maxoffset')[0]!.value,
+          runtime.commitLogMaxOffset,
+        );
         // a real broker counts bytes put per topic (VIEW_BROKER_STATS_DATA TOPIC_PUT_SIZE)
         assert.equal(samples(text, 'rocketmq_producer_message_size', { topic }).length, 1, text);
         const problems = promtoolProblems(text);

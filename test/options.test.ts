@@ -16,7 +16,6 @@ import {
   withDefaults,
 } from '../src/options.js';
 import { silentLogger } from '../src/observability/logger.js';
-import { validatePullReaderOptions } from '../src/cli/demo/pull-reader.js';
 import { resolveProducerOptions } from '../src/producer/options.js';
 import { validateConnectionOptions } from '../src/remoting/options.js';
 import { validateRemotingServerOptions } from '../src/remoting/server.js';
@@ -127,12 +126,6 @@ describe('every options validator rejects a misspelt option, naming the closest 
       'maxInFlight',
     ],
     ['remoting server', () => validateRemotingServerOptions({ prot: 0 } as never), 'prot', 'port'],
-    [
-      'pull reader',
-      () => validatePullReaderOptions({ namesrvAddr: '127.0.0.1:9876', maxMsgNum: 1 } as never),
-      'maxMsgNum',
-      'maxMsgNums',
-    ],
   ];
   for (const [name, fn, field, hint] of cases) {
     it(name, () => {

@@ -46,6 +46,7 @@ import {
 import {
   consumerConnections,
   consumerProgress,
+  consumerProgressReport,
   consumerRunningInfo,
   producerConnections,
   resetOffsetByTime,
@@ -95,6 +96,7 @@ import type {
   ConsumerGroupSummary,
   ConsumerGroupsReport,
   ConsumerProgress,
+  ConsumerProgressReport,
   ConsumerRunningInfoData,
   CreateTopicRequest,
   QueueMessages,
@@ -283,6 +285,15 @@ export class Admin extends EventEmitter<AdminEvents> {
   /** Per-queue broker offset, consumer offset and lag of `group` (optionally one topic). */
   consumerProgress(group: string, topic?: string, options?: CallOptions): Promise<ConsumerProgress> {
     return this.run(options, (c) => consumerProgress(c, group, topic));
+  }
+
+  /** consumerProgress that lists the brokers it cannot reach in `unreachable` instead of rejecting. */
+  consumerProgressReport(
+    group: string,
+    topic?: string,
+    options?: CallOptions,
+  ): Promise<ConsumerProgressReport> {
+    return this.run(options, (c) => consumerProgressReport(c, group, topic));
   }
 
   consumerConnections(group: string, options?: CallOptions): Promise<ConsumerConnections> {

@@ -4,6 +4,7 @@
  * live member — the offsets written directly, as Java's `resetOffsetByTimestampOld` does).
  */
 import {
+  BrokerUnavailableError,
   InvalidArgumentError,
   ConsumerGroupNotFoundError,
   ConsumerGroupOnlineError,
@@ -39,8 +40,10 @@ import type {
   ClientConnection,
   ConsumerConnections,
   ConsumerProgress,
+  ConsumerProgressReport,
   ConsumerQueueProgress,
   ResetOffsetResult,
+  UnreachableBroker,
 } from './types.js';
 
 export const RETRY_GROUP_TOPIC_PREFIX = '%RETRY%';
@@ -62,18 +65,30 @@ function byQueue<T extends { topic: string; brokerName: string; queueId: number 
   return a.queueId - b.queueId;
 }
 
-/** GET_CONSUME_STATS of `group` (and `topic`) from `addresses`, appended to `queues`; the TPS summed. */
+/**
+ * GET_CONSUME_STATS of `group` (and `topic`) from `brokers` (address by name), appended to
+ * `queues`; the TPS summed. A broker that cannot be reached goes to `unreachable`.
+ */
 async function collectStats(
   ctx: AdminContext,
-  addresses: Iterable<string>,
+  brokers: ReadonlyMap<string, string>,
   group: string,
   topic: string | undefined,
   queues: ConsumerQueueProgress[],
+  unreachable: UnreachableBroker[],
   unreported?: Set<ConsumerQueueProgress>,
 ): Promise<number> {
   let consumeTps = 0;
-  for (const address of addresses) {
-    const response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
+  for (const [brokerName, address] of brokers) {
+    let response;
+    try {
+      response = await ctx.call(address, GetConsumeStats, { consumerGroup: group, topic });
+    } catch (err) {
+      if (!(err instanceof BrokerUnavailableError)) throw err;
+      if (!unreachable.some((u) => u.address === address))
+        unreachable.push({ brokerName, address, error: err });
+      continue;
+    }
     const stats = parseConsumeStats(response.body ?? '{}');
     consumeTps += stats.consumeTps;
     for (const { mq, value } of stats.offsetTable.values()) {
@@ -107,35 +122,64 @@ function onlineMembers(ctx: AdminContext, group: string): Promise<ConsumerConnec
  * lists (without `topic`) only the topics the group has committed offsets for, so a member that
  * is online but has committed nothing yet would show nothing: then each topic it subscribes is
  * asked for by name, as Java's mqadmin shows such a group (its queues, consumer offset 0).
- * ConsumerGroupNotFoundError only when there is neither progress nor an online member.
+ * ConsumerGroupNotFoundError only when there is neither progress nor an online member; a broker
+ * that cannot be reached rejects the call (consumerProgressReport lists it instead).
  */
 export async function consumerProgress(
   ctx: AdminContext,
   group: string,
   topic?: string,
 ): Promise<ConsumerProgress> {
+  const { unreachable, ...progress } = await consumerProgressReport(ctx, group, topic);
+  const down = unreachable[0];
+  if (down) throw down.error;
+  return progress;
+}
+
+/**
+ * As consumerProgress, but the queues of the brokers that answered, with the ones that could not
+ * be reached in `unreachable`. When no broker answered with a queue and one was unreachable, its
+ * BrokerUnavailableError rejects the call (the group may well exist there).
+ */
+export async function consumerProgressReport(
+  ctx: AdminContext,
+  group: string,
+  topic?: string,
+): Promise<ConsumerProgressReport> {
   checkGroupName(group);
   if (topic !== undefined) checkTopicName(topic);
   const queues: ConsumerQueueProgress[] = [];
+  const unreachable: UnreachableBroker[] = [];
   const unreported = new Set<ConsumerQueueProgress>();
-  const brokers = (await groupBrokers(ctx, group)).values();
-  let consumeTps = await collectStats(ctx, brokers, group, topic, queues, unreported);
+  const brokers = await groupBrokers(ctx, group);
+  let consumeTps = await collectStats(ctx, brokers, group, topic, queues, unreachable, unreported);
   const online = await onlineMembers(ctx, group);
   if (queues.length === 0 && online !== undefined && topic === undefined) {
     for (const t of Object.keys(online.subscriptions)) {
       const route = await ctx.routeIfAny(t);
       if (route !== undefined)
-        consumeTps += await collectStats(ctx, ctx.routeMasters(route).values(), group, t, queues, unreported);
+        consumeTps += await collectStats(
+          ctx,
+          ctx.routeMasters(route),
+          group,
+          t,
+          queues,
+          unreachable,
+          unreported,
+        );
     }
   }
   if (unreported.size > 0 && online !== undefined) await addMembersInflight(ctx, group, online, unreported);
-  if (queues.length === 0)
+  if (queues.length === 0) {
+    const down = unreachable[0];
+    if (down) throw down.error;
     throw new ConsumerGroupNotFoundError(
       group,
       online === undefined
         ? undefined
         : `${online.connections.length} member(s) online, but no broker serves ${topic ?? 'the topics it subscribes'}`,
     );
+  }
   queues.sort(byQueue);
   return {
     group,
@@ -144,6 +188,7 @@ export async function consumerProgress(
     totalInflight: queues.reduce((s, q) => s + q.inflight, 0),
     queues,
     members: online?.connections ?? [],
+    unreachable,
   };
 }
 
@@ -168,12 +213,22 @@ async function addMembersInflight(
   }
 }
 
-/** GET_CONSUMER_CONNECTION_LIST from the first broker that knows the group online. */
+/**
+ * GET_CONSUMER_CONNECTION_LIST from the first broker that knows the group online; a broker that
+ * cannot be reached or fails is skipped (its error rejects the call only when no other answers).
+ */
 export async function consumerConnections(ctx: AdminContext, group: string): Promise<ConsumerConnections> {
   checkGroupName(group);
   let lastError: Error | undefined;
   for (const address of (await groupBrokers(ctx, group)).values()) {
-    const response = await ctx.send(address, GetConsumerConnectionList, { consumerGroup: group });
+    let response;
+    try {
+      response = await ctx.send(address, GetConsumerConnectionList, { consumerGroup: group });
+    } catch (err) {
+      if (!(err instanceof BrokerUnavailableError)) throw err;
+      lastError = err;
+      continue;
+    }
     if (response.code === ResponseCode.CONSUMER_NOT_ONLINE) continue;
     if (response.code !== ResponseCode.SUCCESS) {
       lastError = ctx.failure(address, GetConsumerConnectionList.code, response);

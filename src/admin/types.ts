@@ -174,6 +174,11 @@ export interface ConsumerProgress {
   members: ClientConnection[];
 }
 
+/** consumerProgressReport(): the queues of the brokers that answered, and the ones that did not. */
+export interface ConsumerProgressReport extends ConsumerProgress {
+  unreachable: UnreachableBroker[];
+}
+
 export interface ClientConnection {
   clientId: string;
   clientAddr: string;

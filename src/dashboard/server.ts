@@ -1,32 +1,20 @@
 /**
  * The web dashboard: a node:http server rendering HTML over the Admin client (it never speaks
- * the RocketMQ protocol itself), with live regions over Server-Sent Events (live.ts), checks on
- * every request (security.ts) and every failure rendered as an inline error in the page.
+ * the RocketMQ protocol itself), with live regions over Server-Sent Events (live.ts,
+ * live-streams.ts), checks on every request (security.ts) and every failure rendered as an
+ * inline error in the page (its status from error-status.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Admin } from '../admin/admin.js';
-import {
-  BrokerNotFoundError,
-  BrokerUnavailableError,
-  ConsumerGroupNotFoundError,
-  ConsumerGroupOnlineError,
-  ConsumerNotOnlineError,
-  MessageNotFoundError,
-  ProducerGroupNotOnlineError,
-  RequestNotSupportedError,
-  TopicNotFoundError,
-  AccessDeniedError,
-  InvalidArgumentError,
-  NameServerUnreachableError,
-  NotANameServerError,
-  RocketMQError,
-} from '../errors.js';
+import { NotANameServerError } from '../errors.js';
+import { statusOf } from './error-status.js';
 import { ClusterCollector } from '../exporter/collector.js';
 import { answerScrape } from '../exporter/metrics-server.js';
 import { APP_CSS, APP_JS } from './assets.js';
-import { errorBox, errorText, esc, page, type Section } from './html.js';
-import { LiveHub, type Fragments, type LiveView } from './live.js';
+import { errorText, esc, page, type Section } from './html.js';
+import { LiveHub } from './live.js';
+import { LiveStreams, pollFailureFragments } from './live-streams.js';
 import {
   isLoopbackHost,
   validateDashboardOptions,
@@ -46,40 +34,18 @@ import {
 } from './responses.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { authorized, crossSiteReason, loopbackHosts, newCsrfToken } from './security.js';
-import { ClusterView, clusterPage } from './views/cluster.js';
+import { clusterPage } from './views/cluster.js';
 import { paramsOf, type Params, type ViewContext } from './views/context.js';
-import { GroupView, groupPage, groupsPage, resetOffset } from './views/groups.js';
+import { groupPage, groupsPage, resetOffset } from './views/groups.js';
+import { GroupModeCache } from './views/group-mode.js';
 import { messagePage, messagesPage, resendMessage, searchForms } from './views/messages.js';
 import { browsePage } from './views/browse.js';
 import { dlqPage, exportDeadLetters, outcomesTable, resendDeadLetters } from './views/dlq.js';
 import { tracePage } from './views/trace.js';
 import { Producer } from '../producer/producer.js';
-import { MetricsView, metricsPage } from './views/metrics.js';
-import { ProducersView, producersPage } from './views/producers.js';
-import { createTopic, deleteTopic, topicPage, topicsPage, TopicView } from './views/topics.js';
-
-/** HTTP status of a failure: the caller's mistake, a missing thing, a conflict, or the cluster's. */
-export function statusOf(err: unknown): number {
-  if (err instanceof InvalidArgumentError) return 400;
-  if (err instanceof AccessDeniedError) return 403;
-  if (
-    err instanceof TopicNotFoundError ||
-    err instanceof ConsumerGroupNotFoundError ||
-    err instanceof MessageNotFoundError ||
-    err instanceof BrokerNotFoundError
-  )
-    return 404;
-  if (
-    err instanceof ConsumerNotOnlineError ||
-    err instanceof ConsumerGroupOnlineError ||
-    err instanceof ProducerGroupNotOnlineError
-  )
-    return 409;
-  if (err instanceof RequestNotSupportedError) return 501;
-  if (err instanceof BrokerUnavailableError || err instanceof NameServerUnreachableError) return 503;
-  if (err instanceof RocketMQError) return 502;
-  return 500;
-}
+import { metricsPage } from './views/metrics.js';
+import { producersPage } from './views/producers.js';
+import { createTopic, deleteTopic, topicPage, topicsPage } from './views/topics.js';
 
 interface Rendered {
   title: string;
@@ -89,6 +55,8 @@ interface Rendered {
 
 type GetRoute = (p: Params) => Promise<Rendered>;
 type PostRoute = (form: Params) => Promise<(Rendered & { notice: string }) | Download>;
+
+export { statusOf };
 
 export class Dashboard {
   readonly options: ResolvedDashboardOptions;
@@ -100,7 +68,7 @@ export class Dashboard {
   private readonly ownsAdmin: boolean;
   private readonly csrf = newCsrfToken();
   private readonly ctx: ViewContext;
-  private readonly streams = new Set<ServerResponse>();
+  private readonly live: LiveStreams;
   /** @internal */
   readonly throttle: AuthThrottle;
   private server: Server | undefined;
@@ -122,7 +90,7 @@ export class Dashboard {
         logger: o.logger,
         ...o.connection,
       });
-    this.hub = new LiveHub(o.refreshMs, (key, err) => this.pollFailed(key, err), o.maxLiveViews);
+    this.hub = new LiveHub(o.refreshMs, pollFailureFragments, o.maxLiveViews);
     this.collector = new ClusterCollector({ admin: this.admin });
     this.throttle = new AuthThrottle(o.authMaxFailures, o.authLockoutMs);
     this.ctx = {
@@ -131,8 +99,10 @@ export class Dashboard {
       csrf: this.csrf,
       historyPoints: o.historyPoints,
       producers: this.producers,
+      groupModes: new GroupModeCache(this.admin),
       resendProducer: () => this.resendProducer(),
     };
+    this.live = new LiveStreams(this.hub, this.ctx, this.collector, o.maxLiveStreams, o.maxLiveViews);
   }
 
   /** Listens; resolves to the dashboard's URL. */
@@ -179,8 +149,7 @@ export class Dashboard {
   async close(): Promise<void> {
     this.hub.close();
     this.producers.unwatchAll();
-    for (const res of this.streams) res.end();
-    this.streams.clear();
+    this.live.endAll();
     const server = this.server;
     this.server = undefined;
     if (server) {
@@ -321,7 +290,7 @@ export class Dashboard {
         if (path === '/') return redirect(res, '/cluster');
         if (path === '/assets/app.js') return asset(res, 'text/javascript; charset=utf-8', APP_JS);
         if (path === '/assets/app.css') return asset(res, 'text/css; charset=utf-8', APP_CSS);
-        if (path === '/events') return this.events(req, res, url.searchParams);
+        if (path === '/events') return this.live.open(req, res, url.searchParams);
         if (path === '/metrics') return await answerScrape(this.collector, res, this.options.logger);
         const route = Object.hasOwn(this.gets, path) ? this.gets[path] : undefined;
         if (!route)
@@ -425,71 +394,6 @@ export class Dashboard {
     const html = page({ title: r.title, section, body: r.body, live: r.live, error, notice });
     res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
     res.end(html);
-  }
-
-  private events(req: IncomingMessage, res: ServerResponse, q: URLSearchParams): void {
-    const view = q.get('view') ?? '';
-    const name = q.get('name') ?? '';
-    let key: string;
-    let create: () => LiveView;
-    if (view === 'cluster') [key, create] = ['cluster', () => new ClusterView(this.ctx)];
-    else if (view === 'producers') [key, create] = ['producers', () => new ProducersView(this.ctx)];
-    else if (view === 'metrics') [key, create] = ['metrics', () => new MetricsView(this.ctx, this.collector)];
-    else if (view === 'topic' && name) [key, create] = [`topic:${name}`, () => new TopicView(this.ctx, name)];
-    else if (view === 'group' && name) [key, create] = [`group:${name}`, () => new GroupView(this.ctx, name)];
-    else
-      return plain(
-        res,
-        400,
-        'view must be cluster, producers, metrics, topic (with name) or group (with name)',
-      );
-    // Bounded: each stream holds a socket, each distinct view a poller (docs/admin-cli.md §4).
-    if (this.streams.size >= this.options.maxLiveStreams) {
-      res.setHeader('Retry-After', '10');
-      return plain(
-        res,
-        429,
-        `too many live streams open (${this.options.maxLiveStreams}): close other dashboard tabs`,
-      );
-    }
-    if (!this.hub.canSubscribe(key)) {
-      res.setHeader('Retry-After', '10');
-      return plain(
-        res,
-        503,
-        `too many live views polled at once (${this.options.maxLiveViews}): close other dashboard tabs`,
-      );
-    }
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      Connection: 'keep-alive',
-    });
-    res.write('retry: 3000\n\n');
-    this.streams.add(res);
-    const unsubscribe = this.hub.subscribe(key, create, (f) => {
-      res.write(`event: update\ndata: ${JSON.stringify(f)}\n\n`);
-    });
-    const done = (): void => {
-      unsubscribe();
-      this.streams.delete(res);
-    };
-    req.on('close', done);
-    res.on('close', done);
-  }
-
-  private pollFailed(key: string, err: unknown): Fragments {
-    const region =
-      key === 'cluster'
-        ? 'brokers'
-        : key === 'producers'
-          ? 'health'
-          : key === 'metrics'
-            ? 'metrics-brokers'
-            : key.startsWith('topic:')
-              ? 'queues'
-              : 'progress';
-    return { [region]: errorBox(errorText(err)) };
   }
 }
 

@@ -13,6 +13,11 @@ import {
   ConsumerGroupNotFoundError,
   RequestNotSupportedError,
 } from '../errors.js';
+import {
+  BROKER_RUNTIME_GAUGES,
+  BROKER_RUNTIME_LABELS,
+  brokerRuntimeSamples,
+} from './broker-runtime-gauges.js';
 import type { MetricFamily, MetricSample } from './exposition.js';
 import { writeExposition } from './exposition.js';
 import {
@@ -113,6 +118,13 @@ function newFamilies() {
 }
 type Families = ReturnType<typeof newFamilies>;
 
+/** The `rocketmq_brokeruntime_*` families of one scrape, by name (broker-runtime-gauges.ts). */
+function newRuntimeFamilies(): Map<string, Family> {
+  return new Map(
+    BROKER_RUNTIME_GAUGES.map((g) => [g.name, new Family(g.name, g.help, BROKER_RUNTIME_LABELS)]),
+  );
+}
+
 /** What a scrape knows of the brokers: cluster by broker name, and the ones that did not answer. */
 interface Brokers {
   clusterOf: Map<string, string>;
@@ -153,9 +165,10 @@ export class ClusterCollector {
   async collect(): Promise<MetricFamily[]> {
     const deadline = AbortSignal.timeout(this.options.scrapeTimeoutMs);
     const f = newFamilies();
+    const runtime = newRuntimeFamilies();
     const now = Date.now();
     const offsets = new Map<string, number>();
-    const brokers = await this.brokers(f, deadline);
+    const brokers = await this.brokers(f, runtime, deadline);
     if (brokers !== undefined) {
       const topics = await this.guard('', 'topic_list', () =>
         this.admin.topics({ signal: this.signal(deadline) }),
@@ -172,7 +185,7 @@ export class ClusterCollector {
       'counter',
     );
     for (const { broker, stage, count } of this.scrapeErrors()) errors.add({ broker, stage }, count);
-    return [...Object.values(f), errors];
+    return [...Object.values(f), ...runtime.values(), errors];
   }
 
   private signal(deadline: AbortSignal): AbortSignal {
@@ -205,8 +218,12 @@ export class ClusterCollector {
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, items.length) }, run));
   }
 
-  /** Cluster info, then each master's runtime stats (broker TPS/QPS); a master that fails is down. */
-  private async brokers(f: Families, deadline: AbortSignal): Promise<Brokers | undefined> {
+  /** Cluster info, then each master's runtime stats (broker TPS/QPS, runtime gauges); a master that fails is down. */
+  private async brokers(
+    f: Families,
+    runtime: Map<string, Family>,
+    deadline: AbortSignal,
+  ): Promise<Brokers | undefined> {
     const info: ClusterInfoResult | undefined = await this.guard('', 'cluster_info', () =>
       this.admin.clusterInfo({ signal: this.signal(deadline) }),
     );
@@ -232,6 +249,8 @@ export class ClusterCollector {
       // the exporter reads the broker's one-minute figure; GET_BROKER_RUNTIME_INFO lists 10 s, 1 min, 10 min
       f.brokerTps.add(labels, stats.putTps[1] ?? 0);
       f.brokerQps.add(labels, stats.getTransferredTps[1] ?? 0);
+      for (const { gauge, sample } of brokerRuntimeSamples(labels.cluster, stats))
+        runtime.get(gauge.name)?.add(sample.labels, sample.value);
     });
     return b;
   }

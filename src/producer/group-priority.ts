@@ -17,7 +17,7 @@ export const MESSAGE_GROUP_MAX_BYTES = 64;
 
 /** Java's `Character.isISOControl`: U+0000–U+001F and U+007F–U+009F. */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Validates a message group (`messageGroup` or the `shardingKey` option, named by `field`). */
 export function checkMessageGroup(value: unknown, field: string): string {

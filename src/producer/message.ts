@@ -11,7 +11,7 @@ import type { CompressionType } from '../protocol/message/sysflag.js';
 import type { UniqIdGenerator } from '../protocol/message/message-id.js';
 import { batchLane, type BatchLane } from './auto-batch.js';
 import { timerProperty } from './timer.js';
-import { checkMessageGroup, checkOneMessageType, checkPriority } from './group-priority.js';
+import { checkMessageGroup, checkOneMessageType, checkPriority, CONTROL } from './group-priority.js';
 import { checkBoolean, checkInt, keyList, rejectUnknownKeys } from '../options.js';
 import {
   appendProperty,
@@ -60,6 +60,13 @@ export interface Message {
    * queues first. Never with `messageGroup`, a delay, a timer or a transaction (docs/producer.md §5.2).
    */
   priority?: number | undefined;
+  /**
+   * The message's id (UNIQ_KEY) when it is a stored message sent again: Java's producer keeps the
+   * UNIQ_KEY a message already has (mqadmin `queryMsgById -s` resends a message under its own
+   * msgId, so consumers can tell the copy for what it is). Absent: a new id, as always. Not
+   * blank, no control characters, at most 128 characters.
+   */
+  msgId?: string | undefined;
 }
 
 /** What the request builder needs; built once per send and shared by every attempt. */
@@ -140,6 +147,7 @@ export const MESSAGE_FIELD_NAMES = keyList<Message>({
   flag: true,
   messageGroup: true,
   priority: true,
+  msgId: true,
 });
 
 function bodyBytes(body: unknown, field: string): Uint8Array {
@@ -270,6 +278,16 @@ function encodeMessageProperties(msg: Message, field: string, trace: TraceFields
   return props;
 }
 
+/** A caller's msgId (Message.msgId): the UNIQ_KEY value as written. */
+function checkMsgId(id: unknown, field: string): string {
+  if (typeof id !== 'string' || id.trim() === '' || id.length > 128 || CONTROL.test(id) || id.includes(','))
+    throw new InvalidArgumentError(
+      field,
+      'must be a non-blank string of at most 128 characters, without control characters or commas',
+    );
+  return id;
+}
+
 function checkFlag(flag: unknown, field: string): number {
   return flag === undefined ? 0 : checkInt(field, flag, -0x80000000, 0x7fffffff);
 }
@@ -304,7 +322,8 @@ export function prepareMessage(
     msg.deliverAt === undefined && msg.deliverAfterMs === undefined
       ? undefined
       : timerProperty(msg, '', Date.now());
-  const msgId = ids.next();
+  const ownId = msg.msgId === undefined ? undefined : checkMsgId(msg.msgId, 'msgId');
+  const msgId = ownId ?? ids.next();
   let head = encodeMessageProperties(msg, '', trace);
   if (timer !== undefined) head = appendProperty(head, timer.key, timer.value);
   // The two plain heads are constants: a batch writer knows them by identity.
@@ -338,8 +357,9 @@ export function prepareMessage(
     flag,
     properties,
     propertiesHead: head,
-    msgIdHead: ids.lastHead,
-    msgIdCounter: ids.lastCounter,
+    // a caller's own id is not the generator's head + counter
+    msgIdHead: ownId === undefined ? ids.lastHead : undefined,
+    msgIdCounter: ownId === undefined ? ids.lastCounter : undefined,
     msgId,
     batch: false,
     count: 1,
@@ -416,7 +436,7 @@ export function prepareBatch(
     }
     const body = bodyBytes(m.body, `${f}body`);
     if (body.byteLength === 0) throw new InvalidArgumentError(`${f}body`, 'is empty');
-    const id = ids.next();
+    const id = m.msgId === undefined ? ids.next() : checkMsgId(m.msgId, `${f}msgId`);
     idList.push(id);
     const properties = appendProperty(encodeMessageProperties(m, f, trace?.[i]), PropertyKey.UNIQ_KEY, id);
     if (Buffer.byteLength(properties, 'utf8') > MAX_PROPERTIES_LENGTH) {

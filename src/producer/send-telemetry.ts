@@ -17,7 +17,6 @@ import type {
   ObservableCounter,
   ObservableResult,
   Span,
-  TracerProvider,
 } from '@opentelemetry/api';
 import type { ClientTelemetry, OpenTelemetryApi } from '../observability/otel/api.js';
 import {
@@ -33,6 +32,7 @@ import {
   RocketmqMessageType,
 } from '../observability/otel/attributes.js';
 import { meterRecords } from '../observability/otel/meter-in-use.js';
+import { TracerInUse } from '../observability/otel/tracer-in-use.js';
 import { traceContextFields } from '../observability/otel/propagation.js';
 import type { MessageQueue } from '../client/route.js';
 import type { TraceFields } from './message.js';
@@ -110,8 +110,8 @@ export class ProducerTelemetry {
   private readonly topics = new Map<string, TopicMetrics>();
   private lastTopic: string | undefined;
   private lastMetrics: TopicMetrics | undefined;
-  /** The API's tracer provider with no SDK behind it, to tell "nothing registered" at a glance. */
-  private readonly noTracerProvider: TracerProvider;
+  /** Whether an SDK's tracer provider is registered, asked before each send. */
+  private readonly tracers: TracerInUse;
   private readonly observeSent = (result: ObservableResult): void => {
     for (const t of this.topics.values()) {
       if (t.sent.count > 0) result.observe(t.sent.count, t.sent.attributes);
@@ -126,7 +126,7 @@ export class ProducerTelemetry {
     private readonly who: ProducerIdentity,
   ) {
     this.api = telemetry.api;
-    this.noTracerProvider = new telemetry.api.ProxyTracerProvider().getDelegate();
+    this.tracers = new TracerInUse(telemetry.api);
   }
 
   /**
@@ -168,11 +168,8 @@ export class ProducerTelemetry {
    * no-op with nothing to propagate. Cheaper than starting one to find out.
    */
   private nothingToTrace(): boolean {
-    const api = this.api;
-    const provider = api.trace.getTracerProvider() as Partial<{ getDelegate(): TracerProvider }>;
-    if (typeof provider.getDelegate !== 'function' || provider.getDelegate() !== this.noTracerProvider)
-      return false;
-    return api.trace.getSpan(api.context.active()) === undefined;
+    if (this.tracers.registered()) return false;
+    return this.api.trace.getSpan(this.api.context.active()) === undefined;
   }
 
   /**

@@ -4,7 +4,7 @@ import { clientInstances } from '../../src/client/instance-registry.js';
 import { RequestCode, ResponseCode } from '../../src/protocol/codes.js';
 import { createRequest } from '../../src/protocol/command.js';
 import { parseFastjsonBytes } from '../../src/protocol/fastjson.js';
-import { PullReader } from '../../src/cli/demo/pull-reader.js';
+import { TopicReader } from '../topic-reader.js';
 import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import type { PushConsumerOptions } from '../../src/consumer/push/options.js';
 import { Producer } from '../../src/producer/producer.js';
@@ -143,7 +143,7 @@ export async function readTopicWhenPresent(
   topic: string,
   timeoutMs = 10_000,
 ): Promise<string[]> {
-  const reader = new PullReader({ namesrvAddr });
+  const reader = new TopicReader(namesrvAddr);
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {

@@ -255,13 +255,16 @@ describe('dashboard in headless Chromium', { skip }, () => {
     assert.ok(doc.messages.every((m) => /^\{"dead":\d\}$/.test(m.body.utf8)));
   });
 
-  test('browse by time: the form with date and time fields, the messages of the range, a row opens the message', async () => {
+  test('browse by time: the form with its time zone stated, the messages of the range, a row opens the message', async () => {
     await open('/messages', 'messages-forms');
     await page.getByRole('link', { name: 'Browse a topic by store time' }).click();
     const minute = (ms: number): string => new Date(ms).toISOString().slice(0, 16);
     await page.locator('#time-topic').fill(f.topic);
-    await page.getByLabel('Stored from (UTC)').fill(minute(Date.now() - 30 * 60_000));
-    await page.getByLabel('Stored to (UTC)').fill(minute(Date.now() + 2 * 60_000));
+    // the form names its zone; a zone-less time is UTC, and an offset is honoured
+    assert.match((await page.locator('#time-zone-note').textContent()) ?? '', /^Times are UTC unless/);
+    await page.getByLabel('Stored from (UTC, or with an offset)').fill(minute(Date.now() - 30 * 60_000));
+    const plus8 = `${minute(Date.now() + 2 * 60_000 + 8 * 3_600_000)}+08:00`;
+    await page.getByLabel('Stored to (UTC, or with an offset)').fill(plus8);
     await page.getByRole('button', { name: 'Browse' }).click();
     await page.locator('#range-end').waitFor();
     await page.screenshot({ path: join(shots, 'browse-by-time.png'), fullPage: true });

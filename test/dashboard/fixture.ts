@@ -9,6 +9,7 @@ import type { DashboardOptions } from '../../src/dashboard/options.js';
 import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
 import { SimpleConsumer } from '../../src/consumer/simple/simple-consumer.js';
 import type { SendResult } from '../../src/producer/send-result.js';
+import type { EmbeddedClusterOptions } from '../../src/server/cluster.js';
 import { FAST, harness, unique, waitFor, type Harness } from '../consumer/helpers.js';
 
 export const SENT = 24;
@@ -25,8 +26,11 @@ export interface DashboardFixture {
   close(): Promise<void>;
 }
 
-export async function dashboardFixture(options: DashboardOptions = {}): Promise<DashboardFixture> {
-  const h = await harness({ brokers: 2 });
+export async function dashboardFixture(
+  options: DashboardOptions = {},
+  cluster: Partial<EmbeddedClusterOptions> = {},
+): Promise<DashboardFixture> {
+  const h = await harness({ brokers: 2, ...cluster });
   const admin = new Admin({ namesrvAddr: h.cluster.namesrvAddr });
   let dashboard: Dashboard | undefined;
   try {

@@ -8,6 +8,8 @@ import * as assert from 'node:assert/strict';
 import { parse } from 'parse5';
 import type { ConsumerMessage } from '../../src/consumer/core/message-view.js';
 import { PushConsumer } from '../../src/consumer/push/push-consumer.js';
+import { Dashboard } from '../../src/dashboard/server.js';
+import { RequestCode } from '../../src/protocol/codes.js';
 import { Producer } from '../../src/producer/producer.js';
 import { FAST, unique } from '../consumer/helpers.js';
 import {
@@ -61,7 +63,8 @@ function utcField(ms: number): string {
 
 describe('dashboard operator pages on an embedded cluster', () => {
   before(async () => {
-    f = await dashboardFixture();
+    // fault injection for the hung-broker test
+    f = await dashboardFixture({}, { faultInjection: true });
   });
   after(async () => {
     await f?.close();
@@ -107,7 +110,14 @@ describe('dashboard operator pages on an embedded cluster', () => {
     await until(async () => (await f.admin.queryMessagesByKey(topic, first)).length === 2, 'the resent copy');
     const copies = await f.admin.queryMessagesByKey(topic, first);
     const [orig, copy] = copies;
-    assert.notEqual(copy!.msgId, orig!.msgId, 'a new msgId');
+    // as Java's mqadmin resends a stored message: its UNIQ_KEY (the original's msgId) kept
+    assert.equal(copy!.msgId, orig!.msgId, 'the msgId (UNIQ_KEY) kept');
+    assert.ok(
+      sent.some((r) => r.msgId === copy!.msgId),
+      'the msgId the producer first sent it with',
+    );
+    assert.notEqual(copy!.offsetMsgId, orig!.offsetMsgId, 'stored anew');
+    assert.deepEqual(copy!.keys, orig!.keys);
     assert.equal(copy!.tags, 'TagD');
     assert.equal(copy!.properties['origin'], 'dlq-test', 'user properties kept');
     assert.deepEqual(copy!.body, orig!.body);
@@ -191,6 +201,31 @@ describe('dashboard operator pages on an embedded cluster', () => {
     assert.match(second.html, /id="range-end"/);
     assert.deepEqual(new Set([...rows1, ...rows2]), sent);
 
+    // the form says its zone; the same range written with Z and with a +08:00 offset finds the same page
+    assert.match(
+      first.html,
+      /id="time-zone-note">Times are UTC unless they end with <code>Z<\/code> or an offset/,
+    );
+    assert.match(first.html, /Stored from \(UTC, or with an offset\)/);
+    const plus8 = (ms: number) => `${new Date(ms + 8 * 3_600_000).toISOString().slice(0, 23)}+08:00`;
+    for (const [b, e] of [
+      [new Date(begin).toISOString(), new Date(end).toISOString()],
+      [plus8(begin), plus8(end)],
+    ] as const) {
+      const zoned = await get(
+        `/messages/time?topic=${topic}&begin=${encodeURIComponent(b)}&end=${encodeURIComponent(e)}`,
+      );
+      assert.equal(zoned.status, 200, `${b} .. ${e}`);
+      const rows = [...zoned.html.matchAll(/<tr data-key="([0-9A-F]+)">/g)].map((m) => m[1]!);
+      assert.deepEqual(rows, rows1, `${b} .. ${e}`);
+    }
+    // an offset that moves the range away from the messages finds none of them
+    const elsewhere = await get(
+      `/messages/time?topic=${topic}&begin=${encodeURIComponent(utcField(begin) + '+08:00')}&end=${encodeURIComponent(utcField(end) + '+08:00')}`,
+    );
+    assert.equal(elsewhere.status, 200);
+    assert.equal([...elsewhere.html.matchAll(/<tr data-key="[0-9A-F]+">/g)].length, 0);
+
     // a queue of its own
     const one = await get(`/messages/time?${q}&queue=1`);
     assert.equal(one.status, 200);
@@ -270,6 +305,30 @@ describe('dashboard operator pages on an embedded cluster', () => {
     );
   });
 
+  test('the groups list looks each group’s mode up once, not on every render', async () => {
+    let lookups = 0;
+    const original = f.admin.consumerConnections.bind(f.admin);
+    f.admin.consumerConnections = (group: string) => {
+      lookups++;
+      return original(group);
+    };
+    try {
+      const first = await get('/groups');
+      assert.equal(first.status, 200);
+      assert.equal(rowCells(first.html, f.group)?.[1], 'PUSH');
+      const listed = [...first.html.matchAll(/<tr data-key=/g)].length;
+      assert.ok(lookups >= 1 && lookups <= listed, `${lookups} lookups for ${listed} groups`);
+      const afterFirst = lookups;
+      for (let i = 0; i < 3; i++) {
+        const again = await get('/groups');
+        assert.equal(rowCells(again.html, f.group)?.[1], 'PUSH');
+      }
+      assert.equal(lookups, afterFirst, 'no broker request for a mode looked up moments ago');
+    } finally {
+      f.admin.consumerConnections = original;
+    }
+  });
+
   test('POP groups: a SimpleConsumer holding invisible messages is marked POP in the list, with its in-flight count on its page', async () => {
     const { group, consumer: simple } = await popGroupHolding(f, 5);
     try {
@@ -291,6 +350,45 @@ describe('dashboard operator pages on an embedded cluster', () => {
       assert.equal(push?.[1], 'PUSH');
     } finally {
       await simple.shutdown();
+    }
+  });
+
+  // last: it hangs broker-b's admin requests (cleared at the end)
+  test('a group page with one broker hung shows the live broker’s queues and marks the other down', async () => {
+    const expected = (await f.admin.consumerProgress(f.group)).queues.filter(
+      (q) => q.topic === f.topic && q.brokerName === 'broker-a',
+    );
+    assert.equal(expected.length, 2);
+    // a silent broker: each of its requests waits out this dashboard's request timeout
+    const dashboard = new Dashboard({ namesrvAddr: f.h.cluster.namesrvAddr, port: 0, requestTimeout: 500 });
+    try {
+      const base = (await dashboard.start()).replace(/\/$/, '');
+      f.h.cluster.broker('broker-b').faults.set({
+        hang: true,
+        requestCodes: [
+          RequestCode.GET_CONSUME_STATS,
+          RequestCode.GET_CONSUMER_CONNECTION_LIST,
+          RequestCode.QUERY_ASSIGNMENT,
+          RequestCode.GET_CONSUMER_RUNNING_INFO,
+        ],
+      });
+      const res = await fetch(`${base}/group?name=${encodeURIComponent(f.group)}`);
+      const html = await res.text();
+      assert.equal(res.status, 200, html);
+      assertPage(html, 'group page, broker-b hung');
+      assert.match(html, /<li class="down" data-broker="broker-b">Broker broker-b \([^)]+\) is down: /);
+      assert.match(html, /Its queues are not shown/);
+      for (const q of expected) {
+        const cells = rowCells(html, `${q.topic}@broker-a/${q.queueId}`);
+        assert.ok(cells, `broker-a queue ${q.queueId}`);
+        assert.deepEqual(cells.slice(3, 5), [String(q.brokerOffset), String(q.consumerOffset)]);
+      }
+      assert.doesNotMatch(html, new RegExp(`data-key="${f.topic}@broker-b/`));
+      // the members still come from the broker that answers
+      assert.match(html, /<h2 id="h-members">Members<\/h2><p>CONSUME_PASSIVELY/);
+    } finally {
+      f.h.cluster.broker('broker-b').faults.clear();
+      await dashboard.close();
     }
   });
 });

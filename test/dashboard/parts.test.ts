@@ -9,7 +9,12 @@ import { validateDashboardOptions } from '../../src/dashboard/options.js';
 import { ProducerWatch } from '../../src/dashboard/producer-watch.js';
 import { statusOf } from '../../src/dashboard/server.js';
 import { parseResetTime } from '../../src/dashboard/views/groups.js';
+import { parseStoreTime } from '../../src/dashboard/views/browse.js';
+import { GroupModeCache } from '../../src/dashboard/views/group-mode.js';
+import type { Admin } from '../../src/admin/admin.js';
 import { renderBody } from '../../src/dashboard/views/messages.js';
+import { resendableMessage } from '../../src/dashboard/views/dlq.js';
+import type { AdminMessage } from '../../src/admin/types.js';
 import { isolationWindows } from '../../src/dashboard/views/producers.js';
 import { exposureWarning } from '../../src/cli/commands/dashboard.js';
 import {
@@ -116,6 +121,100 @@ test('reset times: latest, earliest, epoch ms and dates; anything else names the
   assert.equal(parseResetTime('2026-12-01T08:30:00Z'), Date.UTC(2026, 11, 1, 8, 30));
   expectInvalidArgument(() => parseResetTime('soon'), 'timestamp');
   expectInvalidArgument(() => parseResetTime(undefined), 'timestamp');
+});
+
+test('a dead letter is resent with its tags, keys, user properties, message group and UNIQ_KEY, not the broker-owned properties', () => {
+  const uniq = '7F00000100002A9F0000000000000007';
+  const dead: AdminMessage = {
+    topic: '%DLQ%G',
+    msgId: uniq,
+    offsetMsgId: '7F00000100002A9F00000000000000FF',
+    tags: 'TagA',
+    keys: ['k1', 'k2'],
+    body: Buffer.from('hello'),
+    properties: {
+      UNIQ_KEY: uniq,
+      KEYS: 'k1 k2',
+      TAGS: 'TagA',
+      __SHARDINGKEY: 'order-7',
+      origin: 'app',
+      REAL_TOPIC: '%RETRY%G',
+      REAL_QID: '0',
+      RETRY_TOPIC: 'Orders',
+      DELAY: '3',
+      MIN_OFFSET: '0',
+      MAX_OFFSET: '9',
+      MSG_REGION: 'DefaultRegion',
+      TRACE_ON: 'true',
+      ORIGIN_MESSAGE_ID: '7F00000100002A9F0000000000000001',
+      RECONSUME_TIME: '16',
+      MAX_RECONSUME_TIMES: '16',
+      TRAN_MSG: 'true',
+      TIMER_DELIVER_MS: '1',
+      WAIT: 'true',
+    },
+    queueId: 0,
+    queueOffset: 3,
+    commitLogOffset: 100,
+    reconsumeTimes: 16,
+    bornTimestamp: 1,
+    storeTimestamp: 2,
+    bornHost: '127.0.0.1:5000',
+    storeHost: '127.0.0.1:10911',
+    sysFlag: 0,
+  };
+  assert.deepEqual(resendableMessage(dead, 'Orders'), {
+    topic: 'Orders',
+    body: Buffer.from('hello'),
+    tags: 'TagA',
+    keys: ['k1', 'k2'],
+    properties: { origin: 'app' },
+    msgId: uniq,
+    messageGroup: 'order-7',
+  });
+  // a message stored without UNIQ_KEY gets a new id from the producer
+  const { UNIQ_KEY: _, ...noUniq } = dead.properties;
+  assert.equal(resendableMessage({ ...dead, properties: noUniq }, 'Orders').msgId, undefined);
+});
+
+test('store times: zone-less is UTC; Z and explicit offsets are honoured; bad ones name the field', () => {
+  const utc = Date.UTC(2026, 11, 1, 8, 30);
+  assert.equal(parseStoreTime('begin', '2026-12-01T08:30'), utc);
+  assert.equal(parseStoreTime('begin', '2026-12-01 08:30:00'), utc);
+  assert.equal(parseStoreTime('begin', '2026-12-01T08:30:00.000Z'), utc);
+  assert.equal(parseStoreTime('begin', '2026-12-01T16:30+08:00'), utc);
+  assert.equal(parseStoreTime('begin', '2026-12-01T03:00:00-0530'), utc);
+  assert.equal(parseStoreTime('begin', String(utc)), utc);
+  for (const bad of ['yesterday', '2026-12-01T08:30+25:00', '2026-12-01T08:30+08:75', '2026-12-01T08:30 UTC'])
+    expectInvalidArgument(() => parseStoreTime('begin', bad), 'begin');
+});
+
+test('group modes are looked up once per group within their lifetime, again after it', async () => {
+  let now = 1_000;
+  const asked: string[] = [];
+  const admin = {
+    consumerConnections: (group: string) => {
+      asked.push(group);
+      return Promise.resolve({
+        group,
+        connections: [],
+        subscriptions: {},
+        consumeType: 'CONSUME_ACTIVELY',
+        messageModel: 'CLUSTERING',
+        consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET',
+      });
+    },
+  } as unknown as Admin;
+  const cache = new GroupModeCache(admin, 10_000, () => now);
+  assert.equal((await cache.get('A')).consumeType, 'CONSUME_ACTIVELY');
+  await cache.get('A');
+  await cache.get('B');
+  now += 9_999;
+  await cache.get('A');
+  assert.deepEqual(asked, ['A', 'B']);
+  now += 1;
+  await cache.get('A');
+  assert.deepEqual(asked, ['A', 'B', 'A']);
 });
 
 test('message bodies as text, hex and JSON, escaped', () => {

@@ -110,6 +110,48 @@ describe('scrape of an embedded cluster with a group that consumed part of a top
     );
   });
 
+  test('broker runtime gauges: the exporter’s names and labels, the values Admin.brokerRuntimeStats reads', async () => {
+    const text = await new ClusterCollector({ admin }).scrape();
+    const info = await admin.clusterInfo();
+    for (const b of info.brokers) {
+      const stats = await admin.brokerRuntimeStats(b.address);
+      const one = (name: string) => {
+        const found = samples(text, `rocketmq_brokeruntime_${name}`, { brokerIP: b.address });
+        assert.equal(found.length, 1, `${name} of ${b.brokerName}`);
+        return found[0]!;
+      };
+      const put = one('msg_put_total_today_now');
+      assert.deepEqual(put.labels, {
+        cluster: 'DefaultCluster',
+        brokerIP: b.address,
+        brokerHost: '',
+        des: stats.version,
+        boottime: String(stats.bootTimestamp),
+        broker_version: stats.raw['brokerVersion'],
+      });
+      assert.equal(put.value, stats.msgPutTotalTodayNow);
+      assert.ok(put.value > 0, 'messages were put');
+      // the scrape itself reads messages (the latency stage), so the get counter only grows after it
+      const got = one('msg_gettotal_today_now').value;
+      assert.ok(got > 0 && got <= stats.msgGetTotalTodayNow, `${got} <= ${stats.msgGetTotalTodayNow}`);
+      assert.equal(one('msg_puttotal_todaymorning').value, stats.msgPutTotalTodayMorning);
+      assert.equal(one('msg_gettotal_yesterdaymorning').value, stats.msgGetTotalYesterdayMorning);
+      assert.equal(one('commitlog_minoffset').value, stats.commitLogMinOffset);
+      assert.equal(one('commitlog_maxoffset').value, stats.commitLogMaxOffset);
+      assert.equal(one('earliest_message_timestamp').value, Number(stats.raw['earliestMessageTimeStamp']));
+      if (stats.commitLogDiskRatio !== undefined) {
+        const ratio = one('commitlog_disk_ratio').value;
+        assert.ok(ratio >= 0 && ratio <= 1, String(ratio));
+      }
+      // TPS windows: one gauge per window the broker has samples for, never negative
+      for (const prefix of ['put_tps', 'gettransfered_tps'])
+        for (const w of [10, 60, 600]) {
+          const found = samples(text, `rocketmq_brokeruntime_${prefix}${w}`, { brokerIP: b.address });
+          assert.ok(found.length <= 1 && found.every((x) => x.value >= 0), `${prefix}${w}`);
+        }
+    }
+  });
+
   test('a real scrape passes promtool check metrics (exporter-name lints aside)', async (t) => {
     const text = await new ClusterCollector({ admin }).scrape();
     const problems = promtoolProblems(text);
@@ -170,12 +212,10 @@ describe('scrape of an embedded cluster with a group that consumed part of a top
   // last: it takes a broker down (refusing every connection while the NameServer still lists it)
   test('a broker that answers runtime info with SYSTEM_ERROR (a real 4.9 broker in its first second) is not down', async () => {
     const collector = new ClusterCollector({ admin });
-    h.cluster
-      .broker('broker-b')
-      .faults.set({
-        errorCode: ResponseCode.SYSTEM_ERROR,
-        requestCodes: [RequestCode.GET_BROKER_RUNTIME_INFO],
-      });
+    h.cluster.broker('broker-b').faults.set({
+      errorCode: ResponseCode.SYSTEM_ERROR,
+      requestCodes: [RequestCode.GET_BROKER_RUNTIME_INFO],
+    });
     try {
       const text = await collector.scrape();
       assert.deepEqual(

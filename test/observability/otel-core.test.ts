@@ -9,6 +9,7 @@ import {
   openTelemetryApi,
   setOpenTelemetryApiForTest,
 } from '../../src/observability/otel/api.js';
+import { TracerInUse } from '../../src/observability/otel/tracer-in-use.js';
 import {
   extractTraceContext,
   PROXY_TRACE_CONTEXT,
@@ -23,6 +24,19 @@ describe('the optional OpenTelemetry API', () => {
   afterEach(() => {
     setOpenTelemetryApiForTest(undefined);
     api.propagation.disable();
+  });
+
+  it('tells whether a tracer provider is registered now: not before, yes after, not after disable', () => {
+    const tracers = new TracerInUse(api);
+    assert.equal(tracers.registered(), false);
+    const provider: api.TracerProvider = { getTracer: () => api.trace.getTracer('x') };
+    try {
+      assert.ok(api.trace.setGlobalTracerProvider(provider));
+      assert.equal(tracers.registered(), true, 'one registered after the check was made counts');
+    } finally {
+      api.trace.disable();
+    }
+    assert.equal(tracers.registered(), false);
   });
 
   it('reports the package version as the instrumentation scope version', () => {

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { PullReader, type ReadMessage } from '../../src/cli/demo/pull-reader.js';
+import { TopicReader, type ReadMessage } from '../topic-reader.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { Producer } from '../../src/producer/producer.js';
 import { SerializeType } from '../../src/protocol/command.js';
@@ -41,7 +41,7 @@ describe('compression types and the ROCKETMQ header serialization', () => {
       assert.equal(stored[0]?.sysFlag, bits);
       assert.ok((stored[0]?.body.length ?? Infinity) < body.length / 2);
       assert.equal(stored[1]?.sysFlag, 0);
-      const reader = new PullReader({ namesrvAddr: cluster.namesrvAddr });
+      const reader = new TopicReader(cluster.namesrvAddr);
       try {
         const read: ReadMessage[] = [];
         for await (const m of reader.readTopic(topic)) read.push(m);

@@ -263,6 +263,45 @@ describe('message validation and preparation', () => {
   });
 });
 
+describe('Message.msgId: a stored message sent again under its own id', () => {
+  const own = '7F00000100002A9F0000000000000001';
+  it('is the UNIQ_KEY and the msgId, single and in a batch; absent means a new id', () => {
+    const one = prepareMessage({ topic: 'T', body: 'x', keys: 'k', msgId: own }, settings, ids);
+    assert.equal(one.msgId, own);
+    assert.equal(decodeProperties(one.properties)['UNIQ_KEY'], own);
+    assert.equal(decodeProperties(one.properties)['KEYS'], 'k');
+    // not the generator's head + counter: autoBatch writes `properties` as they are
+    assert.equal(one.msgIdHead, undefined);
+    const fresh = prepareMessage({ topic: 'T', body: 'x' }, settings, ids);
+    assert.notEqual(fresh.msgId, own);
+    const batch = prepareBatch(
+      [
+        { topic: 'T', body: 'a', msgId: own },
+        { topic: 'T', body: 'b' },
+      ],
+      settings,
+      ids,
+    );
+    const [first, second] = batch.msgId.split(',');
+    assert.equal(first, own);
+    assert.notEqual(second, own);
+    assert.equal(decodeProperties(decodeBatch(batch.body)[0]!.properties)['UNIQ_KEY'], own);
+  });
+
+  it('rejects a blank, long or control-character id, naming the field', () => {
+    for (const bad of ['', '  ', 'x'.repeat(129), 'a\u0001b', 'a,b', 42 as unknown as string])
+      assert.equal(
+        field(() => prepareMessage({ topic: 'T', body: 'x', msgId: bad }, settings, ids)),
+        'msgId',
+        JSON.stringify(bad),
+      );
+    assert.equal(
+      field(() => prepareBatch([{ topic: 'T', body: 'x', msgId: '' }], settings, ids)),
+      'messages[0].msgId',
+    );
+  });
+});
+
 describe('prepareMessage: the autoBatch lane it decides', () => {
   const cases: [string, Message, BatchLane][] = [
     ['a plain message', { topic: 'T', body: 'x' }, 'wait'],

@@ -268,13 +268,13 @@ describe('register broker (§7.1)', () => {
 
 describe('heartbeat (§8)', () => {
   const producerOnly =
-    '{"clientID":"10.0.0.1@12345#987654321","consumerDataSet":[],"producerDataSet":[{"groupName":"CLIENT_INNER_PRODUCER"},{"groupName":"PG"}]}';
+    '{"clientID":"127.0.0.1@12345#987654321","consumerDataSet":[],"producerDataSet":[{"groupName":"CLIENT_INNER_PRODUCER"},{"groupName":"PG"}]}';
   const consumerEntry =
     '{"consumeFromWhere":"CONSUME_FROM_LAST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"CG","messageModel":"CLUSTERING","subscriptionDataSet":[{"classFilterMode":false,"codeSet":[2598919],"expressionType":"TAG","subString":"TagA || TagB","subVersion":1700000000000,"tagsSet":["TagA"],"topic":"T"}],"unitMode":false}';
 
   it('encodes the verified producer-only body byte for byte and parses it back', () => {
     const data: HeartbeatData = {
-      clientID: '10.0.0.1@12345#987654321',
+      clientID: '127.0.0.1@12345#987654321',
       producerDataSet: [{ groupName: 'CLIENT_INNER_PRODUCER' }, { groupName: 'PG' }],
       consumerDataSet: [],
     };

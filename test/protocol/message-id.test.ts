@@ -58,16 +58,16 @@ function nextTurn(): Promise<void> {
 
 describe('UNIQ_KEY (§5)', () => {
   it('lays out the illustrative id of §5', () => {
-    // IP 192.168.0.10, pid 12345, hash 0x1B6D3586, time 0x0A1B2C3D, counter 1.
+    // IP 127.0.0.10 (7F00000A), pid 12345, hash 0x1B6D3586, time 0x0A1B2C3D, counter 1.
     const now = startOfMonth(Date.UTC(2026, 5, 15)).start + 0x0a1b2c3d;
     const gen = new UniqIdGenerator({
-      ip: Uint8Array.of(192, 168, 0, 10),
+      ip: Uint8Array.of(127, 0, 0, 10),
       pid: 12345,
       hash: 0x1b6d3586,
       now: () => now,
     });
-    assert.equal(gen.next(), 'C0A8000A30391B6D35860A1B2C3D0000');
-    assert.equal(gen.next(), 'C0A8000A30391B6D35860A1B2C3D0001');
+    assert.equal(gen.next(), '7F00000A30391B6D35860A1B2C3D0000');
+    assert.equal(gen.next(), '7F00000A30391B6D35860A1B2C3D0001');
   });
 
   it('is 32 uppercase hex chars by default, distinct, and decodes back', () => {
@@ -85,7 +85,12 @@ describe('UNIQ_KEY (§5)', () => {
   });
 
   it('wraps the counter at 16 bits and truncates the pid to a short', () => {
-    const gen = new UniqIdGenerator({ ip: Uint8Array.of(1, 2, 3, 4), pid: 0x12345, hash: -1, now: () => 0 });
+    const gen = new UniqIdGenerator({
+      ip: Uint8Array.of(127, 0, 0, 4),
+      pid: 0x12345,
+      hash: -1,
+      now: () => 0,
+    });
     let last = '';
     for (let i = 0; i <= 0x10000; i++) last = gen.next();
     assert.equal(decodeUniqId(last).counter, 0);
@@ -95,7 +100,7 @@ describe('UNIQ_KEY (§5)', () => {
 
   it('clamps small negative time differences to 0 and moves to the next month', async () => {
     let now = startOfMonth(Date.UTC(2026, 0, 20)).next - 1;
-    const gen = new UniqIdGenerator({ ip: Uint8Array.of(1, 2, 3, 4), pid: 1, hash: 1, now: () => now });
+    const gen = new UniqIdGenerator({ ip: Uint8Array.of(127, 0, 0, 4), pid: 1, hash: 1, now: () => now });
     const before = decodeUniqId(gen.next()).monthOffsetMs;
     // int32 truncation as in Java: the last ms of a 31-day month wraps negative.
     assert.equal(before, (31 * 86_400_000 - 1) | 0);
@@ -111,7 +116,7 @@ describe('UNIQ_KEY (§5)', () => {
     let now = startOfMonth(Date.UTC(2026, 0, 20)).start + 1000;
     let reads = 0;
     const gen = new UniqIdGenerator({
-      ip: Uint8Array.of(1, 2, 3, 4),
+      ip: Uint8Array.of(127, 0, 0, 4),
       pid: 1,
       hash: 1,
       now: () => {

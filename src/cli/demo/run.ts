@@ -17,7 +17,6 @@ import { standaloneRouteLookup } from '../../client/route-lookup.js';
 import { MASTER_ID } from '../../protocol/headers/route.js';
 import { silentLogger } from '../../observability/logger.js';
 import { EmbeddedCluster } from '../../server/cluster.js';
-import { queuesFromRoute } from './pull-reader.js';
 import { javaTimestamp } from '../commands/consume.js';
 import { CONSUMER_KILL_AT, CONSUMER_RESTART_AT, DemoConsumerGroup } from './consumer-group.js';
 import { EmbeddedFaultController, RemoteFaultController, type FaultController } from './faults.js';
@@ -419,7 +418,10 @@ async function brokersOf(
   const namesrv = new NamesrvClient(namesrvAddr.split(';'), pool, DEFAULT_COMMAND_DEFAULTS, silentLogger, 0);
   const route = await standaloneRouteLookup(namesrv, silentLogger, 3000).latest(topic, Deadline.after(3000));
   if (route !== undefined) {
-    for (const q of queuesFromRoute(route)) out.set(q.brokerName, q.address);
+    for (const bd of route.brokerDatas) {
+      const master = bd.brokerAddrs[MASTER_ID];
+      if (master !== undefined) out.set(bd.brokerName, master);
+    }
     if (out.size > 0) return out;
   }
   const info = await namesrv.getClusterInfo(Deadline.after(3000));

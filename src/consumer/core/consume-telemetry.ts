@@ -19,7 +19,6 @@ import type {
   Link,
   Meter,
   ObservableGauge,
-  ProxyTracerProvider,
   Span,
   Tracer,
 } from '@opentelemetry/api';
@@ -38,6 +37,7 @@ import {
   OperationType,
 } from '../../observability/otel/attributes.js';
 import { meterRecords } from '../../observability/otel/meter-in-use.js';
+import { TracerInUse } from '../../observability/otel/tracer-in-use.js';
 import type { ConsumerMessage } from './message-view.js';
 import { errorTypeOf, messageAttributes, producerContextOf } from './message-telemetry.js';
 
@@ -86,11 +86,6 @@ interface OperationSpan {
  */
 export const NO_SPAN: unknown = Object.freeze({ noSpan: true });
 
-/** The API's no-op tracer provider: what the global proxy delegates to while no SDK is registered. */
-function noopTracerProviderOf(api: OpenTelemetryApi): unknown {
-  return new api.ProxyTracerProvider().getDelegate();
-}
-
 export class ConsumeTelemetry {
   private readonly api: OpenTelemetryApi;
   private readonly tracer: Tracer;
@@ -106,7 +101,7 @@ export class ConsumeTelemetry {
   private readonly observe: BatchObservableCallback | undefined;
   /** A meter provider was registered at start: the instruments record. */
   readonly metricsOn: boolean;
-  private readonly noopTracers: unknown;
+  private readonly tracers: TracerInUse;
 
   constructor(
     telemetry: ClientTelemetry,
@@ -117,7 +112,7 @@ export class ConsumeTelemetry {
     const meter = telemetry.meter();
     this.meter = meter;
     this.metricsOn = meterRecords(this.api, meter);
-    this.noopTracers = noopTracerProviderOf(this.api);
+    this.tracers = new TracerInUse(this.api);
     const seconds = { explicitBucketBoundaries: [...MESSAGING_DURATION_BUCKETS_S] };
     this.consumed = meter.createCounter(MessagingMetric.CONSUMED_MESSAGES, {
       description: 'Messages delivered to the application',
@@ -191,7 +186,7 @@ export class ConsumeTelemetry {
    * properties decode and the context it costs.
    */
   tracingOn(): boolean {
-    return (this.api.trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== this.noopTracers;
+    return this.tracers.registered();
   }
 
   /** Anything to do for a handler call: metrics or tracing. */

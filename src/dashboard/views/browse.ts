@@ -17,15 +17,29 @@ import {
 
 const PAGE_SIZE = 32;
 
-/** `2026-12-01T08:30` (datetime-local, read as UTC), with optional seconds, or epoch ms. */
-export function parseUtcTime(name: string, raw: string): number {
+/**
+ * A store time as the form takes it: epoch ms, or a date and time `2026-12-01T08:30[:ss[.mmm]]`
+ * in UTC, or followed by `Z` or an explicit offset (`+08:00`, `-0530`) for a time written in
+ * another zone. A zone-less time is never the server's zone: the form says UTC, and the server
+ * may well run in another zone than the operator.
+ */
+export function parseStoreTime(name: string, raw: string): number {
   if (/^\d+$/.test(raw)) return Number(raw);
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)Z?$/.exec(raw);
-  const t = m ? Date.parse(`${m[1]}T${m[2]}Z`) : NaN;
+  const m =
+    /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)(?:(Z)|([+-])(\d{2}):?(\d{2}))?$/i.exec(
+      raw,
+    );
+  let t = NaN;
+  if (m) {
+    const [, date, clock, z, sign, hh, mm] = m;
+    const offsetOk = sign === undefined || (Number(hh) <= 14 && Number(mm) < 60);
+    const zone = z !== undefined || sign === undefined ? 'Z' : `${sign}${hh}:${mm}`;
+    if (offsetOk) t = Date.parse(`${date}T${clock}${zone}`);
+  }
   if (!Number.isFinite(t))
     throw new InvalidArgumentError(
       name,
-      `must be a date and time like 2026-12-01T08:30 (UTC) or epoch ms, got "${raw}"`,
+      `must be a date and time like 2026-12-01T08:30 (UTC), 2026-12-01T08:30Z or 2026-12-01T16:30+08:00, or epoch ms, got "${raw}"`,
     );
   return t;
 }
@@ -47,10 +61,12 @@ function isCursor(v: unknown): v is BrowseQueueCursor[] {
   );
 }
 
+const TIME_ATTRS = 'required placeholder="2026-12-01T08:30:00Z" autocomplete="off" spellcheck="false"';
+
 function timeForm(p: Params): string {
   return getForm(
     '/messages/time',
-    `${field('topic', 'Topic', param(p, 'topic'), 'required', 'text', 'time')}${field('begin', 'Stored from (UTC)', param(p, 'begin'), 'required step="1"', 'datetime-local', 'time')}${field('end', 'Stored to (UTC)', param(p, 'end'), 'required step="1"', 'datetime-local', 'time')}${field('broker', 'Broker name (optional)', param(p, 'broker'), '', 'text', 'time')}${field('queue', 'Queue id (optional)', param(p, 'queue'), 'min="0"', 'number', 'time')}`,
+    `${field('topic', 'Topic', param(p, 'topic'), 'required', 'text', 'time')}<p id="time-zone-note">Times are UTC unless they end with <code>Z</code> or an offset such as <code>+08:00</code> (e.g. 2026-12-01T16:30+08:00 is 08:30 UTC); epoch ms also work.</p>${field('begin', 'Stored from (UTC, or with an offset)', param(p, 'begin'), TIME_ATTRS, 'text', 'time')}${field('end', 'Stored to (UTC, or with an offset)', param(p, 'end'), TIME_ATTRS, 'text', 'time')}${field('broker', 'Broker name (optional)', param(p, 'broker'), '', 'text', 'time')}${field('queue', 'Queue id (optional)', param(p, 'queue'), 'min="0"', 'number', 'time')}`,
     'Browse',
     'Browse a topic by store time',
   );
@@ -61,8 +77,8 @@ export async function browsePage(ctx: ViewContext, p: Params): Promise<string> {
   const form = `<p>${link('/messages', {}, 'Find by key, id or offset')}</p>${timeForm(p)}`;
   if (param(p, 'topic') === undefined && param(p, 'begin') === undefined) return form;
   const topic = requiredParam(p, 'topic');
-  const begin = parseUtcTime('begin', requiredParam(p, 'begin'));
-  const end = parseUtcTime('end', requiredParam(p, 'end'));
+  const begin = parseStoreTime('begin', requiredParam(p, 'begin'));
+  const end = parseStoreTime('end', requiredParam(p, 'end'));
   const queueRaw = param(p, 'queue');
   const page = await ctx.admin.browseMessages({
     topic,
@@ -84,7 +100,7 @@ export async function browsePage(ctx: ViewContext, p: Params): Promise<string> {
     num(m.body.length),
   ]);
   const list = table(
-    `Messages stored ${new Date(begin).toISOString()} to ${new Date(end).toISOString()} (${page.messages.length} on this page)`,
+    `Messages stored ${new Date(begin).toISOString()} to ${new Date(end).toISOString()} (UTC; ${page.messages.length} on this page)`,
     [
       { label: 'Message id' },
       { label: 'Tags' },

@@ -8,6 +8,7 @@ import type { LiveHub } from '../live.js';
 import type { History } from '../live.js';
 import type { ProducerWatch } from '../producer-watch.js';
 import type { Producer } from '../../producer/producer.js';
+import type { GroupModeCache } from './group-mode.js';
 
 export interface ViewContext {
   readonly admin: Admin;
@@ -16,6 +17,8 @@ export interface ViewContext {
   readonly csrf: string;
   readonly historyPoints: number;
   readonly producers: ProducerWatch;
+  /** The groups list's Mode column, looked up at most once per group per MODE_CACHE_MS. */
+  readonly groupModes: GroupModeCache;
   /** The started producer dead letters are resent with. */
   resendProducer(): Promise<Producer>;
 }

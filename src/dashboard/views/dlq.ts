@@ -113,17 +113,28 @@ function selectedIds(form: Params): string[] {
   return [...new Set(ids)];
 }
 
-/** The message a dead letter is resent as: same body, tags, keys and user properties. */
+/**
+ * The message a dead letter is resent as, as Java's `mqadmin queryMsgById -s` resends a stored
+ * message: same body, tags, keys, user properties, message group and msgId (its UNIQ_KEY, which
+ * the broker kept from the original when it moved the message to the DLQ, so consumers that
+ * dedupe on it see the copy as the same message). The broker-owned properties (REAL_TOPIC,
+ * RETRY_TOPIC, DELAY, MIN/MAX_OFFSET, TRAN_MSG, RECONSUME_TIME, timers...) are not carried over.
+ */
 export function resendableMessage(m: AdminMessage, topic: string): Message {
   const properties: Record<string, string> = {};
   for (const [k, v] of Object.entries(m.properties))
     if (!SYSTEM_NAMES.has(k) && !isSystemPropertyName(k) && v !== '') properties[k] = v;
+  const group = m.properties[PropertyKey.SHARDING_KEY];
+  // without one (a producer that set none), the producer gives it a new id, as Java's does
+  const uniqKey = m.properties[PropertyKey.UNIQ_KEY];
   return {
     topic,
     body: m.body,
     tags: m.tags,
     keys: m.keys.length > 0 ? m.keys : undefined,
     properties,
+    ...(uniqKey !== undefined && uniqKey !== '' ? { msgId: uniqKey } : {}),
+    ...(group !== undefined && group !== '' ? { messageGroup: group } : {}),
   };
 }
 

@@ -1,19 +1,26 @@
 /**
  * Consumer group pages: the list (subscription groups on every master; per-group figures are on
  * the group's page, so the list costs one request per broker plus, for its first 50 groups only,
- * the members' consume type and request mode — rocketmq-dashboard#123 is what an unbounded
- * per-group fan-out does), and one group's members, subscriptions, mode (POP marked), per-queue
+ * the members' consume type and request mode, looked up once per group per GroupModeCache
+ * lifetime — rocketmq-dashboard#123 is what an unbounded per-group fan-out does), and one group's members, subscriptions, mode (POP marked), per-queue
  * lag (live, charted) and POP in-flight count, consume TPS, a link to its dead letters and a
  * reset-offset-by-time form.
  */
 import type {
   ConsumerConnections,
   ConsumerProgress,
+  ConsumerProgressReport,
   ConsumerQueueProgress,
   ResetOffsetResult,
 } from '../../admin/types.js';
-import { InvalidArgumentError, ConsumerGroupNotFoundError, ConsumerNotOnlineError } from '../../errors.js';
+import {
+  BrokerUnavailableError,
+  InvalidArgumentError,
+  ConsumerGroupNotFoundError,
+  ConsumerNotOnlineError,
+} from '../../errors.js';
 import { RETRY_GROUP_TOPIC_PREFIX } from '../../protocol/validation.js';
+import { groupMode, modeCell, MODES_LISTED } from './group-mode.js';
 import { errorText, esc, field, getForm, link, num, postForm, table, time } from '../html.js';
 import { History, type Fragments, type LiveView } from '../live.js';
 import {
@@ -41,7 +48,7 @@ export async function groupsPage(ctx: ViewContext, p: Params): Promise<string> {
     'Search consumer groups',
   );
   const modes = await Promise.all(
-    groups.map((g, i) => (i < MODES_LISTED ? groupMode(ctx, g.group) : undefined)),
+    groups.map((g, i) => (i < MODES_LISTED ? ctx.groupModes.get(g.group) : undefined)),
   );
   const list = table(
     `Consumer groups (${groups.length})`,
@@ -67,61 +74,6 @@ export async function groupsPage(ctx: ViewContext, p: Params): Promise<string> {
 <section aria-labelledby="h-list"><h2 id="h-list">Groups</h2>${unreachableNote(report.unreachable, 'groups')}${list}</section>`;
 }
 
-/** Groups of the list whose mode is looked up (one consumer-connection request each, in parallel). */
-const MODES_LISTED = 50;
-/** Subscribed topics whose request mode is asked for per group. */
-const MODE_TOPICS = 3;
-
-/** How a group consumes: POP, PUSH/PULL, or offline (no member to ask). */
-export interface GroupMode {
-  pop: boolean;
-  /** What the members heartbeat (CONSUME_PASSIVELY, CONSUME_ACTIVELY, CONSUME_POP), or undefined when none is online. */
-  consumeType: string | undefined;
-  /** Topics switched to POP with SET_MESSAGE_REQUEST_MODE. */
-  popTopics: string[];
-}
-
-/**
- * POP when the members heartbeat CONSUME_POP (SimpleConsumer, a 5.x Proxy) or a subscribed
- * topic was switched to POP (SET_MESSAGE_REQUEST_MODE, read back by QUERY_ASSIGNMENT).
- */
-async function groupMode(
-  ctx: ViewContext,
-  group: string,
-  known?: ConsumerConnections | Error,
-): Promise<GroupMode> {
-  const c = known ?? (await ctx.admin.consumerConnections(group).catch((err: unknown) => err as Error));
-  if (c instanceof Error) return { pop: false, consumeType: undefined, popTopics: [] };
-  if (c.consumeType === 'CONSUME_POP') return { pop: true, consumeType: c.consumeType, popTopics: [] };
-  const topics = Object.keys(c.subscriptions)
-    .filter((t) => !t.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-    .sort()
-    .slice(0, MODE_TOPICS);
-  const modes = await Promise.all(
-    topics.map((t) => ctx.admin.messageRequestMode(t, group).catch(() => undefined)),
-  );
-  const popTopics = topics.filter((_, i) => modes[i] === 'POP');
-  return {
-    pop: c.consumeType === 'CONSUME_POP' || popTopics.length > 0,
-    consumeType: c.consumeType,
-    popTopics,
-  };
-}
-
-const CONSUME_TYPE_NAMES: Readonly<Record<string, string>> = {
-  CONSUME_PASSIVELY: 'PUSH',
-  CONSUME_ACTIVELY: 'PULL',
-  CONSUME_POP: 'POP',
-};
-
-function modeCell(m: GroupMode | undefined): string {
-  if (m === undefined) return '–';
-  if (m.pop) return '<strong class="pop" data-mode="POP">POP</strong>';
-  if (m.consumeType === undefined) return '<span data-mode="offline">offline</span>';
-  const name = CONSUME_TYPE_NAMES[m.consumeType] ?? m.consumeType;
-  return `<span data-mode="${esc(name)}">${esc(name)}</span>`;
-}
-
 function queueKey(q: { topic: string; brokerName: string; queueId: number }): string {
   return `${q.topic}@${q.brokerName}/${q.queueId}`;
 }
@@ -143,13 +95,16 @@ export class GroupView implements LiveView {
     this.history = new History(ctx.historyPoints);
   }
 
-  /** One GET_CONSUME_STATS per broker of the group's topics (after a route lookup). */
-  async load(): Promise<ConsumerProgress | Error> {
-    let progress: ConsumerProgress;
+  /**
+   * One GET_CONSUME_STATS per broker of the group's topics (after a route lookup). A broker that
+   * cannot be reached is listed as down; only when none answered is the page's progress an error.
+   */
+  async load(): Promise<ConsumerProgressReport | Error> {
+    let progress: ConsumerProgressReport;
     try {
-      progress = await this.ctx.admin.consumerProgress(this.group);
+      progress = await this.ctx.admin.consumerProgressReport(this.group);
     } catch (err) {
-      if (err instanceof ConsumerGroupNotFoundError) return err;
+      if (err instanceof ConsumerGroupNotFoundError || err instanceof BrokerUnavailableError) return err;
       throw err;
     }
     const at = Date.now();
@@ -163,10 +118,10 @@ export class GroupView implements LiveView {
     return this.fragments(await this.load());
   }
 
-  fragments(progress: ConsumerProgress | Error): Fragments {
+  fragments(progress: ConsumerProgressReport | Error): Fragments {
     if (progress instanceof Error)
       return {
-        progress: `<p class="empty">${esc(errorText(progress))}</p>`,
+        progress: `<p class="${progress instanceof BrokerUnavailableError ? 'down' : 'empty'}">${esc(errorText(progress))}</p>`,
         'lag-chart': '',
       };
     const busiest = [...progress.queues]
@@ -187,6 +142,7 @@ export class GroupView implements LiveView {
     ]);
     return {
       progress:
+        unreachableNote(progress.unreachable, 'queues') +
         summary +
         table(
           'Progress per queue',
@@ -308,7 +264,7 @@ ${field('timestamp', 'Reset to (latest, earliest, epoch ms or 2026-12-01T08:30)'
     `Reset the offsets of ${group}? Messages will be skipped or consumed again.`,
     'Reset offsets by time',
   );
-  const mode = await groupMode(ctx, group, connections);
+  const mode = await groupMode(ctx.admin, group, connections);
   const inflight = progress instanceof Error ? 0 : progress.totalInflight;
   const popNote =
     mode.pop || inflight > 0
