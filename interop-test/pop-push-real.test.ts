@@ -79,12 +79,18 @@ describe('POP-mode PushConsumer against real RocketMQ 5.5.0', { timeout: 600_000
       instanceName: `poppush_ours_${run}`,
       rebalanceInterval: 2000,
       heartbeatBrokerInterval: 2000,
+      // A slow member that holds few messages (2 handlers of 250 ms, 8 messages popped at most,
+      // about 8 msgs/s): it cannot drain the 400 alone before the Java member's POPs start, however
+      // fast our POP path is and however slowly the JVM gets going.
+      consumeThreadMin: 2,
+      consumeThreadMax: 2,
+      popBatchNums: 4,
+      popThresholdForQueue: 8,
     });
     ours.subscribe(topic);
     await ours.start(async (m: ConsumerMessage) => {
       ourBodies.add(m.body.toString());
-      // Some work per message, so the Java member gets a share too.
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 250));
     });
     try {
       await waitFor(() => (ours.internals.popTable?.size ?? 0) === 1, 'our POP assignment', 60_000);
