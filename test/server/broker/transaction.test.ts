@@ -71,7 +71,7 @@ describe('transaction check-back', () => {
         if (req.code === RequestCode.CHECK_TRANSACTION_STATE) checks.push(req);
         return undefined;
       });
-      const hb = { clientID: '10.0.0.9@tx', producerDataSet: [{ groupName: group }], consumerDataSet: [] };
+      const hb = { clientID: '127.0.0.9@tx', producerDataSet: [{ groupName: group }], consumerDataSet: [] };
       assert.equal(
         (await rpc.request(RequestCode.HEART_BEAT, undefined, Buffer.from(JSON.stringify(hb)))).code,
         ResponseCode.SUCCESS,

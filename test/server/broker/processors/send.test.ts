@@ -33,7 +33,7 @@ test('batch msgIds equal each record id joined, across a 4 GiB boundary and for 
 });
 
 test('batch msgIds of long batches (a reused buffer, grown; past its cap one of their own) and a short one after them', () => {
-  const address = '10.0.0.7';
+  const address = '127.0.0.7';
   const port = 10911;
   const first = 2 ** 33 + 5;
   for (const count of [1500, 3000, 400, 2]) {
