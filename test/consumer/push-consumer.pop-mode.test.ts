@@ -36,13 +36,22 @@ test('a group switched to POP: three consumers of two queues all consume, nothin
     const seen = new Map<string, number>();
     const byConsumer = [0, 0, 0];
     for (let i = 0; i < 3; i++) {
-      const c = h.consumer({ consumerGroup: group, ...POP, popBatchNums: 4 });
+      // One handler of 20 ms and a few popped messages at most per consumer: a consumer that
+      // holds its share pops no more, so the others' POPs find the rest. (With 20 handlers of
+      // 5 ms, the first consumer kept up with the sender alone and took 293–300 of the 300 on
+      // a quiet machine: a test of the machine's speed, not of the sharing.)
+      const c = h.consumer({
+        consumerGroup: group,
+        ...POP,
+        popBatchNums: 4,
+        popThresholdForQueue: 4,
+        consumeThreadMax: 1,
+      });
       c.subscribe(topic, '*');
       await c.start(async (m: ConsumerMessage) => {
         seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
         byConsumer[i]!++;
-        // A little work per message, so one consumer cannot drain everything alone.
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 20));
       });
     }
     // POP mode with popShareQueueNum 0: every consumer pops the broker's queues (queueId −1).
