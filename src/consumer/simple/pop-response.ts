@@ -8,8 +8,8 @@
 import { ProtocolError } from '../../errors.js';
 import type { PopMessageResponseHeader } from '../../protocol/headers/pop.js';
 import {
-  buildExtraInfo,
   type ExtraInfo,
+  extraInfoPrefix,
   parseMsgOffsetInfo,
   parseOrderCountInfo,
   parseStartOffsetInfo,
@@ -56,6 +56,8 @@ interface QueueCursor {
   readonly start: number | undefined;
   readonly offsets: readonly number[] | undefined;
   taken: number;
+  /** The handle's fields up to the message offset (extraInfoPrefix): built once per cursor. */
+  prefix: string | undefined;
 }
 
 /** `receiptHandles` with each handle's fields. */
@@ -95,6 +97,7 @@ export function parsedReceiptHandles(
           start: noStartInfo ? m.queueOffset : starts.get(key),
           offsets: offsets.get(key),
           taken: 0,
+          prefix: undefined,
         };
         cursors.set(key, cursor);
       }
@@ -104,7 +107,7 @@ export function parsedReceiptHandles(
     const key = cursor.key;
     // From a broker that sends no offset info: the first offset per queue starts the checkpoint.
     if (noStartInfo) {
-      out[n] = built(h, flag, brokerName, qid, cursor.start!, m.queueOffset);
+      out[n] = built(h, cursor, flag, brokerName, qid, cursor.start!, m.queueOffset);
       continue;
     }
     const i = cursor.taken++;
@@ -117,13 +120,14 @@ export function parsedReceiptHandles(
       const count = counts.get(queueOffsetKey(flag, qid, m.queueOffset)) ?? counts.get(key);
       if (count !== undefined && count > 0) m.reconsumeTimes = count;
     }
-    out[n] = built(h, flag, brokerName, qid, cursor.start, msgOffset);
+    out[n] = built(h, cursor, flag, brokerName, qid, cursor.start, msgOffset);
   }
   return out;
 }
 
 function built(
   h: PopMessageResponseHeader,
+  cursor: QueueCursor,
   retryFlag: RetryFlag,
   brokerName: string,
   queueId: number,
@@ -140,5 +144,9 @@ function built(
     queueId,
     msgQueueOffset,
   };
-  return { handle: buildExtraInfo(info), info };
+  // Seven of the eight fields are the queue's: built once, not once per message (a fifth of the
+  // bytes a POP drain allocated were these strings).
+  // A cursor's checkpoint start, queue, retry flag and POP fields never change.
+  cursor.prefix ??= extraInfoPrefix(info);
+  return { handle: cursor.prefix + String(msgQueueOffset), info };
 }

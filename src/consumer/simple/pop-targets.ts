@@ -1,6 +1,7 @@
 /**
  * Where a SimpleConsumer's POPs go (docs/consumers.md §3): every subscribed topic on every broker
- * with readable queues of it, taken in turn, and whether the group pops orderly on each broker.
+ * with readable queues of it, the one with the fewest POPs out first, and whether the group pops
+ * orderly on each broker.
  */
 import { Deadline } from '../../client/deadline.js';
 import type { ClientInstance } from '../../client/client-instance.js';
@@ -27,8 +28,15 @@ export interface PopTargetsPort {
   running(): ClientInstance;
 }
 
+/** One key per target: the in-flight count is kept per topic and broker. */
+function keyOf(target: PopTarget): string {
+  return `${target.wireTopic}@${target.brokerName}`;
+}
+
 export class PopTargets {
   private next = 0;
+  /** POPs sent and not yet answered, per target (keyOf). */
+  private readonly inFlight = new Map<string, number>();
   /** Per broker: does the group pop orderly there (`fifo` unset: the group's config decides). */
   private readonly orderly = new Map<string, boolean>();
 
@@ -48,11 +56,38 @@ export class PopTargets {
     return out;
   }
 
-  /** The target of the next POP, round robin over `all()`; undefined when there is none. */
+  /**
+   * The target of the next POP: the one with the fewest POPs out, ties taken in turn; undefined
+   * when there is none. Plain round robin convoyed: a drained broker long-polls each POP for
+   * `awaitDuration`, so in a few turns every POP in flight sat there while the other broker's
+   * last messages waited (the POP drain ran at a quarter of its rate). The caller reports the
+   * answer with `settled`.
+   */
   async take(): Promise<PopTarget | undefined> {
     const targets = await this.all();
     if (targets.length === 0) return undefined;
-    return targets[this.next++ % targets.length];
+    const start = this.next++;
+    let best: PopTarget | undefined;
+    let fewest = Infinity;
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[(start + i) % targets.length];
+      if (target === undefined) continue;
+      const out = this.inFlight.get(keyOf(target)) ?? 0;
+      if (out < fewest) {
+        fewest = out;
+        best = target;
+      }
+    }
+    if (best !== undefined) this.inFlight.set(keyOf(best), fewest + 1);
+    return best;
+  }
+
+  /** The POP sent to `target` (from `take`) was answered or failed. */
+  settled(target: PopTarget): void {
+    const key = keyOf(target);
+    const out = (this.inFlight.get(key) ?? 0) - 1;
+    if (out > 0) this.inFlight.set(key, out);
+    else this.inFlight.delete(key);
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * SimpleConsumer: RocketMQ 5 POP consumption over remoting (docs/consumers.md §3).
  * No rebalance and no offsets on the client: `receive` pops from every queue of one broker of a
- * subscribed topic (queueId −1, round robin over topics and brokers: pop-targets.ts), with long
- * polling (pop-request.ts); each
+ * subscribed topic (queueId −1; the topic and broker with the fewest POPs out first: pop-targets.ts),
+ * with long polling (pop-request.ts); each
  * message carries a receipt handle for `ack` and `changeInvisibleDuration` (ack.ts). A message not acked
  * within its invisible time comes back (reconsumeTimes + 1); the broker moves it to the DLQ after
  * its maximum of retries (dead-letters.ts). `fifo: true` pops orderly; unset, the group's `consumeMessageOrderly` decides. `for await (const m of consumer)` receives,
@@ -84,7 +84,7 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   private readonly parked: ParkedPops;
   /** Received and not settled: this consumer's own in-flight count (held.ts). */
   private readonly held = new HeldMessages();
-  /** Where the POPs go, in turn, and whether each broker pops orderly (pop-targets.ts). */
+  /** Where the POPs go, fewest in flight first, and whether each broker pops orderly (pop-targets.ts). */
   private readonly targets: PopTargets;
   /** When start() finished (ms); 0 before. */
   private startTimestamp = 0;
@@ -306,15 +306,21 @@ export class SimpleConsumer extends EventEmitter<SimpleConsumerEvents> {
   ): Promise<PoppedMessage[]> {
     const instance = this.running();
     const target = await this.targets.take();
-    if (target === undefined || signal?.aborted === true) return [];
-    const order = await this.targets.orderOf(target.brokerName);
-    const address = this.address(target.brokerName);
-    const popped = await popFrom(this.popPort, instance, address, {
-      target,
-      order,
-      maxMessages,
-      invisibleDurationMs,
-    });
+    if (target === undefined) return [];
+    let popped: PoppedMessage[];
+    try {
+      if (signal?.aborted === true) return [];
+      const order = await this.targets.orderOf(target.brokerName);
+      const address = this.address(target.brokerName);
+      popped = await popFrom(this.popPort, instance, address, {
+        target,
+        order,
+        maxMessages,
+        invisibleDurationMs,
+      });
+    } finally {
+      this.targets.settled(target);
+    }
     if (popped.length === 0) return popped;
     const messages = await withoutDeadLetters(this.deadLetters, popped);
     this.held.add(messages, invisibleDurationMs);

@@ -58,9 +58,17 @@ export function isOrderly(info: Pick<ExtraInfo, 'reviveQid'>): boolean {
 }
 
 export function buildExtraInfo(info: ExtraInfo): string {
-  // One template, not an array joined: a POP builds one per message.
-  const text = `${info.ckQueueOffset}${SEP}${info.popTime}${SEP}${info.invisibleTime}${SEP}${info.reviveQid}${SEP}${info.retryFlag}${SEP}${info.brokerName}${SEP}${info.queueId}${SEP}${info.msgQueueOffset}`;
+  const text = extraInfoPrefix(info) + String(info.msgQueueOffset);
   return info.commitLogOffset === undefined ? text : `${text}${SEP}${info.commitLogOffset}`;
+}
+
+/**
+ * The first seven fields of an extraInfo and the separator after them: the same for every
+ * message of one queue in one POP response, so a response builds it once per queue and each
+ * message's handle is this plus its own offset.
+ */
+export function extraInfoPrefix(info: Omit<ExtraInfo, 'msgQueueOffset'>): string {
+  return `${info.ckQueueOffset}${SEP}${info.popTime}${SEP}${info.invisibleTime}${SEP}${info.reviveQid}${SEP}${info.retryFlag}${SEP}${info.brokerName}${SEP}${info.queueId}${SEP}`;
 }
 
 function int(raw: string | undefined, field: string, text: string): number {
