@@ -23,12 +23,14 @@ const consumer = new PushConsumer({
   consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
 });
 consumer.subscribe('OtelExample', '*');
-const handled = new Promise<string | undefined>((resolve) => {
-  void consumer.start((message) => {
-    // The handler runs inside the `process` span, which continues the producer's trace.
-    resolve(trace.getActiveSpan()?.spanContext().traceId);
-    console.log('received', message.body.toString(), 'with traceparent', message.properties.traceparent);
-  });
+let consumed!: (traceId: string | undefined) => void;
+const handled = new Promise<string | undefined>((resolve) => (consumed = resolve));
+// Not awaited yet: the message may arrive before start() has finished its last step, and a
+// shutdown() during start() would cancel it (StartCancelledError), so it is awaited before that.
+const started = consumer.start((message) => {
+  // The handler runs inside the `process` span, which continues the producer's trace.
+  consumed(trace.getActiveSpan()?.spanContext().traceId);
+  console.log('received', message.body.toString(), 'with traceparent', message.properties.traceparent);
 });
 
 const producer = new Producer({ producerGroup: 'otel-example', namesrvAddr });
@@ -40,6 +42,7 @@ const send = spans.getFinishedSpans().find((s) => s.name === 'send OtelExample')
 console.log('send span trace', send?.spanContext().traceId, '- process span trace', consumedIn);
 if (send === undefined || send.spanContext().traceId !== consumedIn) throw new Error('the trace broke');
 
+await started;
 await producer.shutdown();
 await consumer.shutdown();
 trace.disable();
