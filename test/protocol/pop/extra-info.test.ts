@@ -6,6 +6,7 @@ import {
   buildMsgOffsetInfo,
   buildOrderCountInfo,
   buildStartOffsetInfo,
+  extraInfoPrefix,
   isOrderly,
   parseExtraInfo,
   parseMsgOffsetInfo,
@@ -38,6 +39,10 @@ test('the gRPC receipt handle of rocketmq-clients#808 parses into its nine field
   const { commitLogOffset: _drop, ...eight } = info;
   assert.equal(buildExtraInfo(eight), '194 1722325671049 600000 0 0 broker-b 1 194');
   assert.deepEqual(parseExtraInfo('194 1722325671049 600000 0 0 broker-b 1 194'), eight);
+  // A POP response builds the first seven fields once per queue: with any offset appended, the
+  // same handle as the whole build.
+  assert.equal(extraInfoPrefix(eight), '194 1722325671049 600000 0 0 broker-b 1 ');
+  assert.equal(extraInfoPrefix(eight) + '225', buildExtraInfo({ ...eight, msgQueueOffset: 225 }));
   assert.equal(isOrderly(info), false);
   assert.equal(isOrderly({ reviveQid: 999 }), true);
 });
